@@ -1,0 +1,24 @@
+"""Shared fixtures. Tests that need `../shared` reference data skip with a clear reason when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("DQKIT_SHARED_DIR", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The `../shared` folder beside the repo (override with DQKIT_SHARED_DIR)."""
+    if not (SHARED / "data").is_dir():
+        pytest.skip(f"needs the shared reference data at {SHARED} (set DQKIT_SHARED_DIR)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def seed_lead_text(shared_dir: Path) -> str:
+    return (shared_dir / "seeds" / "000_9ef535bb21cb523b.txt").read_text()
