@@ -1,0 +1,26 @@
+"""`dqkit codes [TABLE]`: print the seed's code tables, so analysts can look a code up without the spec."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("codes", help="print the code tables of the lead service (RESULT_CODE, PHONE_STATUS, ...)")
+    p.add_argument("table", nargs="?", help="one table name; all tables when omitted")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dqkit.contract import codes
+    from dqkit.contract.errors import InputError
+
+    names = [args.table] if args.table else list(codes.TABLES)
+    for name in names:
+        if name not in codes.TABLES:
+            raise InputError(f"unknown table {name!r}; known: {', '.join(codes.TABLES)}")
+        print(f"{name}")
+        for code in codes.TABLES[name]:
+            print(f"  {code:<6} {codes.meaning(name, code)}")
+    return 0
