@@ -7,10 +7,11 @@ next to the codes they describe, so that the engine, the clients, the server and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Final, Mapping
+from typing import Final
 
 
 class Outcome(StrEnum):

@@ -385,7 +385,7 @@ class ELSGenericMessage(
 ):
     """The whole response (section 2.2). Groups that a configuration does not return are None."""
 
-    transaction_id: str
+    transaction_id: str | int  # "String or number" on the vendor wire
     message: Message
     input_data: LeadRequest | None = None
     standardized_address: StandardizedAddress | None = None

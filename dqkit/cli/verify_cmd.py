@@ -1,0 +1,84 @@
+"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV or Parquet file on the local engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from dqkit.backends.base import LeadBackend
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("verify", help="verify the leads of a CSV or Parquet file",
+                       description="Verify every lead of INPUT and write OUTPUT: every input row, in order, with "
+                                   "flat result columns added. Columns are found by forgiving names.")
+    p.add_argument("input", type=Path, help="CSV or Parquet file of leads")
+    p.add_argument("-o", "--output", type=Path, required=True, help="CSV or Parquet file to write")
+    p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
+                   help="use COLUMN for the seed field FIELD (repeatable), e.g. --map PHONE_NUMBER=cell")
+    p.add_argument("--stage1", choices=("phone_status", "score"), default="phone_status",
+                   help="answer PHONE_STATUS (default) or SCORE_RESULT in Stage 1")
+    p.add_argument("--require-phone", action="store_true", help="answer E602 when a lead has no phone")
+    p.add_argument("--records", type=Path, help="reference records CSV (phone and name matching)")
+    p.add_argument("--no-address", action="store_true", help="skip address standardization")
+    p.add_argument("--prefix", default="", help="prefix of the added result columns")
+    p.set_defaults(handler=run)
+
+
+def local_backend(args: argparse.Namespace) -> LeadBackend:
+    from dqkit.backends.local import LocalBackend
+    from dqkit.engines.lead.engine import LeadProfile
+
+    records = None
+    if args.records is not None:
+        from dqkit.engines.lead.records import LeadRecords
+
+        records = LeadRecords.from_csv(args.records)
+    profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
+                          standardize_address=not args.no_address)
+    return LocalBackend(profile=profile)
+
+
+def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str] | None = None,
+                 prefix: str = "") -> pd.DataFrame:
+    """Every input row in order, with the flat result columns of its lead (or its recorded error) added."""
+    import pandas as pd
+
+    from dqkit.contract.lead_columns import error_row, flatten_message, lead_from_row, resolve_columns
+
+    columns = resolve_columns(list(df.columns), mapping)
+    leads = [lead_from_row(row, columns) for row in df.to_dict("records")]
+    items = backend.verify_leads(leads)
+    rows = [flatten_message(it.result) if it.result is not None else error_row(it.error or RuntimeError("?"))
+            for it in items]
+    out = pd.DataFrame(rows, index=df.index).add_prefix(prefix)
+    return pd.concat([df, out], axis=1)
+
+
+def summary(result_codes: pd.Series) -> str:
+    from dqkit.contract.codes import RESULT_CODES
+
+    counts = result_codes.value_counts()
+    total = int(counts.sum())
+    lines = [f"{'code':<6} {'leads':>7} {'share':>7}  meaning"]
+    for code, n in counts.items():
+        rc = RESULT_CODES.get(str(code))
+        lines.append(f"{code!s:<6} {n:>7} {n / total:>7.1%}  {rc.condition if rc else 'not processed'}")
+    lines.append(f"{'total':<6} {total:>7}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dqkit.cli._leadio import parse_map, read_table, write_table
+
+    df = read_table(args.input)
+    out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix)
+    write_table(out, args.output)
+    print(summary(out[f"{args.prefix}result_code"]))
+    print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
+    return 0

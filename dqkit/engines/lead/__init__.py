@@ -1,0 +1,1 @@
+"""The local lead verification engine (seed 000): rules in their own modules, ordered by `engine`."""

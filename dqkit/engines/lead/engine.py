@@ -1,0 +1,216 @@
+"""The local lead engine: one lead in, one ELSGenericMessage out, in the order the seed prescribes.
+
+    access (E501) -> schema (E300) -> apostrophes removed -> syntax (E200) -> required fields (E600/E601/E602)
+    -> spoof (E100) -> Stage 1: name parsing, phone status or score -> address standardization (S102)
+    -> success (S100) or no match (S101)
+
+Each step that fails ends the lead with its code; nothing raises out of `verify` (an unexpected exception is
+answered with E400 and the lead is not lost). Rules live in their own modules (spoof, names, phones, records);
+this module only orders them and builds the message.
+
+Required information (documented choices where the seed is silent):
+- name: FULL_NAME, or FIRST_NAME and LAST_NAME; for a business lead (ADDRESS_TYPE B or a BUSINESS_NAME given)
+  BUSINESS_NAME alone also counts, since the seed requires BUSINESS_NAME for business (BIS) requests.
+- address: ZIP (the only address field the seed marks required).
+- phone: only when the profile asks for phone verification (`LeadProfile(require_phone=True)`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+
+from dqkit.contract.codes import PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS, MatchLevel
+from dqkit.contract.lead import APOSTROPHE_FIELDS, ELSGenericMessage, LeadRequest, Message, Stage1Data
+from dqkit.contract.lead_wire import WireProblem, check_lead
+from dqkit.engines.lead.names import parse_name
+from dqkit.engines.lead.phones import check_phone
+from dqkit.engines.lead.spoof import find_spoof
+
+if TYPE_CHECKING:
+    from dqkit.engines.lead.records import LeadRecords
+    from dqkit.engines.usaddr.points import PointSource
+
+INVALID_CHARACTERS: Final = "^%$?*><=&"
+_INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + "]")
+_NO_MATCH_LEVELS: Final = frozenset({MatchLevel.NO_MATCH})
+
+
+@dataclass(frozen=True)
+class LeadProfile:
+    """What the engine does for every lead: the local counterpart of the vendor's account configuration.
+
+    stage1: "phone_status" answers PHONE_STATUS/PHONE_DESC; "score" answers SCORE_RESULT/SCORE_DESC (never both).
+    records: the engine's reference records; "number matches the database" and name/address scores need them.
+    allowed_client_ids / allowed_partner_ids: when set, any other CLIENT_ID / PARTNER_ID gets E501.
+    """
+
+    stage1: Literal["phone_status", "score"] = "phone_status"
+    require_phone: bool = False
+    standardize_address: bool = True
+    records: LeadRecords | None = None
+    points: PointSource | None = None
+    allowed_client_ids: frozenset[str] | None = None
+    allowed_partner_ids: frozenset[str] | None = None
+    echo_input: bool = True
+
+    def identity(self) -> str:
+        """A stable text naming what changes answers (used in cache keys)."""
+        parts = [
+            f"stage1={self.stage1}",
+            f"phone={int(self.require_phone)}",
+            f"addr={int(self.standardize_address)}",
+            f"records={self.records.fingerprint if self.records is not None else '-'}",
+            f"points={getattr(self.points, 'fingerprint', '-') if self.points is not None else '-'}",
+        ]
+        return ";".join(parts)
+
+
+def _field_values(lead: LeadRequest) -> list[tuple[str, str]]:
+    """Every (FIELD, value) of a lead that the syntax check reads, in seed order."""
+    out = [(name.upper(), getattr(lead, name)) for name in _SCALAR_FIELDS]
+    for p in lead.phones:
+        out += [("PHONE_NUMBER", p.phone_number), ("PHONE_EXTENSION", p.phone_extension),
+                ("PHONE_COUNTRY_CODE", p.phone_country_code)]
+    for a in lead.attributes:
+        out += [("ATTRIBUTE_NAME", a.name), ("ATTRIBUTE_VALUE", a.value)]
+    return out
+
+
+_SCALAR_FIELDS: Final = tuple(
+    f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes")
+)
+
+
+@dataclass
+class LeadEngine:
+    """Verifies leads in-process. Thread-safe: it holds no per-lead state."""
+
+    profile: LeadProfile = field(default_factory=LeadProfile)
+
+    def __post_init__(self) -> None:
+        self._tx_prefix = os.urandom(4).hex().upper()
+        self._tx_counter = itertools.count(1)
+        self._standardize = _standardizer() if self.profile.standardize_address else None
+
+    @property
+    def name(self) -> str:
+        return f"local-lead[{self.profile.identity()}]"
+
+    def _transaction_id(self) -> str:
+        return f"{self._tx_prefix}{next(self._tx_counter):010d}"
+
+    def error_message(self, code: str, value: str = "", lead: LeadRequest | None = None) -> ELSGenericMessage:
+        """An answer carrying result code `code` (E-codes), with VALUE = the seed's gist plus `value`."""
+        rc = RESULT_CODES[code]
+        text = f"{rc.value}: {value}" if value else rc.value
+        return ELSGenericMessage(
+            transaction_id=self._transaction_id(),
+            message=Message(type=rc.type, result_code=code, value=text, category=rc.category),
+            input_data=lead if self.profile.echo_input else None,
+        )
+
+    def reject(self, problem: WireProblem) -> ELSGenericMessage:
+        """The answer to a request that could not be read (see `dqkit.contract.lead_wire.decode_lead`)."""
+        return self.error_message(problem.code, problem.value)
+
+    def verify(self, lead: LeadRequest) -> ELSGenericMessage:
+        """Verify one lead. Never raises: an internal failure is answered with E400."""
+        try:
+            return self._verify(lead)
+        except Exception as exc:  # the engine's promise: every lead gets an answer
+            return self.error_message("E400", f"{type(exc).__name__}: {exc}", lead)
+
+    def _verify(self, lead: LeadRequest) -> ELSGenericMessage:
+        p = self.profile
+        if p.allowed_client_ids is not None and lead.client_id not in p.allowed_client_ids:
+            return self.error_message("E501", f"CLIENT_ID {lead.client_id!r} is not known", lead)
+        if p.allowed_partner_ids is not None and lead.partner_id and lead.partner_id not in p.allowed_partner_ids:
+            return self.error_message("E501", f"PARTNER_ID {lead.partner_id!r} is not known", lead)
+        problem = check_lead(lead)
+        if problem is not None:
+            return self.error_message(problem.code, problem.value, lead)
+        lead = _strip_apostrophes(lead)
+        for name, value in _field_values(lead):
+            m = _INVALID_RE.search(value)
+            if m:
+                return self.error_message("E200", f"invalid character {m.group()!r} in {name} {value!r}", lead)
+        missing = self._missing(lead)
+        if missing:
+            return self.error_message(missing, "", lead)
+        spoof = find_spoof(lead)
+        if spoof is not None:
+            return self.error_message("E100", repr(spoof), lead)
+        return self._stage1(lead)
+
+    def _missing(self, lead: LeadRequest) -> str:
+        has_person = bool(lead.full_name.strip()) or bool(lead.first_name.strip() and lead.last_name.strip())
+        is_business = lead.address_type == "B" or bool(lead.business_name.strip())
+        if not has_person and not (is_business and lead.business_name.strip()):
+            return "E600"
+        if not lead.zip.strip():
+            return "E601"
+        if self.profile.require_phone and not any(ph.phone_number.strip() for ph in lead.phones):
+            return "E602"
+        return ""
+
+    def _stage1(self, lead: LeadRequest) -> ELSGenericMessage:
+        p = self.profile
+        name = parse_name(lead)
+        zip5 = lead.zip.strip()[:5]
+        checks = [check_phone(ph.phone_number, zip5, records=p.records) for ph in lead.phones
+                  if ph.phone_number.strip()]
+        stage1 = Stage1Data(name_parser=name, phone_number=[c.digits for c in checks if c.digits][:2])
+        code = "S100"
+        if p.stage1 == "score":
+            if p.records is not None and checks:
+                score = p.records.score(lead, name, checks[0])
+            else:
+                score = checks[0].score if checks else "450"
+            stage1.score_result, stage1.score_desc = score, SCORE_RESULTS[score].meaning
+            if p.records is not None and SCORE_RESULTS[score].match_level in _NO_MATCH_LEVELS:
+                code = "S101"
+        elif checks:
+            stage1.phone_status = checks[0].status
+            stage1.phone_desc = PHONE_STATUSES[checks[0].status]
+        standardized = None
+        if self._standardize is not None:
+            outcome = self._standardize(lead, p.points)
+            standardized = outcome.address
+            if not outcome.valid:
+                code = "S102"
+        rc = RESULT_CODES[code]
+        return ELSGenericMessage(
+            transaction_id=self._transaction_id(),
+            message=Message(type=rc.type, result_code=code, value=rc.value),
+            input_data=lead if p.echo_input else None,
+            standardized_address=standardized,
+            stage1_data=stage1,
+        )
+
+
+def _strip_apostrophes(lead: LeadRequest) -> LeadRequest:
+    changes = {f: getattr(lead, f).replace("'", "") for f in APOSTROPHE_FIELDS if "'" in getattr(lead, f)}
+    return msgspec.structs.replace(lead, **changes) if changes else lead
+
+
+def _standardizer():  # type: ignore[no-untyped-def]
+    """The US standardizer's entry point adapted to a lead, or None while it is not part of this build."""
+    try:
+        from dqkit.engines.usaddr import AddressInput, standardize
+    except ImportError:
+        return None
+
+    def run(lead: LeadRequest, points: PointSource | None):  # type: ignore[no-untyped-def]
+        return standardize(
+            AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
+                         zip=lead.zip, zipplus=lead.zipplus, country=lead.country),
+            points=points,
+        )
+
+    return run

@@ -1,0 +1,79 @@
+"""Tables of strings stored as one UTF-8 blob plus offsets, read straight from the memory map.
+
+Strings of a pool are sorted at build time, so an id is also a rank: ids compare like the strings, `bisect` finds
+a string (or a prefix range) in about twenty probes, and sorting rows by id sorts them by text.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+
+def pack_strings(strings: Iterable[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[Any]]:
+    """(blob, offsets) of `strings` in the given order; offsets has len(strings)+1 entries."""
+    encoded = [s.encode() for s in strings]
+    lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    dtype = np.uint32 if offsets[-1] < 2**32 else np.uint64
+    blob = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else np.zeros(0, np.uint8)
+    return blob, offsets.astype(dtype)
+
+
+class StringTable(Sequence[str]):
+    """Read-only sequence of strings over (blob, offsets) arrays, with a small decode cache."""
+
+    __slots__ = ("_blob", "_cache", "_n", "_off")
+
+    def __init__(self, blob: npt.NDArray[np.uint8], offsets: npt.NDArray[Any]) -> None:
+        self._blob = blob
+        self._off = offsets
+        self._n = max(len(offsets) - 1, 0)
+        self._cache: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        s = self._cache.get(i)
+        if s is None:
+            if i < 0:
+                i += self._n
+            if not 0 <= i < self._n:
+                raise IndexError(i)
+            s = self._blob[int(self._off[i]):int(self._off[i + 1])].tobytes().decode()
+            if len(self._cache) < 200_000:
+                self._cache[i] = s
+        return s
+
+    def all(self) -> list[str]:
+        """Every string, decoded in one pass (for the fuzzy matcher's vocabulary)."""
+        text = self._blob.tobytes().decode()
+        if text.isascii():
+            off = self._off.tolist()
+            return [text[off[k]:off[k + 1]] for k in range(self._n)]
+        return [self[k] for k in range(self._n)]
+
+    def find(self, s: str) -> int:
+        """Id of `s` in a sorted table, or -1."""
+        k = bisect.bisect_left(self, s)
+        return k if k < self._n and self[k] == s else -1
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        """[lo, hi) of the ids whose string starts with `prefix`, in a sorted table."""
+        lo = bisect.bisect_left(self, prefix)
+        hi = bisect.bisect_left(self, prefix + "\U0010ffff", lo)
+        return lo, hi

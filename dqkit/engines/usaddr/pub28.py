@@ -1,0 +1,364 @@
+"""USPS Publication 28 tables as data: street suffixes (appendix C1), secondary unit designators (C2),
+directionals, state and territory abbreviations (appendix B), military last lines, ordinal words.
+
+Publication 28 is a work of the US government (public domain); the tables are typed from it. Each C1 line reads
+`STANDARD: variants...` (the full word and every common abbreviation); lookups go through the dicts built below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+_C1 = """
+ALY: ALLEY ALLEE ALLY ALY
+ANX: ANEX ANNEX ANNX ANX
+ARC: ARCADE ARC
+AVE: AVENUE AV AVE AVEN AVENU AVN AVNUE
+BYU: BAYOU BAYOO BYU
+BCH: BEACH BCH
+BND: BEND BND
+BLF: BLUFF BLF BLUF
+BLFS: BLUFFS BLFS
+BTM: BOTTOM BOT BTM BOTTM
+BLVD: BOULEVARD BLVD BOUL BOULV BLV
+BR: BRANCH BR BRNCH
+BRG: BRIDGE BRDGE BRG
+BRK: BROOK BRK
+BRKS: BROOKS BRKS
+BG: BURG BG
+BGS: BURGS BGS
+BYP: BYPASS BYP BYPA BYPAS BYPS
+CP: CAMP CP CMP
+CYN: CANYON CANYN CNYN CYN
+CPE: CAPE CPE
+CSWY: CAUSEWAY CAUSWA CSWY
+CTR: CENTER CEN CENT CENTR CENTRE CNTER CNTR CTR
+CTRS: CENTERS CTRS
+CIR: CIRCLE CIR CIRC CIRCL CRCL CRCLE
+CIRS: CIRCLES CIRS
+CLF: CLIFF CLF
+CLFS: CLIFFS CLFS
+CLB: CLUB CLB
+CMN: COMMON CMN
+CMNS: COMMONS CMNS
+COR: CORNER COR
+CORS: CORNERS CORS
+CRSE: COURSE CRSE
+CT: COURT CT CRT
+CTS: COURTS CTS
+CV: COVE CV
+CVS: COVES CVS
+CRK: CREEK CRK CK
+CRES: CRESCENT CRES CRSENT CRSNT
+CRST: CREST CRST
+XING: CROSSING CRSSNG XING
+XRD: CROSSROAD XRD
+XRDS: CROSSROADS XRDS
+CURV: CURVE CURV
+DL: DALE DL
+DM: DAM DM
+DV: DIVIDE DIV DV DVD
+DR: DRIVE DR DRIV DRV
+DRS: DRIVES DRS
+EST: ESTATE EST
+ESTS: ESTATES ESTS
+EXPY: EXPRESSWAY EXP EXPR EXPRESS EXPW EXPY
+EXT: EXTENSION EXT EXTN EXTNSN
+EXTS: EXTENSIONS EXTS
+FALL: FALL
+FLS: FALLS FLS
+FRY: FERRY FRRY FRY
+FLD: FIELD FLD
+FLDS: FIELDS FLDS
+FLT: FLAT FLT
+FLTS: FLATS FLTS
+FRD: FORD FRD
+FRDS: FORDS FRDS
+FRST: FOREST FORESTS FRST
+FRG: FORGE FORG FRG
+FRGS: FORGES FRGS
+FRK: FORK FRK
+FRKS: FORKS FRKS
+FT: FORT FRT FT
+FWY: FREEWAY FREEWY FRWAY FRWY FWY
+GDN: GARDEN GARDN GRDEN GRDN GDN
+GDNS: GARDENS GDNS GRDNS
+GTWY: GATEWAY GATEWY GATWAY GTWAY GTWY
+GLN: GLEN GLN
+GLNS: GLENS GLNS
+GRN: GREEN GRN
+GRNS: GREENS GRNS
+GRV: GROVE GROV GRV
+GRVS: GROVES GRVS
+HBR: HARBOR HARB HARBR HBR HRBOR
+HBRS: HARBORS HBRS
+HVN: HAVEN HVN
+HTS: HEIGHTS HT HTS
+HWY: HIGHWAY HIGHWY HIWAY HIWY HWAY HWY
+HL: HILL HL
+HLS: HILLS HLS
+HOLW: HOLLOW HLLW HOLLOWS HOLW HOLWS
+INLT: INLET INLT
+IS: ISLAND IS ISLND
+ISS: ISLANDS ISLNDS ISS
+ISLE: ISLE ISLES
+JCT: JUNCTION JCT JCTION JCTN JUNCTN JUNCTON
+JCTS: JUNCTIONS JCTNS JCTS
+KY: KEY KY
+KYS: KEYS KYS
+KNL: KNOLL KNL KNOL
+KNLS: KNOLLS KNLS
+LK: LAKE LK
+LKS: LAKES LKS
+LAND: LAND
+LNDG: LANDING LNDG LNDNG
+LN: LANE LN
+LGT: LIGHT LGT
+LGTS: LIGHTS LGTS
+LF: LOAF LF
+LCK: LOCK LCK
+LCKS: LOCKS LCKS
+LDG: LODGE LDG LDGE LODG
+LOOP: LOOP LOOPS
+MALL: MALL
+MNR: MANOR MNR
+MNRS: MANORS MNRS
+MDW: MEADOW MDW
+MDWS: MEADOWS MDWS MEDOWS
+MEWS: MEWS
+ML: MILL ML
+MLS: MILLS MLS
+MSN: MISSION MISSN MSSN MSN
+MTWY: MOTORWAY MTWY
+MT: MOUNT MNT MT
+MTN: MOUNTAIN MNTAIN MNTN MOUNTIN MTIN MTN
+MTNS: MOUNTAINS MNTNS MTNS
+NCK: NECK NCK
+ORCH: ORCHARD ORCH ORCHRD
+OVAL: OVAL OVL
+OPAS: OVERPASS OPAS
+PARK: PARK PRK PARKS
+PKWY: PARKWAY PARKWY PKWAY PKWY PKY PARKWAYS PKWYS
+PASS: PASS
+PSGE: PASSAGE PSGE
+PATH: PATH PATHS
+PIKE: PIKE PIKES
+PNE: PINE PNE
+PNES: PINES PNES
+PL: PLACE PL PLC
+PLN: PLAIN PLN
+PLNS: PLAINS PLNS
+PLZ: PLAZA PLZ PLZA
+PT: POINT PT
+PTS: POINTS PTS
+PRT: PORT PRT
+PRTS: PORTS PRTS
+PR: PRAIRIE PR PRR
+RADL: RADIAL RAD RADIEL RADL
+RAMP: RAMP
+RNCH: RANCH RANCHES RNCH RNCHS
+RPD: RAPID RPD
+RPDS: RAPIDS RPDS
+RST: REST RST
+RDG: RIDGE RDG RDGE
+RDGS: RIDGES RDGS
+RIV: RIVER RIV RVR RIVR
+RD: ROAD RD
+RDS: ROADS RDS
+RTE: ROUTE RTE
+ROW: ROW
+RUE: RUE
+RUN: RUN
+SHL: SHOAL SHL
+SHLS: SHOALS SHLS
+SHR: SHORE SHOAR SHR
+SHRS: SHORES SHOARS SHRS
+SKWY: SKYWAY SKWY
+SPG: SPRING SPG SPNG SPRNG
+SPGS: SPRINGS SPGS SPNGS SPRNGS
+SPUR: SPUR SPURS
+SQ: SQUARE SQ SQR SQRE SQU
+SQS: SQUARES SQRS SQS
+STA: STATION STA STATN STN
+STRA: STRAVENUE STRA STRAV STRAVEN STRAVN STRVN STRVNUE
+STRM: STREAM STREME STRM
+ST: STREET ST STR STRT
+STS: STREETS STS
+SMT: SUMMIT SMT SUMIT SUMITT
+TER: TERRACE TER TERR
+TRWY: THROUGHWAY TRWY
+TRCE: TRACE TRACES TRCE
+TRAK: TRACK TRACKS TRAK TRK TRKS
+TRFY: TRAFFICWAY TRFY
+TRL: TRAIL TRAILS TRL TRLS
+TRLR: TRAILER TRLR TRLRS
+TUNL: TUNNEL TUNEL TUNL TUNLS TUNNELS TUNNL
+TPKE: TURNPIKE TRNPK TURNPK TPKE TPK
+UPAS: UNDERPASS UPAS
+UN: UNION UN
+UNS: UNIONS UNS
+VLY: VALLEY VALLY VLLY VLY
+VLYS: VALLEYS VLYS
+VIA: VIADUCT VDCT VIA VIADCT
+VW: VIEW VW
+VWS: VIEWS VWS
+VLG: VILLAGE VILL VILLAG VILLG VILLIAGE VLG
+VLGS: VILLAGES VLGS
+VL: VILLE VL
+VIS: VISTA VIS VIST VST VSTA
+WALK: WALK WALKS
+WALL: WALL
+WAY: WAY WY
+WAYS: WAYS
+WL: WELL WL
+WLS: WELLS WLS
+"""
+
+# Abbreviations that county assessor files and people use but C1 does not list (OpenAddresses' Alameda County
+# data writes BL, LA, TE, CI, CM, PW, HW). Applied only where a suffix may stand, never inside a name.
+_C1_EXTRA = """
+BLVD: BL BV BLVD
+LN: LA
+TER: TE TR
+CIR: CI CR
+CMN: CM CMMN
+PKWY: PW PY PKW
+HWY: HW
+TRL: TL
+EXPY: EX XP
+WAY: WA
+"""
+
+# Appendix C2: designator -> (standard, needs a number after it)
+_C2 = """
+APT 1: APARTMENT APT APTS APTMT AP
+BSMT 0: BASEMENT BSMT BSMNT
+BLDG 1: BUILDING BLDG BLD BLDNG BDG
+DEPT 1: DEPARTMENT DEPT DPT
+FL 1: FLOOR FL FLR
+FRNT 0: FRONT FRNT
+HNGR 1: HANGAR HNGR HANGER
+KEY 1: KEY
+LBBY 0: LOBBY LBBY
+LOT 1: LOT
+LOWR 0: LOWER LOWR
+OFC 0: OFFICE OFC OFFC
+PH 0: PENTHOUSE PH PNTHS
+PIER 1: PIER
+REAR 0: REAR
+RM 1: ROOM RM
+SIDE 0: SIDE
+SLIP 1: SLIP
+SPC 1: SPACE SPC SPCE
+STOP 1: STOP
+STE 1: SUITE STE SUIT STES
+TRLR 1: TRAILER TRLR
+UNIT 1: UNIT UNT
+UPPR 0: UPPER UPPR
+PMB 1: PMB
+"""
+
+_DIRECTIONALS = """
+N: NORTH N
+S: SOUTH S
+E: EAST E
+W: WEST W
+NE: NORTHEAST NE
+NW: NORTHWEST NW
+SE: SOUTHEAST SE
+SW: SOUTHWEST SW
+"""
+
+# Appendix B: two-letter codes of the states, DC, territories, freely associated states and military "states".
+STATES: Final[Mapping[str, str]] = MappingProxyType({
+    "AL": "ALABAMA", "AK": "ALASKA", "AZ": "ARIZONA", "AR": "ARKANSAS", "CA": "CALIFORNIA", "CO": "COLORADO",
+    "CT": "CONNECTICUT", "DE": "DELAWARE", "DC": "DISTRICT OF COLUMBIA", "FL": "FLORIDA", "GA": "GEORGIA",
+    "HI": "HAWAII", "ID": "IDAHO", "IL": "ILLINOIS", "IN": "INDIANA", "IA": "IOWA", "KS": "KANSAS",
+    "KY": "KENTUCKY", "LA": "LOUISIANA", "ME": "MAINE", "MD": "MARYLAND", "MA": "MASSACHUSETTS",
+    "MI": "MICHIGAN", "MN": "MINNESOTA", "MS": "MISSISSIPPI", "MO": "MISSOURI", "MT": "MONTANA",
+    "NE": "NEBRASKA", "NV": "NEVADA", "NH": "NEW HAMPSHIRE", "NJ": "NEW JERSEY", "NM": "NEW MEXICO",
+    "NY": "NEW YORK", "NC": "NORTH CAROLINA", "ND": "NORTH DAKOTA", "OH": "OHIO", "OK": "OKLAHOMA",
+    "OR": "OREGON", "PA": "PENNSYLVANIA", "RI": "RHODE ISLAND", "SC": "SOUTH CAROLINA", "SD": "SOUTH DAKOTA",
+    "TN": "TENNESSEE", "TX": "TEXAS", "UT": "UTAH", "VT": "VERMONT", "VA": "VIRGINIA", "WA": "WASHINGTON",
+    "WV": "WEST VIRGINIA", "WI": "WISCONSIN", "WY": "WYOMING",
+    "AS": "AMERICAN SAMOA", "GU": "GUAM", "MP": "NORTHERN MARIANA ISLANDS", "PR": "PUERTO RICO",
+    "VI": "VIRGIN ISLANDS", "UM": "UNITED STATES MINOR OUTLYING ISLANDS",
+    "FM": "FEDERATED STATES OF MICRONESIA", "MH": "MARSHALL ISLANDS", "PW": "PALAU",
+    "AA": "ARMED FORCES AMERICAS", "AE": "ARMED FORCES EUROPE", "AP": "ARMED FORCES PACIFIC",
+})
+TERRITORIES: Final = frozenset({"AS", "GU", "MP", "PR", "VI", "UM", "FM", "MH", "PW"})
+MILITARY_STATES: Final = frozenset({"AA", "AE", "AP"})
+MILITARY_CITIES: Final = frozenset({"APO", "FPO", "DPO"})
+# Other spellings people write for a state (besides the full name and the code).
+_STATE_VARIANTS: Final = {
+    "CALIF": "CA", "CALIFORNIA": "CA", "CAL": "CA", "ORE": "OR", "OREG": "OR", "WASH": "WA", "MASS": "MA",
+    "PENN": "PA", "PENNA": "PA", "FLA": "FL", "TEX": "TX", "ILL": "IL", "MICH": "MI", "WIS": "WI", "WISC": "WI",
+    "MINN": "MN", "ARIZ": "AZ", "COLO": "CO", "CONN": "CT", "NEB": "NE", "NEBR": "NE", "OKLA": "OK",
+    "TENN": "TN", "ALA": "AL", "KAN": "KS", "KANS": "KS", "IND": "IN", "NEV": "NV", "WYO": "WY",
+    "WASHINGTON DC": "DC", "D C": "DC", "VIRGIN ISLANDS OF THE US": "VI", "US VIRGIN ISLANDS": "VI",
+}
+
+# Words that end a delivery line and start a country.
+US_COUNTRY_NAMES: Final = frozenset({"US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA",
+                                     "AMERICA"})
+
+ORDINAL_WORDS: Final[Mapping[str, int]] = MappingProxyType({
+    "FIRST": 1, "SECOND": 2, "THIRD": 3, "FOURTH": 4, "FIFTH": 5, "SIXTH": 6, "SEVENTH": 7, "EIGHTH": 8,
+    "NINTH": 9, "TENTH": 10, "ELEVENTH": 11, "TWELFTH": 12, "THIRTEENTH": 13, "FOURTEENTH": 14,
+    "FIFTEENTH": 15, "SIXTEENTH": 16, "SEVENTEENTH": 17, "EIGHTEENTH": 18, "NINETEENTH": 19,
+    "TWENTIETH": 20, "THIRTIETH": 30, "FORTIETH": 40, "FIFTIETH": 50, "SIXTIETH": 60, "SEVENTIETH": 70,
+    "EIGHTIETH": 80, "NINETIETH": 90, "HUNDREDTH": 100,
+})
+TENS_WORDS: Final[Mapping[str, int]] = MappingProxyType({
+    "TWENTY": 20, "THIRTY": 30, "FORTY": 40, "FIFTY": 50, "SIXTY": 60, "SEVENTY": 70, "EIGHTY": 80,
+    "NINETY": 90,
+})
+
+# Highway-like names whose leading word is spelled out in the name (Pub 28 section 234.3): "HWY 101" ->
+# "HIGHWAY 101", "CR 12" -> "COUNTY ROAD 12", "I-95" -> "INTERSTATE 95".
+HIGHWAY_WORDS: Final[Mapping[str, str]] = MappingProxyType({
+    "HWY": "HIGHWAY", "HIGHWAY": "HIGHWAY", "HIGHWY": "HIGHWAY", "HIWAY": "HIGHWAY", "HIWY": "HIGHWAY",
+    "HWAY": "HIGHWAY", "RTE": "ROUTE", "ROUTE": "ROUTE", "RT": "ROUTE", "CR": "COUNTY ROAD",
+    "I": "INTERSTATE", "INTERSTATE": "INTERSTATE", "IH": "INTERSTATE", "SR": "STATE ROUTE",
+    "FM": "FM", "RR": "RANCH ROAD", "US": "US HIGHWAY", "USHWY": "US HIGHWAY", "SH": "STATE HIGHWAY",
+})
+# Words that stand before a highway word ("STATE HWY 1", "COUNTY RD 5").
+HIGHWAY_QUALIFIERS: Final = frozenset({"STATE", "COUNTY", "US", "U S", "FARM", "RANCH", "TOWNSHIP", "FOREST",
+                                       "OLD", "NEW"})
+
+# Spelling variants treated as the same word when names are compared (never rewritten in the output).
+NAME_EQUIVALENTS: Final[Mapping[str, str]] = MappingProxyType({
+    "SAINT": "ST", "MOUNT": "MT", "FORT": "FT", "DOCTOR": "DR", "JUNIOR": "JR", "SENIOR": "SR",
+    "NORTH": "N", "SOUTH": "S", "EAST": "E", "WEST": "W", "AND": "&",
+})
+
+
+def _table(text: str) -> tuple[dict[str, str], dict[str, str]]:
+    """variant -> standard, and standard -> its full word (first variant of the line)."""
+    variant: dict[str, str] = {}
+    full: dict[str, str] = {}
+    for line in text.strip().splitlines():
+        head, _, words = line.partition(":")
+        std = head.split()[0]
+        ws = words.split()
+        full[std] = ws[0]
+        variant[std] = std
+        for w in ws:
+            variant.setdefault(w, std)
+    return variant, full
+
+
+_suffixes, _suffix_words = _table(_C1)
+SUFFIX_WORDS: Final[Mapping[str, str]] = MappingProxyType(_suffix_words)  # "AVE" -> "AVENUE"
+SUFFIXES: Final[Mapping[str, str]] = MappingProxyType(
+    {**{v: s for v, s in _table(_C1_EXTRA)[0].items() if v not in _suffixes}, **_suffixes}
+)  # "AVENUE" -> "AVE", "AV" -> "AVE", "BL" -> "BLVD"
+UNITS, UNIT_WORDS = (MappingProxyType(t) for t in _table(_C2))  # "SUITE" -> "STE"
+UNITS_WITHOUT_NUMBER: Final = frozenset(line.split()[0] for line in _C2.strip().splitlines()
+                                        if line.split()[1].startswith("0"))
+DIRECTIONALS, DIRECTIONAL_WORDS = (MappingProxyType(t) for t in _table(_DIRECTIONALS))  # "NORTH" -> "N"
+STATE_NAMES: Final[Mapping[str, str]] = MappingProxyType(
+    {**{name: code for code, name in STATES.items()}, **_STATE_VARIANTS, **{c: c for c in STATES}}
+)

@@ -1,0 +1,89 @@
+"""What `dqkit serve` is configured with: one frozen object, built from the command line or by tests."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from dqkit.contract.errors import InputError
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+DEFAULT_MAX_BODY_BYTES: Final = 1_048_576
+DEFAULT_TIMEOUT_SECONDS: Final = 15.0  # the vendor's default and maximum Timeout-Seconds
+DEFAULT_RATE_WINDOW_SECONDS: Final = 60  # X-Rate-Limit-Limit is "per minute" at the vendor
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Settings of one server. Empty `tokens` means no Auth-Token is required (a local, open server).
+
+    tokens: accepted `Auth-Token` values (secrets: never logged, never in a repr).
+    client_ids / partner_ids: accepted lead CLIENT_ID / PARTNER_ID values; when set, others get E501.
+    allow_ips: networks a lead request may come from; when set, other addresses get E500.
+    references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file. Neither: demo data.
+    rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
+    max_body_bytes: larger request bodies get 413. timeout_seconds: the default and ceiling of Timeout-Seconds.
+    """
+
+    tokens: frozenset[str] = field(default=frozenset(), repr=False)
+    client_ids: frozenset[str] | None = None
+    partner_ids: frozenset[str] | None = None
+    allow_ips: tuple[IPNetwork, ...] = ()
+    references: tuple[Path, ...] = ()
+    index: Path | None = None
+    rate_limit: int = 0
+    rate_window_seconds: int = DEFAULT_RATE_WINDOW_SECONDS
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+
+    def __post_init__(self) -> None:
+        if self.rate_limit < 0:
+            raise InputError("the rate limit must be 0 (off) or a positive number of requests per window")
+        if self.rate_window_seconds < 1:
+            raise InputError("the rate-limit window must be at least 1 second")
+        if self.max_body_bytes < 1024:
+            raise InputError("the body limit must be at least 1024 bytes")
+        if not 0 < self.timeout_seconds <= 3600:
+            raise InputError("the timeout must be between 0 and 3600 seconds")
+        if any(not t or t != t.strip() for t in self.tokens):
+            raise InputError("a token must be non-empty and carry no surrounding spaces")
+
+    def __repr__(self) -> str:
+        return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
+                f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
+                f"references={[str(p) for p in self.references]}, index={self.index!r}, "
+                f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
+                f"timeout_seconds={self.timeout_seconds})")
+
+    @property
+    def auth_required(self) -> bool:
+        return bool(self.tokens)
+
+    def ip_allowed(self, host: str | None) -> bool:
+        """True when no allow list is set, or `host` lies in one of its networks."""
+        if not self.allow_ips:
+            return True
+        if not host:
+            return False
+        try:
+            addr = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+            addr = addr.ipv4_mapped
+        return any(addr.version == net.version and addr in net for net in self.allow_ips)
+
+
+def parse_networks(values: Iterable[str]) -> tuple[IPNetwork, ...]:
+    """CIDR texts (or single addresses) to networks; a bad one is an InputError naming it."""
+    out: list[IPNetwork] = []
+    for text in values:
+        try:
+            out.append(ipaddress.ip_network(text.strip(), strict=False))
+        except ValueError:
+            raise InputError(f"--allow-ip {text!r} is not an IP address or CIDR network") from None
+    return tuple(out)

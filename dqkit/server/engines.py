@@ -1,0 +1,106 @@
+"""What the server serves: the local backend (both protocols) and the lead engine's error answers.
+
+The engines load in a worker thread after the socket is open, so `/healthz` can say "starting" (503) and then
+"ok" (200); any other request meanwhile gets a 503 that clients retry.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+import anyio.to_thread
+
+from dqkit.backends.base import AddressBackend, LeadBackend
+from dqkit.contract.lead import ELSGenericMessage, LeadRequest
+from dqkit.contract.lead_wire import WireProblem
+from dqkit.server.config import ServerConfig
+
+T = TypeVar("T")
+
+
+class LeadAnswers(Protocol):
+    """The part of the lead engine that answers requests the engine never saw (E300, E500)."""
+
+    def error_message(self, code: str, value: str = "", lead: LeadRequest | None = None) -> ELSGenericMessage: ...
+
+    def reject(self, problem: WireProblem) -> ELSGenericMessage: ...
+
+
+@dataclass(frozen=True)
+class Loaded:
+    lead_engine: LeadAnswers
+    lead: LeadBackend
+    address: AddressBackend
+    dataset_ids: frozenset[str]
+
+
+@dataclass
+class ServerEngines:
+    """Holds the engines once loaded; `ready` flips when they are."""
+
+    config: ServerConfig
+    loader: Callable[[ServerConfig], Loaded]
+    _loaded: Loaded | None = None
+    error: BaseException | None = None
+    _started: threading.Event = field(default_factory=threading.Event)
+
+    def load(self) -> None:
+        """Load the engines (blocking); a failure is kept and reported by /healthz instead of crashing."""
+        try:
+            self._loaded = self.loader(self.config)
+        except Exception as exc:
+            self.error = exc
+            raise
+
+    @property
+    def ready(self) -> bool:
+        return self._loaded is not None
+
+    @property
+    def loaded(self) -> Loaded:
+        if self._loaded is None:
+            raise RuntimeError("the engines are not loaded yet")
+        return self._loaded
+
+    @property
+    def lead_engine(self) -> LeadAnswers:
+        return self.loaded.lead_engine
+
+    @property
+    def lead(self) -> LeadBackend:
+        return self.loaded.lead
+
+    @property
+    def address(self) -> AddressBackend:
+        return self.loaded.address
+
+
+def load_local(config: ServerConfig) -> Loaded:
+    """The local engines for a configuration: lead profile from the access lists, address index from files."""
+    from dqkit.backends.local import LocalBackend
+    from dqkit.engines.address import AddressEngine
+    from dqkit.engines.lead.engine import LeadEngine, LeadProfile
+
+    profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids)
+    lead_engine = LeadEngine(profile)
+    if config.index is not None:
+        address = AddressEngine.open(config.index)
+    elif config.references:
+        address = AddressEngine.from_files(list(config.references))
+    else:
+        address = AddressEngine.demo()
+    backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
+    dataset_ids = frozenset(d.id for d in backend.datasets(None))
+    return Loaded(lead_engine, backend, backend, dataset_ids)
+
+
+async def run_engine(fn: Callable[..., T], *args: object) -> T:
+    """Run blocking engine work in a worker thread, so the Timeout-Seconds deadline can answer 408 on time.
+
+    A timed-out call is abandoned (its thread finishes in the background; engines hold no per-call state).
+    """
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args), abandon_on_cancel=True)
