@@ -135,18 +135,19 @@ class LeadEngine:
         problem = check_lead(lead)
         if problem is not None:
             return self.error_message(problem.code, problem.value, lead)
+        echo = lead  # InputData echoes the input as received
         lead = _strip_apostrophes(lead)
         for name, value in _field_values(lead):
             m = _INVALID_RE.search(value)
             if m:
-                return self.error_message("E200", f"invalid character {m.group()!r} in {name} {value!r}", lead)
+                return self.error_message("E200", f"invalid character {m.group()!r} in {name} {value!r}", echo)
         missing = self._missing(lead)
         if missing:
-            return self.error_message(missing, "", lead)
+            return self.error_message(missing, "", echo)
         spoof = find_spoof(lead)
         if spoof is not None:
-            return self.error_message("E100", repr(spoof), lead)
-        return self._stage1(lead)
+            return self.error_message("E100", repr(spoof), echo)
+        return self._stage1(lead, echo)
 
     def _missing(self, lead: LeadRequest) -> str:
         has_person = bool(lead.full_name.strip()) or bool(lead.first_name.strip() and lead.last_name.strip())
@@ -159,7 +160,7 @@ class LeadEngine:
             return "E602"
         return ""
 
-    def _stage1(self, lead: LeadRequest) -> ELSGenericMessage:
+    def _stage1(self, lead: LeadRequest, echo: LeadRequest) -> ELSGenericMessage:
         p = self.profile
         name = parse_name(lead)
         zip5 = lead.zip.strip()[:5]
@@ -188,7 +189,7 @@ class LeadEngine:
         return ELSGenericMessage(
             transaction_id=self._transaction_id(),
             message=Message(type=rc.type, result_code=code, value=rc.value),
-            input_data=lead if p.echo_input else None,
+            input_data=echo if p.echo_input else None,
             standardized_address=standardized,
             stage1_data=stage1,
         )

@@ -1,0 +1,208 @@
+"""The batch pipeline under every accessor: dedupe, cache, chunked calls (concurrent for HTTP), progress.
+
+    requests -> canonical encoding -> key (backend name + operation + encoding) -> identical requests merged
+             -> answers found in the cache -> the rest sent in chunks -> each chunk's answers stored as it lands
+             -> one BatchItem per input request, in input order: an answer or a recorded error, none lost
+
+A chunk's answers are stored before the next result is needed, so an interrupted run (Ctrl-C, a killed kernel)
+resumes on the next call without asking again for what was finished.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import msgspec
+
+from dqkit.backends.base import BatchItem
+from dqkit.contract.errors import DqkitError
+from dqkit.notebook.cache import CacheWriter, ResultCache, cache_key
+from dqkit.notebook.progress import Progress
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+
+
+def as_dqkit_error(exc: BaseException) -> DqkitError:
+    """`exc` itself when it is one of dqkit's errors, else a DqkitError naming it (a row never loses its cause)."""
+    if isinstance(exc, DqkitError):
+        return exc
+    return DqkitError(f"{type(exc).__name__}: {exc}")
+
+
+def one_by_one(fn: Callable[[Req], Res]) -> Callable[[Sequence[Req]], list[BatchItem[Res]]]:
+    """A batch call made of single calls, each failure recorded on its own item."""
+
+    def call(requests: Sequence[Req]) -> list[BatchItem[Res]]:
+        out: list[BatchItem[Res]] = []
+        for i, req in enumerate(requests):
+            try:
+                out.append(BatchItem(i, fn(req)))
+            except Exception as exc:  # a row's failure is that row's answer, never the batch's
+                out.append(BatchItem(i, error=as_dqkit_error(exc)))
+        return out
+
+    return call
+
+
+def _always(_: object) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Operation(Generic[Req, Res]):
+    """One kind of question to one backend.
+
+    namespace:   backend name and operation ("local[...]|lead.verify"); part of every cache key.
+    result_type: the answer's typed model, to decode cached answers.
+    call:        answers a chunk of requests, one BatchItem per request, in order.
+    cacheable:   whether an answer may be stored (not for service or account faults, which a rerun should retry).
+    remote:      True for HTTP backends: chunks then go out concurrently.
+    """
+
+    namespace: str
+    result_type: type[Res]
+    call: Callable[[Sequence[Req]], list[BatchItem[Res]]]
+    cacheable: Callable[[Res], bool] = _always
+    remote: bool = False
+
+
+@dataclass
+class BatchResult(Generic[Res]):
+    """One item per input request, in input order, and what it took."""
+
+    items: list[BatchItem[Res]]
+    unique: int = 0
+    cached: int = 0
+    sent: int = 0
+    errors: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, int]:
+        return {"requests": len(self.items), "unique": self.unique, "cached": self.cached, "sent": self.sent,
+                "errors": self.errors}
+
+
+def _chunks(seq: list[int], size: int) -> Iterator[list[int]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def _call_chunk(op: Operation[Req, Res], requests: Sequence[Req]) -> list[BatchItem[Res]]:
+    """Call the backend on a chunk; whatever goes wrong, every request of the chunk gets an item."""
+    try:
+        items = op.call(requests)
+    except Exception as exc:
+        err = as_dqkit_error(exc)
+        return [BatchItem(i, error=err) for i in range(len(requests))]
+    by_index: dict[int, BatchItem[Res]] = {}
+    for it in items:
+        if 0 <= it.index < len(requests) and it.index not in by_index:
+            by_index[it.index] = it
+    missing = DqkitError("the backend returned no answer for this request")
+    return [by_index.get(i) or BatchItem(i, error=missing) for i in range(len(requests))]
+
+
+def run_batch(
+    op: Operation[Req, Res],
+    requests: Sequence[Req],
+    *,
+    cache: ResultCache | None = None,
+    progress: bool = False,
+    desc: str = "",
+    concurrency: int = 1,
+    chunk_size: int = 256,
+) -> BatchResult[Res]:
+    """Answer every request (see the module docstring). Raises only what the caller does (KeyboardInterrupt)."""
+    encoder = msgspec.msgpack.Encoder(order="deterministic")
+    keys = [cache_key(op.namespace, encoder.encode(r)) for r in requests]
+    first: dict[bytes, int] = {}
+    slot = [first.setdefault(k, i) for i, k in enumerate(keys)]  # request -> its first identical request
+    uniques = list(first.values())
+
+    answers: dict[int, BatchItem[Res]] = {}
+    if cache is not None and uniques:
+        decoder = msgspec.msgpack.Decoder(op.result_type)
+        stored = cache.get_many([keys[u] for u in uniques])
+        for u in uniques:
+            blob = stored.get(keys[u])
+            if blob is not None:
+                try:
+                    answers[u] = BatchItem(u, decoder.decode(blob))
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    pass  # an answer of an older model: ask again
+    cached = len(answers)
+    todo = [u for u in uniques if u not in answers]
+
+    writer = CacheWriter(cache) if cache is not None and todo else None
+    bar = Progress(len(uniques), desc, enabled=progress, initial=cached)
+
+    def land(chunk: list[int], items: list[BatchItem[Res]]) -> None:
+        store: list[tuple[bytes, bytes]] = []
+        for u, it in zip(chunk, items, strict=True):
+            answers[u] = BatchItem(u, it.result, it.error, it.reference_id)
+            if writer is not None and it.result is not None and op.cacheable(it.result):
+                store.append((keys[u], encoder.encode(it.result)))
+        if writer is not None:
+            writer.write(store)
+        bar.update(len(chunk))
+
+    try:
+        if concurrency <= 1 or not op.remote:
+            for chunk in _chunks(todo, max(1, chunk_size)):
+                land(chunk, _call_chunk(op, [requests[u] for u in chunk]))
+        else:
+            _run_concurrently(op, requests, todo, land, concurrency, max(1, chunk_size))
+    except BaseException as exc:  # Ctrl-C: keep what finished, say how to resume
+        if writer is not None:
+            writer.close()
+            writer = None
+        done = len(answers) - cached
+        exc.add_note(f"dqkit: {done} of {len(todo)} requests were answered before the interruption"
+                     + (" and are cached; run again to resume" if cache is not None else ""))
+        raise
+    finally:
+        bar.close()
+        if writer is not None:
+            writer.close()
+
+    items: list[BatchItem[Res]] = []
+    errors = 0
+    for i, u in enumerate(slot):
+        a = answers[u]
+        items.append(a if i == u else BatchItem(i, a.result, a.error, a.reference_id))
+        errors += a.error is not None
+    return BatchResult(items, unique=len(uniques), cached=cached, sent=len(todo), errors=errors)
+
+
+def _run_concurrently(
+    op: Operation[Req, Res],
+    requests: Sequence[Req],
+    todo: list[int],
+    land: Callable[[list[int], list[BatchItem[Res]]], None],
+    concurrency: int,
+    chunk_size: int,
+) -> None:
+    """Keep `concurrency` chunks in flight; land each as it completes. Unstarted chunks are dropped on interrupt."""
+    # Smaller chunks so that the work spreads over the workers even for a few hundred requests.
+    size = max(1, min(chunk_size, -(-len(todo) // (concurrency * 4)) if todo else 1))
+    pending = iter(list(_chunks(todo, size)))
+    pool = cf.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="dqkit-batch")
+    in_flight: dict[cf.Future[list[BatchItem[Res]]], list[int]] = {}
+    try:
+        for chunk in pending:
+            in_flight[pool.submit(_call_chunk, op, [requests[u] for u in chunk])] = chunk
+            if len(in_flight) >= concurrency * 2:
+                break
+        while in_flight:
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                land(in_flight.pop(fut), fut.result())
+                nxt = next(pending, None)
+                if nxt is not None:
+                    in_flight[pool.submit(_call_chunk, op, [requests[u] for u in nxt])] = nxt
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,121 @@
+"""The ASGI application of `dqkit serve`: routes, error handlers, lifespan, wrapped in the `Gate`.
+
+`create_app(config)` is all a caller needs; `loader=` swaps the engines (tests use it to wrap the local ones).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from dqkit.server.address_routes import AddressRoutes
+from dqkit.server.config import ServerConfig
+from dqkit.server.engines import Loaded, ServerEngines, load_local
+from dqkit.server.errors import error_bytes
+from dqkit.server.gate import ASGIApp, Gate
+from dqkit.server.lead_routes import lead_endpoint
+from dqkit.server.openapi import openapi_document
+
+log = logging.getLogger("dqkit.server")
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation: its canonical path, methods, handler name and the aliases it also answers on."""
+
+    path: str
+    methods: tuple[str, ...]
+    handler: str
+    aliases: tuple[str, ...] = ()
+
+
+LEAD_PATHS: Final = ("/search", "/els/rest/enrich/v1/search")
+OPERATIONS: Final[tuple[Op, ...]] = (
+    Op("/search", ("GET", "POST"), "lead", ("/els/rest/enrich/v1/search",)),
+    Op("/address/search/v1", ("POST",), "search"),
+    Op("/address/validate/v1", ("POST",), "validate"),
+    Op("/address/suggestions/refine/v1/{key:path}", ("POST",), "refine"),
+    Op("/address/format/v1/{key:path}", ("GET", "POST"), "format"),
+    Op("/address/suggestions/stepin/v1/{key:path}", ("GET", "POST"), "step_in",
+       ("/address/suggestions/stepIn/v1/{key:path}",)),
+    Op("/address/suggestions/stepIn", ("POST",), "step_in", ("/address/suggestions/stepin",)),
+    Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
+    Op("/address/datasets/v1", ("GET",), "datasets"),
+)
+
+
+def _not_ready(engines: ServerEngines, handler: Handler) -> Handler:
+    """Answer 503 (retried by clients) until the engines are loaded."""
+
+    async def guarded(request: Request) -> Response:
+        if not engines.ready:
+            detail = "the engines failed to load" if engines.error else "the engines are still loading"
+            return Response(error_bytes(503, detail, request.url.path), status_code=503,
+                             media_type="application/json", headers={"Retry-After": "1"})
+        return await handler(request)
+
+    return guarded
+
+
+def create_app(config: ServerConfig | None = None, *,
+               loader: Callable[[ServerConfig], Loaded] = load_local) -> ASGIApp:
+    """The whole server as one ASGI callable. The engines load in a thread when the lifespan starts."""
+    config = config or ServerConfig()
+    engines = ServerEngines(config, loader)
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **AddressRoutes(engines).handlers()}  # type: ignore[dict-item]
+    routes: list[Route] = []
+    for op in OPERATIONS:
+        handler = _not_ready(engines, handlers[op.handler])
+        for path in (op.path, *op.aliases):
+            routes.append(Route(path, handler, methods=list(op.methods)))
+            if not path.endswith("{key:path}"):  # a {key:path} already takes a trailing slash
+                routes.append(Route(path + "/", handler, methods=list(op.methods)))
+    document = msgspec.json.encode(openapi_document(config))
+
+    async def healthz(request: Request) -> Response:
+        if engines.ready:
+            return Response(b'{"status":"ok"}', media_type="application/json")
+        status = "failed" if engines.error else "starting"
+        return Response(msgspec.json.encode({"status": status}), status_code=503, media_type="application/json")
+
+    async def openapi(request: Request) -> Response:
+        return Response(document, media_type="application/json")
+
+    routes += [Route("/healthz", healthz, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"])]
+
+    def load() -> None:
+        try:
+            engines.load()
+            log.info("dqkit serve: engines ready")
+        except Exception:
+            log.exception("dqkit serve: the engines failed to load; /healthz answers 503")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Load in the background so the port answers at once: /healthz says 503 "starting" until ready.
+        threading.Thread(target=load, name="dqkit-engine-loader", daemon=True).start()
+        yield
+
+    async def http_error(request: Request, exc: Any) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = {404: f"no operation at {request.url.path}",
+                  405: f"{request.method} is not allowed on {request.url.path}"}.get(status, str(exc))
+        headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
+        return Response(error_bytes(status, detail, request.url.path), status_code=status,
+                        media_type="application/json", headers=headers)
+
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error})
+    app.router.redirect_slashes = False
+    return Gate(app, config)

@@ -1,0 +1,254 @@
+"""The OpenAPI 3.1 document of `dqkit serve`, built from the contract models so it cannot drift from them.
+
+Schemas of the address service and of ELSGenericMessage come from msgspec (the same structs that encode the
+wire); the lead *request* is grouped on the JSON wire and flat on the form, so those two schemas are built here
+from the field tables of `dqkit.contract.lead`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+from dqkit import __version__
+from dqkit.contract.address import (
+    DatasetsResponse,
+    FormatRequest,
+    FormatResponse,
+    LookupRequest,
+    RefineRequest,
+    SearchRequest,
+    SearchResponse,
+    ValidateResponse,
+)
+from dqkit.contract.errors import ErrorBody
+from dqkit.contract.lead import (
+    ADDRESS_FIELDS,
+    CUSTOMER_FIELDS,
+    FIELD_MAX_LENGTH,
+    MAX_ATTRIBUTES,
+    NAME_FIELDS,
+    PHONE_FIELDS,
+    ELSGenericMessage,
+)
+from dqkit.server.config import ServerConfig
+from dqkit.server.status import status_table_markdown
+
+REF: Final = "#/components/schemas/{name}"
+_TYPE_FIELDS: Final = frozenset({"ADDRESS_TYPE", "PHONE_TYPE"})
+
+
+def _field_schema(name: str, words: bool) -> dict[str, Any]:
+    if name in _TYPE_FIELDS:
+        return {"type": "string", "enum": ["H", "B", "Home", "Business", ""] if words else ["H", "B", ""]}
+    limit = FIELD_MAX_LENGTH.get(name)
+    return {"type": "string", **({"maxLength": limit} if limit else {})}
+
+
+def _group(names: tuple[str, ...], words: bool = True) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False,
+            "properties": {n: _field_schema(n, words) for n in names}}
+
+
+def lead_json_schema() -> dict[str, Any]:
+    """The grouped JSON representation of a lead request (seed 000, section 2.1)."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "Field names are case-insensitive. The seed reserves the characters \" and & in JSON "
+                       "input (E300).",
+        "properties": {
+            "LEAD_TRANS_DETAILS": _group(NAME_FIELDS),
+            "LEAD_ADDRESS": _group(ADDRESS_FIELDS),
+            "CUSTOMER": _group(CUSTOMER_FIELDS),
+            "LEAD_PHONE": {"type": "array", "items": _group(PHONE_FIELDS)},
+            "LEAD_ATTRIBUTE": {"type": "array", "maxItems": MAX_ATTRIBUTES,
+                               "items": _group(("ATTRIBUTE_NAME", "ATTRIBUTE_VALUE"))},
+        },
+    }
+
+
+def lead_form_schema() -> dict[str, Any]:
+    """The flat form representation (PHONE_* and ATTRIBUTE_* may repeat)."""
+    names = (*NAME_FIELDS, *ADDRESS_FIELDS, *CUSTOMER_FIELDS, *PHONE_FIELDS, "ATTRIBUTE_NAME", "ATTRIBUTE_VALUE")
+    return {"type": "object", "additionalProperties": False,
+            "properties": {n: _field_schema(n, words=False) for n in names}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF.format(name=name)}
+
+
+def _json_content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+_ERROR_TEXT: Final[dict[int, str]] = {
+    400: "The request is not valid (body, parameters or Timeout-Seconds)",
+    401: "Missing or wrong Auth-Token header, or a token in the query string",
+    403: "The dataset asked for is not held by this server",
+    404: "Unknown path, or a key this index does not know",
+    408: "The request took longer than its Timeout-Seconds",
+    413: "The request body is over the server's limit",
+    429: "The per-token rate limit is reached; see Retry-After and X-Rate-Limit-Reset",
+    500: "Internal error",
+    503: "The engines are still loading; retry after Retry-After seconds",
+}
+_RATE_HEADERS: Final = {
+    "Reference-Id": {"description": "The request's Reference-Id, echoed", "schema": {"type": "string"}},
+    "X-Rate-Limit-Limit": {"description": "Requests allowed per window (when a limit is set)",
+                           "schema": {"type": "string"}},
+    "X-Rate-Limit-Remaining": {"description": "Requests left in this window", "schema": {"type": "string"}},
+    "X-Rate-Limit-Reset": {"description": "Epoch seconds at which the window resets",
+                           "schema": {"type": "string"}},
+}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    return {str(s): {"description": _ERROR_TEXT[s], "headers": _RATE_HEADERS, "content": _json_content(_ref("ErrorBody"))}
+            for s in statuses}
+
+
+_COMMON_ERRORS: Final = (400, 401, 403, 404, 408, 413, 429, 500, 503)
+_HEADER_PARAMS: Final[list[dict[str, Any]]] = [
+    {"name": "Reference-Id", "in": "header", "required": False,
+     "description": "A UUID for end-to-end tracing; echoed in the response header of the same name",
+     "schema": {"type": "string", "pattern": "^[A-Za-z0-9-]{1,64}$"}},
+    {"name": "Timeout-Seconds", "in": "header", "required": False,
+     "description": "Give up after this many seconds (HTTP 408). Capped at the server's timeout (15 s by "
+                    "default); fractions are accepted. The vendor accepts 2 to 15.",
+     "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 15}},
+]
+_KEY_PARAM: Final = {"name": "key", "in": "path", "required": True,
+                     "description": "A global_address_key or suggestions_key from an earlier answer",
+                     "schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_.~-]+$"}}
+
+
+def _op(op_id: str, summary: str, ok: dict[str, Any], *, body: dict[str, Any] | None = None,
+        params: list[dict[str, Any]] | None = None, errors: tuple[int, ...] = _COMMON_ERRORS) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "operationId": op_id,
+        "summary": summary,
+        "parameters": [*_HEADER_PARAMS, *(params or [])],
+        "responses": {"200": {"description": "OK", "headers": _RATE_HEADERS, "content": ok}, **_errors(*errors)},
+    }
+    if body is not None:
+        out["requestBody"] = {"required": True, "content": body}
+    return out
+
+
+def _description() -> str:
+    return f"""The lead verification service (seed 000) and the address validation service (seed 001), served by
+dqkit's local engine with the vendor's wire formats.
+
+**Paths.** The lead operation is at `/search` and at the vendor's path `/els/rest/enrich/v1/search`. Every path
+also answers with a trailing slash. Aliases: `/address/lookup/v1` (seed 001) = `/address/lookup/v2`;
+`/address/suggestions/stepIn/v1/{{key}}` = `/address/suggestions/stepin/v1/{{key}}`.
+
+**Authentication.** The `Auth-Token` header, when the server was started with `--token`. A token in the query
+string is refused with 401 (and is not logged).
+
+**Lead representations.** JSON, XML or form data in; ELSGenericMessage out, in XML when the request was XML and
+in JSON otherwise, unless `Accept` explicitly prefers the other format.
+
+**HTTP status of each lead RESULT_CODE** (the body is an ELSGenericMessage in all of these):
+
+{status_table_markdown()}
+
+401, 408, 413, 429 and 503 answers on the lead path carry the error body below, not an ELSGenericMessage.
+
+**Errors** use the body `{{"error": {{"type", "title", "detail", "instance"}}}}` with 400, 401, 403, 404, 405, 408,
+413, 429, 500 or 503. **Rate limit** (off unless `--rate-limit` is set): per token, answered with 429,
+`Retry-After` and `X-Rate-Limit-Limit` / `X-Rate-Limit-Remaining` / `X-Rate-Limit-Reset` (epoch seconds).
+"""
+
+
+def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
+    config = config or ServerConfig()
+    _, components = msgspec.json.schema_components(
+        [SearchRequest, SearchResponse, ValidateResponse, RefineRequest, FormatRequest, FormatResponse,
+         LookupRequest, DatasetsResponse, ErrorBody, ELSGenericMessage],
+        ref_template=REF,
+    )
+    from dqkit.server.address_routes import StepInRequest
+
+    _, step_components = msgspec.json.schema_components([StepInRequest], ref_template=REF)
+    components.update(step_components)
+    components["LeadJson"] = lead_json_schema()
+    components["LeadForm"] = lead_form_schema()
+    message = _ref("ELSGenericMessage")
+    lead_out = {"application/json": {"schema": message},
+                "application/xml": {"schema": {"type": "string", "description": "<ELSGenericMessage> document"}}}
+    lead_answers = {code: {"description": text, "content": lead_out} for code, text in (
+        ("400", "E300: the request could not be read"),
+        ("403", "E500 (IP address not allowed) or E501 (unknown CLIENT_ID or PARTNER_ID)"),
+        ("500", "E400: internal error"),
+    )}
+    lead_post = _op("verifyLead", "Verify one lead", lead_out, body={
+        "application/json": {"schema": _ref("LeadJson")},
+        "application/x-www-form-urlencoded": {"schema": _ref("LeadForm")},
+        "application/xml": {"schema": {"type": "string",
+                                       "description": "<elsgenericmessage> with customer, lead_trans_details, "
+                                                      "lead_phone*, lead_address, lead_attribute*"}},
+    }, errors=(401, 408, 413, 429, 503))
+    lead_post["responses"].update(lead_answers)
+    form_params = [{"name": n, "in": "query", "required": False, "schema": s}
+                   for n, s in lead_form_schema()["properties"].items()]
+    lead_get = _op("verifyLeadQuery", "Verify one lead given as query parameters (the form fields)", lead_out,
+                   params=form_params, errors=(401, 408, 413, 429, 503))
+    lead_get["responses"].update(lead_answers)
+    lead_item = {"post": lead_post, "get": lead_get}
+    country_param = {"name": "country_iso", "in": "query", "required": False,
+                     "description": "Three-letter country code, any case", "schema": {"type": "string"}}
+    add_components = {"name": "Add-Components", "in": "header", "required": False,
+                      "schema": {"type": "string", "enum": ["true", "false"]}}
+    paths: dict[str, Any] = {
+        "/search": lead_item,
+        "/els/rest/enrich/v1/search": {
+            m: {**op, "operationId": op["operationId"] + "VendorPath"} for m, op in lead_item.items()},
+        "/address/search/v1": {"post": _op("search", "Search (autocomplete, singleline or typedown)",
+                                           _json_content(_ref("SearchResponse")),
+                                           body=_json_content(_ref("SearchRequest")))},
+        "/address/validate/v1": {"post": _op("validate", "Validate one address",
+                                             _json_content(_ref("ValidateResponse")),
+                                             body=_json_content(_ref("SearchRequest")))},
+        "/address/suggestions/refine/v1/{key}": {"post": _op(
+            "refine", "Refine a suggestion list or a group suggestion", _json_content(_ref("SearchResponse")),
+            body=_json_content(_ref("RefineRequest")), params=[_KEY_PARAM])},
+        "/address/format/v1/{key}": {
+            "get": _op("formatDefault", "Format an address with the default layout",
+                       _json_content(_ref("FormatResponse")), params=[_KEY_PARAM, add_components]),
+            "post": _op("format", "Format an address with chosen layouts", _json_content(_ref("FormatResponse")),
+                        body=_json_content(_ref("FormatRequest")), params=[_KEY_PARAM, add_components]),
+        },
+        "/address/suggestions/stepin/v1/{key}": {
+            "get": _op("stepIn", "Step into a group suggestion", _json_content(_ref("SearchResponse")),
+                       params=[_KEY_PARAM]),
+            "post": _op("stepInPost", "Step into a group suggestion", _json_content(_ref("SearchResponse")),
+                        params=[_KEY_PARAM]),
+        },
+        "/address/suggestions/stepIn": {"post": _op(
+            "stepInBody", "Step into a group suggestion named in the body", _json_content(_ref("SearchResponse")),
+            body=_json_content(_ref("StepInRequest")))},
+        "/address/lookup/v2": {"post": _op("lookup", "Look addresses up by a key (postal_code, locality, ...)",
+                                           _json_content(_ref("SearchResponse")),
+                                           body=_json_content(_ref("LookupRequest")))},
+        "/address/datasets/v1": {"get": _op("datasets", "The datasets this server holds",
+                                            _json_content(_ref("DatasetsResponse")), params=[country_param])},
+        "/healthz": {"get": {"operationId": "healthz", "summary": "200 once the engines are ready", "security": [],
+                             "responses": {"200": {"description": "ready"},
+                                           "503": {"description": "still loading, or failed to load"}}}},
+    }
+    doc: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "dqkit serve", "version": __version__, "description": _description()},
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"AuthToken": {"type": "apiKey", "in": "header", "name": "Auth-Token"}},
+        },
+    }
+    if config.auth_required:
+        doc["security"] = [{"AuthToken": []}]
+    return doc
