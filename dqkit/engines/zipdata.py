@@ -3,14 +3,22 @@
 `zipcodes.matching` scans its data on every call (~0.3 ms); the lead engine asks for the same facts for every
 lead, so the whole table is turned into dicts on first use (about 40k ZIPs, well under a second) and every
 later question is a dict lookup.
+
+County FIPS codes come from the Census county table shipped in `usaddr/data/county_fips.tsv` (see
+`dqkit.engines.usaddr.make_county_fips`), matched to `zipcodes`' county names. `zipcodes` holds one county per
+ZIP, so "in several counties" is known per city (its ZIPs lie in more than one county), not per ZIP. No bundled
+source gives metropolitan areas (CBSA / MSA codes), so none are offered.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,7 @@ class ZipInfo:
     lng: str
     country: str  # "US" for the states and territories; else the country of a military/foreign entry
     active: bool
+    county_fips: str = ""  # five-digit state + county FIPS code ("06085"); "" when the county is unknown
 
     @property
     def cities(self) -> tuple[str, ...]:
@@ -41,6 +50,8 @@ class ZipTables:
     area_codes_by_state: Mapping[str, frozenset[str]]
     states_by_area_code: Mapping[str, frozenset[str]]
     cities_by_state: Mapping[str, tuple[str, ...]]
+    counties_by_city: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)  # (CITY, ST)
+    states_by_zip3: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "950" -> {"CA"}
 
 
 @functools.cache
@@ -53,19 +64,22 @@ def tables() -> ZipTables:
     alias: dict[tuple[str, str], list[str]] = defaultdict(list)
     codes_by_state: dict[str, set[str]] = defaultdict(set)
     states_by_code: dict[str, set[str]] = defaultdict(set)
-    for z in zipcodes.list_all():
+    fips_of = _county_fips_lookup()
+    for z in zipcodes.list_all():  # type: ignore[no-untyped-call]
+        county = (z["county"] or "").upper()
         info = ZipInfo(
             zip=z["zip_code"],
             kind=z["zip_code_type"],
             city=z["city"].upper(),
             acceptable_cities=tuple(c.upper() for c in z["acceptable_cities"]),
             state=z["state"],
-            county=(z["county"] or "").upper(),
+            county=county,
             area_codes=frozenset(z["area_codes"] or ()),
-            lat=z["lat"] or "",
-            lng=z["long"] or "",
+            lat=_coord(z["lat"]),
+            lng=_coord(z["long"]),
             country=z["country"] or "",
             active=bool(z["active"]),
+            county_fips=fips_of(county, z["state"]) if county else "",
         )
         by_zip[info.zip] = info
         preferred[(info.city, info.state)].append(info.zip)
@@ -76,17 +90,72 @@ def tables() -> ZipTables:
             states_by_code[code].add(info.state)
     by_city: dict[tuple[str, str], tuple[str, ...]] = {}
     for key in preferred.keys() | alias.keys():
-        by_city[key] = tuple(preferred.get(key, ())) + tuple(z for z in alias.get(key, ()) if z not in preferred)
+        pref = preferred.get(key, [])
+        by_city[key] = tuple(pref) + tuple(z for z in alias.get(key, ()) if z not in pref)
     cities: dict[str, set[str]] = defaultdict(set)
     for city, state in by_city:
         cities[state].add(city)
+    counties: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for key, zips in preferred.items():
+        for z5 in zips:
+            if by_zip[z5].county and by_zip[z5].kind != "UNIQUE":
+                counties[key].add(by_zip[z5].county)
+    zip3: dict[str, set[str]] = defaultdict(set)
+    for info in by_zip.values():
+        zip3[info.zip[:3]].add(info.state)
     return ZipTables(
         by_zip=by_zip,
         by_city_state=by_city,
         area_codes_by_state={s: frozenset(c) for s, c in codes_by_state.items()},
         states_by_area_code={c: frozenset(s) for c, s in states_by_code.items()},
         cities_by_state={s: tuple(sorted(c)) for s, c in cities.items()},
+        counties_by_city={k: frozenset(v) for k, v in counties.items()},
+        states_by_zip3={k: frozenset(v) for k, v in zip3.items()},
     )
+
+
+def _coord(v: str | None) -> str:
+    """zipcodes writes "0.0000" where it has no coordinates (military ZIPs): that is no coordinate."""
+    if not v:
+        return ""
+    try:
+        return "" if float(v) == 0.0 else v
+    except ValueError:
+        return ""
+
+
+COUNTY_FIPS_FILE = Path(__file__).resolve().parent / "usaddr" / "data" / "county_fips.tsv"
+_COUNTY_WORDS = re.compile(r"\b(COUNTY|PARISH|BOROUGH|CENSUS AREA|MUNICIPIO|MUNICIPALITY|CITY AND BOROUGH|OF)\b")
+
+
+def _county_key(name: str) -> str:
+    n = unicodedata.normalize("NFKD", name.upper()).encode("ascii", "ignore").decode()
+    n = re.sub(r"\bSAINT\b", "ST", n.replace(".", "").replace("'", ""))
+    return "".join(n.split())
+
+
+def _county_fips_lookup() -> Callable[[str, str], str]:
+    """A function (county name, state) -> FIPS over the bundled Census table; exact names first, then names
+    without their kind word ("MUNICIPALITY OF ANCHORAGE" = "Anchorage Municipality") when that is unique."""
+    exact: dict[tuple[str, str], str] = {}
+    loose: dict[tuple[str, str], set[str]] = defaultdict(set)
+    try:
+        lines = COUNTY_FIPS_FILE.read_text(encoding="utf-8").splitlines()[1:]
+    except OSError:
+        lines = []  # a broken install loses county codes, not the whole standardizer
+    for line in lines:
+        fips, state, name = line.split("\t")
+        exact[(_county_key(name), state)] = fips
+        loose[(_county_key(_COUNTY_WORDS.sub(" ", name.upper())), state)].add(fips)
+
+    def fips_of(county: str, state: str) -> str:
+        hit = exact.get((_county_key(county), state))
+        if hit:
+            return hit
+        cands = loose.get((_county_key(_COUNTY_WORDS.sub(" ", county)), state), set())
+        return next(iter(cands)) if len(cands) == 1 else ""
+
+    return fips_of
 
 
 def zip_info(zip5: str) -> ZipInfo | None:
@@ -97,3 +166,13 @@ def zip_info(zip5: str) -> ZipInfo | None:
 def zips_for_city(city: str, state: str) -> tuple[str, ...]:
     """ZIPs of a city (preferred or acceptable name) in a state; upper-case names."""
     return tables().by_city_state.get((city.upper(), state.upper()), ())
+
+
+def counties_for_city(city: str, state: str) -> frozenset[str]:
+    """Counties the (non-unique) ZIPs of a city's preferred name lie in; more than one means status 10."""
+    return tables().counties_by_city.get((city.upper(), state.upper()), frozenset())
+
+
+def zip3_states(zip5: str) -> frozenset[str]:
+    """States whose ZIPs share the first three digits of `zip5` (the state's ZIP ranges)."""
+    return tables().states_by_zip3.get(zip5[:3], frozenset())

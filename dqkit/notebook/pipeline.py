@@ -11,9 +11,12 @@ resumes on the next call without asking again for what was finished.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import functools
+import inspect
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -61,6 +64,7 @@ class Operation(Generic[Req, Res]):
     call:        answers a chunk of requests, one BatchItem per request, in order.
     cacheable:   whether an answer may be stored (not for service or account faults, which a rerun should retry).
     remote:      True for HTTP backends: chunks then go out concurrently.
+    batched:     True when `call` is the backend's own batch method (an HTTP client's, concurrent inside).
     """
 
     namespace: str
@@ -68,6 +72,31 @@ class Operation(Generic[Req, Res]):
     call: Callable[[Sequence[Req]], list[BatchItem[Res]]]
     cacheable: Callable[[Res], bool] = _always
     remote: bool = False
+    batched: bool = False
+
+
+def with_concurrency(batch_method: Callable[..., list[BatchItem[Res]]],
+                     concurrency: int | None) -> Callable[[Sequence[Any]], list[BatchItem[Res]]]:
+    """A backend's batch method, told how many requests to keep in flight when it takes `concurrency=`."""
+    if concurrency is None:
+        return batch_method
+    try:
+        accepts = "concurrency" in inspect.signature(batch_method).parameters
+    except (TypeError, ValueError):
+        accepts = False
+    return functools.partial(batch_method, concurrency=concurrency) if accepts else batch_method
+
+
+def defaults(op: Operation[Any, Any], concurrency: int | None, chunk_size: int | None) -> tuple[int, int]:
+    """Chunks in flight and chunk size: one at a time in-process (the GIL would serialize threads anyway);
+    two large chunks for a client's own concurrent batch method; many small ones for single HTTP calls."""
+    if not op.remote:
+        conc, size = 1, 512
+    elif op.batched:
+        conc, size = 2, 256
+    else:
+        conc, size = concurrency or 8, 16
+    return conc, chunk_size or size
 
 
 @dataclass
@@ -79,7 +108,6 @@ class BatchResult(Generic[Res]):
     cached: int = 0
     sent: int = 0
     errors: int = 0
-    stats: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         return {"requests": len(self.items), "unique": self.unique, "cached": self.cached, "sent": self.sent,
@@ -130,10 +158,8 @@ def run_batch(
         for u in uniques:
             blob = stored.get(keys[u])
             if blob is not None:
-                try:
+                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):  # older model: ask again
                     answers[u] = BatchItem(u, decoder.decode(blob))
-                except (msgspec.DecodeError, msgspec.ValidationError):
-                    pass  # an answer of an older model: ask again
     cached = len(answers)
     todo = [u for u in uniques if u not in answers]
 

@@ -7,9 +7,8 @@ The engines load in a worker thread after the socket is open, so `/healthz` can 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 import anyio.to_thread
@@ -46,7 +45,6 @@ class ServerEngines:
     loader: Callable[[ServerConfig], Loaded]
     _loaded: Loaded | None = None
     error: BaseException | None = None
-    _started: threading.Event = field(default_factory=threading.Event)
 
     def load(self) -> None:
         """Load the engines (blocking); a failure is kept and reported by /healthz instead of crashing."""

@@ -106,8 +106,8 @@ _RATE_HEADERS: Final = {
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
-    return {str(s): {"description": _ERROR_TEXT[s], "headers": _RATE_HEADERS, "content": _json_content(_ref("ErrorBody"))}
-            for s in statuses}
+    body = _json_content(_ref("ErrorBody"))
+    return {str(s): {"description": _ERROR_TEXT[s], "headers": _RATE_HEADERS, "content": body} for s in statuses}
 
 
 _COMMON_ERRORS: Final = (400, 401, 403, 404, 408, 413, 429, 500, 503)

@@ -8,8 +8,9 @@ service is a 500 (which clients retry). The body is an ELSGenericMessage in ever
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Mapping
+from typing import Final
 
 from dqkit.contract.codes import RESULT_CODES
 

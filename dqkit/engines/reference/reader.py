@@ -23,8 +23,8 @@ from typing import IO, Final, NamedTuple
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.countries import country, known_countries, normalize_postcode
 from dqkit.engines.reference.tokens import tokens
-from dqkit.engines.usaddr.pub28 import STATE_NAMES, UNITS
 from dqkit.engines.usaddr.points import EXTRA_COLUMNS
+from dqkit.engines.usaddr.pub28 import STATE_NAMES, UNITS
 
 _LEADING_DIGITS: Final = re.compile(r"\d+")
 _SPACES: Final = re.compile(r"\s+")

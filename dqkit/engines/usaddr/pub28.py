@@ -297,7 +297,7 @@ _STATE_VARIANTS: Final = {
     "PENN": "PA", "PENNA": "PA", "FLA": "FL", "TEX": "TX", "ILL": "IL", "MICH": "MI", "WIS": "WI", "WISC": "WI",
     "MINN": "MN", "ARIZ": "AZ", "COLO": "CO", "CONN": "CT", "NEB": "NE", "NEBR": "NE", "OKLA": "OK",
     "TENN": "TN", "ALA": "AL", "KAN": "KS", "KANS": "KS", "IND": "IN", "NEV": "NV", "WYO": "WY",
-    "WASHINGTON DC": "DC", "D C": "DC", "VIRGIN ISLANDS OF THE US": "VI", "US VIRGIN ISLANDS": "VI",
+    "D C": "DC", "VIRGIN ISLANDS OF THE US": "VI", "US VIRGIN ISLANDS": "VI",
 }
 
 # Words that end a delivery line and start a country.
@@ -355,6 +355,7 @@ SUFFIX_WORDS: Final[Mapping[str, str]] = MappingProxyType(_suffix_words)  # "AVE
 SUFFIXES: Final[Mapping[str, str]] = MappingProxyType(
     {**{v: s for v, s in _table(_C1_EXTRA)[0].items() if v not in _suffixes}, **_suffixes}
 )  # "AVENUE" -> "AVE", "AV" -> "AVE", "BL" -> "BLVD"
+EXTRA_SUFFIX_VARIANTS: Final = frozenset(SUFFIXES.keys() - _suffixes.keys())  # suffix-position-only forms
 UNITS, UNIT_WORDS = (MappingProxyType(t) for t in _table(_C2))  # "SUITE" -> "STE"
 UNITS_WITHOUT_NUMBER: Final = frozenset(line.split()[0] for line in _C2.strip().splitlines()
                                         if line.split()[1].startswith("0"))

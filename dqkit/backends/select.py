@@ -1,0 +1,131 @@
+"""The one way to choose a backend: the local engine (default), the vendor services, or a `dqkit serve`.
+
+Every surface (accessors, report, CLI) accepts what `lead_backend` / `address_backend` accept:
+
+    None or "local"            the in-process engines (no account, no network); one shared instance per process
+    "vendor"                   the vendor services; base URLs and token from the arguments or the environment
+                               variables the HTTP clients document
+    "http://host:port"         a `dqkit serve` (or any server speaking the vendor's wire format) at that URL
+    BackendSpec(...)           the same choice as a value that can be sent to Dask workers (no live connection)
+    a backend object           used as is (LocalBackend, LeadClient, AddressClient, or your own)
+
+A BackendSpec is frozen and picklable; its token never shows in its repr.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias, cast
+
+from dqkit.backends.base import AddressBackend, LeadBackend
+from dqkit.contract.errors import InputError
+
+Kind = Literal["local", "vendor", "serve"]
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Which backend to build. `url` is the base URL of both services for "serve"; for "vendor" the two services
+    have their own base URLs (`lead_url`, `address_url`), each falling back to the clients' environment variables.
+    """
+
+    kind: Kind = "local"
+    url: str | None = None
+    lead_url: str | None = None
+    address_url: str | None = None
+    token: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("local", "vendor", "serve"):
+            raise InputError(f"unknown backend kind {self.kind!r}; use 'local', 'vendor' or a URL")
+        if self.kind == "serve" and not self.url:
+            raise InputError("a 'serve' backend needs the server's URL")
+
+
+BackendLike: TypeAlias = "str | BackendSpec | LeadBackend | AddressBackend | None"
+
+
+def backend_spec(backend: str | BackendSpec | None = None, *, token: str | None = None) -> BackendSpec:
+    """The BackendSpec of a string choice (see the module docstring)."""
+    if isinstance(backend, BackendSpec):
+        return backend
+    if backend is None or backend.strip().lower() == "local":
+        return BackendSpec("local")
+    text = backend.strip()
+    if text.lower() == "vendor":
+        return BackendSpec("vendor", token=token)
+    if text.lower().startswith(("http://", "https://")):
+        return BackendSpec("serve", url=text.rstrip("/"), token=token)
+    raise InputError(f"unknown backend {backend!r}: use 'local', 'vendor', a URL of a dqkit serve, or a backend "
+                     "object")
+
+
+_BUILT: dict[tuple[BackendSpec, str], object] = {}
+_BUILT_LOCK = threading.Lock()
+
+
+def _build(spec: BackendSpec, service: Literal["lead", "address"]) -> object:
+    """Build (once per process) the backend of `spec` for `service`."""
+    with _BUILT_LOCK:
+        got = _BUILT.get((spec, service))
+        if got is not None:
+            return got
+        if spec.kind == "local":
+            # One LocalBackend serves both protocols: share it so the address engine opens once.
+            got = _BUILT.get((spec, "lead" if service == "address" else "address"))
+            if got is None:
+                from dqkit.backends.local import LocalBackend
+
+                got = LocalBackend()
+        else:
+            got = _client(spec, service)
+        _BUILT[(spec, service)] = got
+        return got
+
+
+def _client(spec: BackendSpec, service: Literal["lead", "address"]) -> object:
+    try:
+        from dqkit.client import AddressClient, LeadClient
+    except ImportError as exc:  # the HTTP clients are an optional part of some builds
+        raise InputError(f"the HTTP clients are not available in this installation ({exc})") from exc
+    base = spec.url if spec.kind == "serve" else spec.lead_url if service == "lead" else spec.address_url
+    cls: type = LeadClient if service == "lead" else AddressClient
+    kwargs: dict[str, object] = {}
+    if base:
+        kwargs["base_url"] = base
+    if spec.token:
+        kwargs["token"] = spec.token
+    return cls(**kwargs)
+
+
+def lead_backend(backend: BackendLike = None, *, token: str | None = None) -> LeadBackend:
+    """A LeadBackend for `backend` (see the module docstring)."""
+    if backend is None or isinstance(backend, str | BackendSpec):
+        return cast(LeadBackend, _build(backend_spec(backend, token=token), "lead"))
+    if not isinstance(backend, LeadBackend):
+        raise InputError(f"{type(backend).__name__} cannot verify leads (it has no verify_leads); pass 'local', "
+                         "'vendor', a URL or a lead backend")
+    return backend
+
+
+def address_backend(backend: BackendLike = None, *, token: str | None = None) -> AddressBackend:
+    """An AddressBackend for `backend` (see the module docstring)."""
+    if backend is None or isinstance(backend, str | BackendSpec):
+        return cast(AddressBackend, _build(backend_spec(backend, token=token), "address"))
+    if not isinstance(backend, AddressBackend):
+        raise InputError(f"{type(backend).__name__} cannot answer address questions (it has no validate/search); "
+                         "pass 'local', 'vendor', a URL or an address backend")
+    return backend
+
+
+def is_remote(backend: object) -> bool:
+    """True when calls to `backend` leave the process (HTTP clients), so that batches should run concurrently.
+
+    A backend can say so itself with a boolean `remote` attribute; otherwise dqkit's own clients are remote and
+    everything else (the local engines, a test double) runs in-process.
+    """
+    flag = getattr(backend, "remote", None)
+    if isinstance(flag, bool):
+        return flag
+    return type(backend).__module__.startswith("dqkit.client")

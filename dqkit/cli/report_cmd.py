@@ -1,0 +1,65 @@
+"""`dqkit report INPUT -o report.html`: verify a file of leads and write one self-contained HTML report.
+
+INPUT is a CSV or Parquet file of leads (columns found by forgiving names, as for `dqkit verify`), or a file that
+`dqkit verify` already wrote (its result columns are then reported as they are, nothing is verified again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+_PREFIXES = ("lead_", "")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("report", help="write an HTML report (figures and audit tables) of a file of leads",
+                       description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("input", type=Path, help="CSV or Parquet file of leads, or the output of dqkit verify")
+    p.add_argument("-o", "--output", type=Path, default=Path("report.html"),
+                   help="HTML file to write (default: report.html)")
+    p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
+                   help="use COLUMN for the seed field FIELD (repeatable), e.g. --map PARTNER_ID=vendor")
+    p.add_argument("--backend", default="local",
+                   help="'local' (default), 'vendor' (URLs and tokens from the DQKIT_* variables), or the URL of "
+                        "a dqkit serve")
+    p.add_argument("--by", metavar="COLUMN", help="column of lead sources (default: the PARTNER_ID column)")
+    p.add_argument("--title", default="Lead quality report", help="title of the report")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run)
+
+
+def _verified_prefix(columns: list[str]) -> str | None:
+    for prefix in _PREFIXES:
+        if f"{prefix}result_code" in columns and f"{prefix}outcome" in columns:
+            return prefix
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from dqkit.cli._leadio import parse_map, read_table
+    from dqkit.report import write_report
+
+    df = read_table(args.input)
+    prefix = _verified_prefix([str(c) for c in df.columns])
+    backend_name = ""
+    if prefix is None:
+        from dqkit.backends.select import lead_backend
+        from dqkit.notebook import leads
+
+        backend = lead_backend(args.backend)
+        backend_name = backend.name
+        prefix = leads.PREFIX
+        results = leads.verify(df, backend=backend, mapping=parse_map(args.map) or None, prefix=prefix,
+                               cache=False if args.no_cache else None, progress=not args.quiet)
+    else:
+        results = df
+    out = write_report(results, args.output, title=args.title, source=args.input.name, backend=backend_name,
+                       by=args.by, prefix=prefix)
+    print(f"report of {len(results):,} leads written to {out.resolve()}")
+    if not args.quiet:
+        print(f"open it in a browser: file://{out.resolve()}", file=sys.stderr)
+    return 0

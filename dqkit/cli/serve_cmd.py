@@ -1,0 +1,89 @@
+"""`dqkit serve`: the local engine behind the vendors' HTTP APIs (lead `/search`, address `/address/...`).
+
+Tokens can also come from the environment variable DQKIT_SERVE_TOKENS (comma-separated), which keeps them out of
+the process list; they add to any `--token`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+TOKENS_ENV = "DQKIT_SERVE_TOKENS"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve the local engine over HTTP with the vendors' wire formats",
+        description="Serve the lead service (POST /search, also at /els/rest/enrich/v1/search) and the address "
+                    "service (/address/...) from the local engine. GET /healthz answers 200 once ready; the "
+                    "OpenAPI document is at /openapi.json.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one and prints it)")
+    p.add_argument("--token", action="append", default=[], metavar="TOKEN",
+                   help=f"accepted Auth-Token value (repeatable; also ${TOKENS_ENV}); none: no token needed")
+    p.add_argument("--client-id", action="append", default=None, metavar="ID",
+                   help="accepted lead CLIENT_ID (repeatable); others get E501")
+    p.add_argument("--partner-id", action="append", default=None, metavar="ID",
+                   help="accepted lead PARTNER_ID (repeatable); others get E501")
+    p.add_argument("--allow-ip", action="append", default=[], metavar="CIDR",
+                   help="network a lead request may come from (repeatable); others get E500")
+    p.add_argument("--reference", action="append", default=[], metavar="FILE", type=Path,
+                   help="OpenAddresses CSV for the address index (repeatable); none: the bundled demo reference")
+    p.add_argument("--index", type=Path, default=None, metavar="FILE",
+                   help="a prebuilt address index (from `dqkit index`) instead of --reference files")
+    p.add_argument("--rate-limit", type=int, default=0, metavar="N",
+                   help="requests per token per window before 429 (default 0: off)")
+    p.add_argument("--rate-window", type=int, default=60, metavar="SECONDS",
+                   help="length of the rate-limit window (default 60)")
+    p.add_argument("--max-body-bytes", type=int, default=1_048_576, metavar="BYTES",
+                   help="larger request bodies get 413 (default 1 MiB)")
+    p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="default and ceiling of the Timeout-Seconds header (default 15; past it: 408)")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--no-access-log", action="store_true", help="do not log one line per request")
+    p.set_defaults(handler=run)
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """The ServerConfig the options describe (InputError for a bad value)."""
+    from dqkit.contract.errors import InputError
+    from dqkit.server.config import ServerConfig, parse_networks
+
+    tokens = [t for t in args.token]
+    tokens += [t.strip() for t in os.environ.get(TOKENS_ENV, "").split(",") if t.strip()]
+    for path in [*args.reference, *([args.index] if args.index else [])]:
+        if not path.is_file():
+            raise InputError(f"no such file: {path}")
+    if args.index and args.reference:
+        raise InputError("give --index or --reference files, not both")
+    return ServerConfig(
+        tokens=frozenset(tokens),
+        client_ids=frozenset(args.client_id) if args.client_id else None,
+        partner_ids=frozenset(args.partner_id) if args.partner_id else None,
+        allow_ips=parse_networks(args.allow_ip),
+        references=tuple(args.reference),
+        index=args.index,
+        rate_limit=args.rate_limit,
+        rate_window_seconds=args.rate_window,
+        max_body_bytes=args.max_body_bytes,
+        timeout_seconds=args.timeout,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from dqkit.contract.errors import InputError
+    from dqkit.server.runner import serve
+
+    config = config_from_args(args)
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port {args.port} is not a port number")
+    try:
+        serve(config, args.host, args.port, log_level=args.log_level, access_log=not args.no_access_log)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0

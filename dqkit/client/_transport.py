@@ -1,0 +1,107 @@
+"""The one module of dqkit that imports httpx: it sends a request and returns status, headers and body.
+
+Why the aiohttp transport by default: on loopback against `dqkit serve`, `httpx.AsyncClient` with its own
+transport (httpcore) loses throughput as concurrency rises (the issue measured ~900 req/s at 1 concurrent request
+and ~260 at 32, client CPU saturated), while aiohttp sustains several thousand. httpx stays the client API and
+`httpx_aiohttp.AiohttpTransport` carries the bytes. `benchmarks/bench_http.py` re-measures both on every run
+(rows "raw httpx", "LeadClient transport=httpx" and "LeadClient transport=aiohttp"); pass `transport="httpx"`
+to a client to use httpx's own transport (e.g. for HTTP/2 or a proxy aiohttp cannot reach).
+
+Every httpx exception becomes a dqkit `TransportError` raised *outside* the except block, so no httpx object (whose
+request carries the Auth-Token header) stays attached to the error as its cause or context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import httpx
+
+from dqkit.contract.errors import InputError, TransportError, TransportTimeout
+
+TransportName = Literal["aiohttp", "httpx"]
+DEFAULT_TRANSPORT: Final[TransportName] = "aiohttp"
+
+
+@dataclass(frozen=True, slots=True)
+class RawResponse:
+    """An HTTP answer: status, headers (lower-case names) and the whole body."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+
+def check_base_url(base_url: str) -> str:
+    """A base URL without a trailing slash; credentials in it are refused (they would end up in logs)."""
+    try:
+        url = httpx.URL(base_url)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise InputError(f"not a URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InputError("the base URL must be http:// or https:// with a host")
+    if url.userinfo:
+        raise InputError("the base URL must not hold credentials; pass token= (sent as the Auth-Token header)")
+    if url.query:
+        raise InputError("the base URL must not hold a query string (tokens go in the Auth-Token header only)")
+    return base_url.rstrip("/")
+
+
+class AsyncTransport:
+    """An httpx.AsyncClient created lazily inside the event loop that first uses it, and only used there."""
+
+    def __init__(self, base_url: str, *, max_connections: int, transport: TransportName = DEFAULT_TRANSPORT) -> None:
+        self.base_url = check_base_url(base_url)
+        self.kind: TransportName = transport
+        self._max_connections = max_connections
+        self._client: httpx.AsyncClient | None = None
+
+    def _make_client(self) -> httpx.AsyncClient:
+        limits = httpx.Limits(max_connections=self._max_connections,
+                              max_keepalive_connections=self._max_connections)
+        if self.kind == "aiohttp":
+            from httpx_aiohttp import AiohttpTransport
+
+            return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), limits=limits, trust_env=False)
+        if self.kind == "httpx":
+            return httpx.AsyncClient(limits=limits, trust_env=False)
+        raise InputError(f"unknown transport {self.kind!r}; use 'aiohttp' or 'httpx'")
+
+    async def request(self, method: str, path: str, *, headers: Mapping[str, str], content: bytes | None,
+                      timeout: float) -> RawResponse:
+        """Send one request; TransportTimeout / TransportError when no answer came."""
+        if self._client is None:
+            self._client = self._make_client()
+        error: TransportError | None = None
+        try:
+            async with asyncio.timeout(timeout):
+                response = await self._client.request(method, self.base_url + path, headers=headers,
+                                                      content=content, timeout=timeout)
+                body = await response.aread()
+            return RawResponse(response.status_code, response.headers, body)
+        except TimeoutError:
+            error = TransportTimeout(f"{method} {path}: no answer within {timeout:g} s")
+        except httpx.TimeoutException as exc:
+            # httpx-aiohttp maps some disconnects to ConnectTimeout: only a timeout underneath is a timeout.
+            cause = exc.__cause__
+            if cause is None or isinstance(cause, TimeoutError):
+                error = TransportTimeout(f"{method} {path}: no answer within {timeout:g} s")
+            else:
+                error = TransportError(f"{method} {path}: {type(cause).__name__}: {cause}".rstrip(": "))
+        except httpx.TransportError as exc:
+            error = TransportError(f"{method} {path}: {type(exc).__name__}: {exc}".rstrip(": "))
+        except httpx.HTTPError as exc:  # anything else httpx raises (e.g. a broken response)
+            error = TransportError(f"{method} {path}: {type(exc).__name__}")
+        raise error
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()

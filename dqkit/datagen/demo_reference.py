@@ -1,0 +1,165 @@
+"""The demo address reference: SYNTHETIC address points on real ZIP / city / state triples and real street names.
+
+Every ZIP, city and state comes from the bundled `zipcodes` package (USPS data); street names are among the most
+common street names of the US (public facts, listed below); house numbers, units and coordinates are made up
+with a fixed seed, so the same call always writes the same file. None of these addresses is claimed to exist.
+
+    python -m dqkit.datagen.demo_reference [-n 40000] [-o data/demo_reference.csv.gz]
+
+The bundled `data/demo_reference.csv.gz` is this module's output with the defaults; the benchmark calls it with
+`-n 1000000`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import math
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+DEFAULT_ROWS: Final = 40_000
+DEFAULT_SEED: Final = 20240601
+DEFAULT_OUT: Final = "data/demo_reference.csv.gz"
+HEADER: Final = ("LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID")
+
+# Common US street names (numbered, trees, people, places, landscape); ~ joins a two-word name.
+STREET_NAMES: Final = tuple("""
+MAIN PARK OAK PINE MAPLE CEDAR ELM WASHINGTON LAKE HILL WALNUT SPRING NORTH RIDGE CHURCH WILLOW MILL SUNSET
+RAILROAD JACKSON CHERRY CENTER HIGHLAND JOHNSON FRANKLIN LINCOLN MADISON JEFFERSON ADAMS MEADOW DOGWOOD
+HICKORY POPLAR SYCAMORE BIRCH ASH CHESTNUT LOCUST MAGNOLIA HOLLY LAUREL SPRUCE CYPRESS REDWOOD ASPEN
+JUNIPER ACACIA ORCHARD VALLEY RIVER FOREST GROVE MEADOWBROOK LAKEVIEW HILLSIDE RIVERSIDE WOODLAND FAIRVIEW
+PLEASANT PROSPECT UNION SCHOOL COLLEGE MARKET BRIDGE WATER FRONT HIGH BROAD STATE COURT KING QUEEN PRINCE
+BROADWAY EUCLID EVERGREEN GREENWOOD WILDWOOD ROSEWOOD BRIARWOOD WESTWOOD EASTWOOD KENSINGTON WINDSOR
+CAMBRIDGE OXFORD HAMPTON COLONIAL HERITAGE LIBERTY INDEPENDENCE PATRIOT MONROE HARRISON GRANT TAYLOR
+WILSON CLEVELAND POLK PIERCE HAYES GARFIELD ARTHUR TYLER VAN_BUREN KENNEDY ROOSEVELT TRUMAN MCKINLEY
+JOHNSTON MORGAN WALKER SMITH BROWN DAVIS MILLER MOORE CLARK LEWIS ROBINSON YOUNG ALLEN WRIGHT SCOTT GREEN
+BAKER ADAMSON NELSON HILL CARTER MITCHELL ROBERTS TURNER PHILLIPS CAMPBELL PARKER EVANS EDWARDS COLLINS
+STEWART MORRIS ROGERS REED COOK BELL MURPHY BAILEY COOPER RICHARDSON HOWARD WARD PETERSON GRAY JAMES
+WATSON BROOKS KELLY SANDERS PRICE BENNETT WOOD BARNES ROSS HENDERSON COLEMAN JENKINS PERRY POWELL LONG
+PATTERSON HUGHES FLORES BUTLER SIMMONS FOSTER BRYANT ALEXANDER RUSSELL GRIFFIN HAMILTON GRAHAM SULLIVAN
+WALLACE WOODS COLE WEST JORDAN OWENS REYNOLDS FISHER ELLIS HARRIS MARSHALL DUNCAN SHERMAN CUSTER
+SUMMIT CRESCENT CREEKSIDE BROOKSIDE STONEY FOX DEER EAGLE HAWK QUAIL CARDINAL ROBIN BLUEBIRD SPARROW
+PHEASANT TURKEY BUFFALO BEAR WOLF ELK BEAVER OTTER HERON SWAN FALCON RAVEN DOVE LARK WREN
+SUNNYSIDE SHADY CLEARVIEW BAYVIEW MOUNTAIN_VIEW SEAVIEW OCEAN BEACH HARBOR BAY SHORE ISLAND CANAL
+MISSION PRESIDIO ALAMEDA CAMINO VISTA SIERRA MESA CANYON ARROYO PASEO PLAZA RANCHO LOMA MONTE DEL_MAR
+BELMONT BEVERLY CHELSEA DEVON ESSEX GLENWOOD HAWTHORNE IVY JASMINE LILAC LAVENDER MARIGOLD ORCHID POPPY
+PRIMROSE ROSE TULIP VIOLET DAISY CLOVER FERN HEATHER IRIS SAGE THISTLE BRAMBLE HOLLOW GLEN DALE BROOK
+MEADOWLARK STONEBRIDGE FIELDSTONE COBBLESTONE OLD_MILL COUNTRY_CLUB GOLF_VIEW AIRPORT DEPOT STATION
+INDUSTRIAL COMMERCE ENTERPRISE TECHNOLOGY RESEARCH UNIVERSITY ACADEMY SEMINARY HOSPITAL CEMETERY
+""".replace("_", "~").split())
+NUMBERED: Final = tuple(
+    f"{n}{'TH' if 10 <= n % 100 <= 20 else {1: 'ST', 2: 'ND', 3: 'RD'}.get(n % 10, 'TH')}" for n in range(1, 61)
+)
+SUFFIXES: Final = (("ST", 26), ("AVE", 18), ("DR", 16), ("RD", 12), ("LN", 8), ("CT", 6), ("WAY", 5),
+                   ("BLVD", 3), ("PL", 3), ("CIR", 2), ("TER", 2), ("PKWY", 1), ("TRL", 1), ("LOOP", 1))
+DIRECTIONS: Final = ("N", "S", "E", "W")
+UNIT_STYLES: Final = (("APT", "num", 45), ("UNIT", "num", 20), ("STE", "hundreds", 15), ("APT", "letter", 12),
+                      ("#", "num", 8))
+
+
+def _zip_pool(rng: random.Random) -> list[tuple[str, str, str, float, float]]:
+    """(zip, city, state, lat, lng) of standard, active ZIPs in the 50 states and DC, shuffled by `rng`."""
+    from dqkit.engines import zipdata
+
+    out = []
+    for z in sorted(zipdata.tables().by_zip.values(), key=lambda z: z.zip):
+        if z.kind != "STANDARD" or not z.active or not z.lat or not z.lng or z.country != "US":
+            continue
+        if z.state in ("AS", "GU", "MP", "PR", "VI", "FM", "MH", "PW", "AA", "AE", "AP"):
+            continue
+        out.append((z.zip, z.city, z.state, float(z.lat), float(z.lng)))
+    rng.shuffle(out)
+    return out
+
+
+def _street_name(rng: random.Random) -> str:
+    name = rng.choice(NUMBERED) if rng.random() < 0.18 else rng.choice(STREET_NAMES).replace("~", " ")
+    suffix = rng.choices([s for s, _ in SUFFIXES], weights=[w for _, w in SUFFIXES])[0]
+    predir = rng.choice(DIRECTIONS) + " " if rng.random() < 0.12 else ""
+    postdir = " " + rng.choice(DIRECTIONS) if not predir and rng.random() < 0.03 else ""
+    return f"{predir}{name} {suffix}{postdir}"
+
+
+def _units(rng: random.Random) -> list[str]:
+    desig, style = rng.choices([(d, s) for d, s, _ in UNIT_STYLES], weights=[w for *_, w in UNIT_STYLES])[0]
+    n = rng.randint(2, 40)
+    if style == "letter":
+        labels = [chr(ord("A") + i) for i in range(min(n, 12))]
+    elif style == "hundreds":
+        labels = [str(100 * f + k) for f in range(1, 4) for k in range(1, 1 + max(1, n // 3))]
+    else:
+        labels = [str(i) for i in range(1, n + 1)]
+    return [f"{desig} {lab}" if desig != "#" else f"# {lab}" for lab in labels]
+
+
+def generate(rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Iterator[tuple[str, ...]]:
+    """Yield OpenAddresses-format rows (HEADER order), exactly `rows` of them."""
+    rng = random.Random(seed)
+    zips = _zip_pool(rng)
+    made = 0
+    zi = 0
+    while made < rows:
+        zip5, city, state, lat0, lng0 = zips[zi % len(zips)]
+        zi += 1
+        used: set[str] = set()
+        for _ in range(rng.randint(15, 70)):
+            street = _street_name(rng)
+            if street in used:
+                continue
+            used.add(street)
+            heading = rng.uniform(0, math.pi)
+            slat, slng = lat0 + rng.uniform(-0.03, 0.03), lng0 + rng.uniform(-0.03, 0.03)
+            start = rng.choice((1, 2, 100, 101, 200, 400, 1000, 1200, 2400, 10000))
+            step = rng.choice((2, 2, 4, 6, 10))
+            count = max(1, min(160, int(rng.lognormvariate(2.9, 0.8))))
+            for k in range(count):
+                number = start + k * step + (1 if rng.random() < 0.5 and step > 2 else 0)
+                num = str(number)
+                if rng.random() < 0.01:
+                    num += rng.choice("AB")
+                d = k * 0.00012
+                lat = round(slat + d * math.cos(heading), 7)
+                lng = round(slng + d * math.sin(heading), 7)
+                units = _units(rng) if rng.random() < 0.05 else [""]
+                for unit in units:
+                    made += 1
+                    yield (f"{lng}", f"{lat}", num, street, unit, city, "", state, zip5, f"demo-{made}")
+                    if made >= rows:
+                        return
+
+
+def write(path: str | Path, rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Path:
+    """Write the generated rows as a reproducible gzip CSV (fixed gzip mtime) or a plain CSV by extension."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADER)
+    w.writerows(generate(rows, seed))
+    data = buf.getvalue().encode()
+    if path.suffix == ".gz":
+        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                    compresslevel=9) as gz:
+            gz.write(data)
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("-n", "--rows", type=int, default=DEFAULT_ROWS)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("-o", "--out", default=DEFAULT_OUT)
+    a = p.parse_args(argv)
+    print(write(a.out, a.rows, a.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

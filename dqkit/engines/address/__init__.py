@@ -1,0 +1,15 @@
+"""The address validation engine of seed 001, offline: search / type-down, validate, refine, step in, format and
+look up, over a reference index (`dqkit.engines.reference`).
+
+    AddressEngine.demo()                    the bundled synthetic demo reference
+    AddressEngine.open("refs.dqidx")        an index built by `dqkit index build`
+    AddressEngine.from_files(["us/ca/alameda.csv"])
+
+Modules: `query` (reading what was typed), `matching` (words -> streets, typos, fallbacks), `search` (numbers,
+grouping, ranking), `validate` (confidence, corrections, match type), `layout` (the 7-line address per country),
+`keys` (opaque signed keys), `cache` (building indexes into the user cache), `engine` (the AddressBackend methods).
+"""
+
+from dqkit.engines.address.engine import AddressEngine
+
+__all__ = ["AddressEngine"]

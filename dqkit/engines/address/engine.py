@@ -1,0 +1,420 @@
+"""`AddressEngine`: the address validation service of seed 001, in process, over a reference index.
+
+Its public methods are exactly the `AddressBackend` protocol (`dqkit.backends.base`), so the local backend and
+the HTTP server simply delegate to it. Requests and responses are the contract models of
+`dqkit.contract.address`; errors are the contract's exceptions (BadRequestError for unusable requests,
+NotFoundError for keys this index did not issue). Nothing matched is an answer, not an error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from dqkit.contract.address import (
+    DEFAULT_MAX_SUGGESTIONS,
+    MAX_SUGGESTIONS,
+    AdditionalAttribute,
+    Confidence,
+    Dataset,
+    FormatRequest,
+    FormatResponse,
+    FormatResult,
+    LookupRequest,
+    SearchRequest,
+    SearchResponse,
+    SearchType,
+    Suggestion,
+    SuggestionList,
+    ValidateResponse,
+)
+from dqkit.contract.errors import BadRequestError, NotFoundError
+from dqkit.engines.address import keys as K
+from dqkit.engines.address.keys import KeyCodec
+from dqkit.engines.address.layout import components, seven_lines
+from dqkit.engines.address.query import parse_query
+from dqkit.engines.address.search import (
+    ADDRESS,
+    BUILDING,
+    RANGE,
+    Found,
+    Item,
+    Searcher,
+    highlight,
+    word_score_percent,
+)
+from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode
+from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
+
+FORMAT_PATH: Final = "address/format/v1/"
+LOOKUP_DEFAULT: Final = 100
+LOOKUP_MAX: Final = 1000
+STEP_IN_MAX: Final = 100
+_KIND_OF_KEY: Final = {K.ADDRESS: ADDRESS, K.BUILDING: BUILDING, K.RANGE: RANGE}
+
+
+class AddressEngine:
+    """Search, validate, refine, step in, format and look up addresses in one reference index."""
+
+    def __init__(self, index: ReferenceIndex) -> None:
+        self.index = index
+        self.keys = KeyCodec(index.build_id)
+        self.searcher = Searcher(index)
+        self._validator: Any = None
+        self._lock = threading.Lock()
+
+    # -- constructors ----------------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path) -> AddressEngine:
+        """Open a built index file (near-instant: it is memory-mapped)."""
+        return cls(ReferenceIndex(path))
+
+    @classmethod
+    def from_files(cls, files: Sequence[str | Path], *, out: str | Path | None = None,
+                   country_iso2: str | None = None) -> AddressEngine:
+        """Build an index from OpenAddresses CSV files (into `out`, or the user cache keyed by the files'
+        paths, sizes and times, reused while they do not change) and open it."""
+        from dqkit.engines.address.cache import build_cached
+
+        return cls.open(build_cached(files, out=out, country_iso2=country_iso2))
+
+    @classmethod
+    def demo(cls) -> AddressEngine:
+        """The bundled SYNTHETIC demo reference (real ZIP/city/state triples and street names, invented
+        numbers), its index built once into the user cache directory."""
+        from dqkit.engines.address.cache import demo_index
+
+        return cls.open(demo_index())
+
+    # -- protocol ------------------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"local-reference:{self.index.build_id[:12]}"
+
+    def datasets(self, country_iso: str | None = None) -> list[Dataset]:
+        iso2 = ""
+        if country_iso:
+            iso2 = iso2_of(country_iso)
+            if not iso2:
+                raise BadRequestError(f"unknown country_iso {country_iso!r}")
+        return [
+            Dataset(id=d.id, name=f"{country(d.iso2).name.title()} addresses" + (" (synthetic demo)"
+                                                                              if d.synthetic else ""),
+                    country_iso=iso3_of(d.iso2), addresses=d.addresses, synthetic=d.synthetic)
+            for d in self.index.datasets if not iso2 or d.iso2 == iso2
+        ]
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        ds = self._dataset(request.country_iso, request.datasets)
+        stype = request.search_type
+        k = self._max(request.max_suggestions, MAX_SUGGESTIONS[stype])
+        text = request.text
+        location = _location(request.location)
+        found = self._run_search(ds, text, k, stype, location)
+        qkey = self.keys.encode(K.QUERY, ds.ordinal, text, str(stype), k)
+        return SearchResponse(self._suggestions(ds, found, qkey))
+
+    def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
+                    location: tuple[float, float] | None) -> Found:
+        if stype == SearchType.SINGLELINE and text.strip():
+            found = self.searcher.search(ds, text.rstrip() + " ", k, location=location)
+            if found.items:
+                return found
+        return self.searcher.search(ds, text, k, location=location)
+
+    def validate(self, request: SearchRequest) -> ValidateResponse:
+        ds = self._dataset(request.country_iso, request.datasets)
+        with self._lock:
+            if self._validator is None:
+                from dqkit.engines.address.validate import Validator
+
+                self._validator = Validator(self)
+        return ValidateResponse(self._validator.validate(ds, request))
+
+    def refine(self, key: str, refinement: str) -> SearchResponse:
+        parts = self.keys.decode(key)
+        ds = self._ds_of(parts)
+        text = (refinement or "").strip()
+        kind = parts[0]
+        if kind == K.QUERY:
+            _, _, qtext, stype, k = parts
+            base = f"{qtext.rstrip()} {text}".strip() if text else qtext
+            found = self._run_search(ds, base, int(k), SearchType(stype), None)
+            return SearchResponse(self._suggestions(ds, found, self.keys.encode(K.QUERY, ds.ordinal, base, stype, k)))
+        if kind == K.POSTCODE:
+            _, _, postcode, k = parts
+            found = self.searcher.search(ds, f"{text} {postcode}" if text else postcode, int(k))
+            return SearchResponse(self._suggestions(ds, found, key))
+        item = self._item(parts)
+        if not text:
+            return self.step_in(key)
+        return SearchResponse(self._refine_item(ds, item, text, key))
+
+    def step_in(self, key: str) -> SearchResponse:
+        parts = self.keys.decode(key)
+        ds = self._ds_of(parts)
+        if parts[0] == K.QUERY:
+            _, _, qtext, stype, k = parts
+            return SearchResponse(self._suggestions(ds, self._run_search(ds, qtext, int(k), SearchType(stype), None),
+                                                    key))
+        if parts[0] == K.POSTCODE:
+            return self._lookup_postcode(ds, parts[2], int(parts[3]))
+        item = self._item(parts)
+        members = self.searcher.members(item)
+        shown = members[:STEP_IN_MAX]
+        found = Found(shown, len(members) > STEP_IN_MAX, parse_query(""), None, total=len(members))
+        out = self._suggestions(ds, found, key, listing=True)
+        out.suggestions_prompt = _prompt_for(item.kind)
+        return SearchResponse(out)
+
+    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
+        parts = self.keys.decode(key)
+        ds = self._ds_of(parts)
+        item = self._item(parts)
+        if item.kind != ADDRESS:
+            raise BadRequestError(
+                "this key is a group of addresses (a building or a street range), not one address: refine it "
+                "with a house number or unit, or step in, then format the chosen address")
+        row = self.index.address(item.lo)
+        result = FormatResult(global_address_key=key, confidence=Confidence.VERIFIED_MATCH,
+                              address=seven_lines(ds.iso2, row))
+        want_components = bool(request and (request.add_components or "components" in
+                                            [x.lower() for x in request.layouts]))
+        if want_components:
+            result.components = components(ds.iso2, row)
+            result.metadata = self.metadata(ds, item.lo)
+        return FormatResponse(result)
+
+    def lookup(self, request: LookupRequest) -> SearchResponse:
+        ds = self._dataset(request.country_iso, request.datasets)
+        k = self._max(request.max_suggestions, LOOKUP_MAX, default=LOOKUP_DEFAULT)
+        ktype = (request.key.type or "postal_code").lower()
+        value = (request.key.value or "").strip()
+        if not value:
+            raise BadRequestError("lookup needs a key value (for example a postal code)")
+        if ktype in ("postal_code", "postcode", "zip", "zip_code"):
+            return self._lookup_postcode(ds, normalize_postcode(ds.iso2, value) or value.upper(), k)
+        if ktype in ("locality", "city"):
+            found = self.searcher.search(ds, value.rstrip() + " ", k)
+            return SearchResponse(self._suggestions(ds, found, ""))
+        raise BadRequestError(f"unknown lookup key type {request.key.type!r}; use postal_code or locality")
+
+    # -- helpers -------------------------------------------------------------------------------------------
+    def metadata(self, ds: DatasetInfo, a: int) -> dict[str, str]:
+        """Facts of the reference point (never invented: ZIP+4 and carrier route only when the file had them)."""
+        row = self.index.address(a)
+        out = {"dataset": ds.id, "source_id": row.source_id, "match_level": "address",
+               "synthetic": "true" if ds.synthetic else "false"}
+        if row.lat == row.lat and row.lon == row.lon:
+            out["latitude"] = f"{row.lat:.7f}".rstrip("0").rstrip(".")
+            out["longitude"] = f"{row.lon:.7f}".rstrip("0").rstrip(".")
+        if row.zip4:
+            out["zip4"] = row.zip4
+        if row.carrier_route:
+            out["carrier_route"] = row.carrier_route
+        if row.delivery_point:
+            out["delivery_point"] = row.delivery_point
+        return out
+
+    def _lookup_postcode(self, ds: DatasetInfo, postcode: str, k: int) -> SearchResponse:
+        ix = self.index
+        lo, hi = ix.streets_in_postcode(ds, postcode)
+        items: list[Item] = []
+        total = 0
+        for s in range(lo, hi):
+            for a in range(int(ix.s_lo[s]), int(ix.s_hi[s])):
+                total += 1
+                if len(items) < k:
+                    items.append(Item(ADDRESS, s, a, a + 1))
+        found = Found(items, total > k, parse_query(postcode), None, total=total)
+        out = self._suggestions(ds, found, self.keys.encode(K.POSTCODE, ds.ordinal, postcode, k), listing=True)
+        if not items:
+            out.confidence = Confidence.NO_MATCHES
+        return SearchResponse(out)
+
+    def _refine_item(self, ds: DatasetInfo, item: Item, text: str, key: str) -> SuggestionList:
+        ix = self.index
+        q = parse_query(text + " ")
+        if item.kind == ADDRESS:
+            return self._suggestions(ds, Found([item], False, q, None), key, listing=True)
+        if item.kind == BUILDING:
+            unit = q.unit or (q.number if q.number else (q.words[0].text if q.words else ""))
+            hits = self.searcher._unit_hits(item.lo, item.hi, unit, False) if unit else []
+            exact = [a for a, lvl in hits if lvl == 2]
+            chosen = exact[:1] if exact else [a for a, _ in hits]
+            items = [Item(ADDRESS, item.street, a, a + 1) for a in chosen]
+            out = self._suggestions(ds, Found(items[:STEP_IN_MAX], len(items) > STEP_IN_MAX, q, None), key,
+                                    listing=True)
+            if not items:
+                out.suggestions_prompt = f"No unit {unit!r} here; {self.searcher.text(ds, item)}"
+            return out
+        # a range: the refinement is a house number (and maybe a unit)
+        if not q.number:
+            out = self._suggestions(ds, Found([], False, q, None), key, listing=True)
+            lo_n, hi_n, side = self.searcher.range_bounds(item)
+            out.suggestions_prompt = f"Enter a house number from {lo_n} to {hi_n}" + (f" ({side})" if side else "")
+            return out
+        members = [m for m in self.searcher.members(item)
+                   if ix.number_text(m.lo) == q.number.upper()]
+        if not members:
+            members = [m for m in self.searcher.members(item) if ix.number_text(m.lo).startswith(q.number)]
+            if len(members) == 1 and members[0].kind == ADDRESS:
+                members = []  # a different number: do not pretend it is the one asked for
+        items: list[Item] = []
+        for m in members:
+            if m.kind == BUILDING and q.unit:
+                hits = self.searcher._unit_hits(m.lo, m.hi, q.unit, True)
+                items += [Item(ADDRESS, m.street, a, a + 1) for a, _ in hits[:1]] or [m]
+            else:
+                items.append(m)
+        out = self._suggestions(ds, Found(items[:STEP_IN_MAX], len(items) > STEP_IN_MAX, q, None), key,
+                                listing=True)
+        if not items:
+            lo_n, hi_n, side = self.searcher.range_bounds(item)
+            out.suggestions_prompt = (f"House number {q.number} is not in this range; enter a number from {lo_n} "
+                                      f"to {hi_n}" + (f" ({side})" if side else ""))
+        return out
+
+    def _suggestions(self, ds: DatasetInfo, found: Found, qkey: str, *, listing: bool = False) -> SuggestionList:
+        q = found.query
+        hits = found.match.hits if found.match else []
+        out: list[Suggestion] = []
+        for it in found.items:
+            text = self.searcher.text(ds, it)
+            final = it.kind == ADDRESS
+            key = self.item_key(ds, it)
+            postcode = self.index.street(it.street).postcode
+            score = 100 if listing else word_score_percent(it, found.match, q)
+            attrs = [
+                AdditionalAttribute("picklist_display", text),
+                AdditionalAttribute("score", str(score)),
+                AdditionalAttribute("postcode", postcode),
+                AdditionalAttribute("full_address", _b(final)),
+                AdditionalAttribute("multiples", _b(it.kind != ADDRESS)),
+                AdditionalAttribute("unresolvable_range", _b(it.kind == RANGE)),
+            ]
+            out.append(Suggestion(
+                global_address_key=key, text=text,
+                matched=[] if listing else highlight(text, q, hits),
+                format=f"{FORMAT_PATH}{key}" if final else "", additional_attributes=attrs,
+            ))
+        return SuggestionList(
+            more_results_available=found.more,
+            confidence=_confidence(found, listing),
+            suggestions_key=qkey,
+            suggestions_prompt=_list_prompt(found),
+            suggestions=out,
+        )
+
+    def item_key(self, ds: DatasetInfo, it: Item) -> str:
+        if it.kind == ADDRESS:
+            return self.keys.encode(K.ADDRESS, ds.ordinal, it.lo)
+        if it.kind == BUILDING:
+            return self.keys.encode(K.BUILDING, ds.ordinal, it.lo)
+        return self.keys.encode(K.RANGE, ds.ordinal, it.street, it.parity)
+
+    def _item(self, parts: list[Any]) -> Item:
+        ix = self.index
+        kind = parts[0]
+        try:
+            if kind == K.ADDRESS:
+                a = int(parts[2])
+                return Item(ADDRESS, int(ix.a_street[a]), a, a + 1)
+            if kind == K.BUILDING:
+                lo, hi = ix.building(int(parts[2]))
+                return Item(BUILDING, int(ix.a_street[lo]), lo, hi)
+            if kind == K.RANGE:
+                s = int(parts[2])
+                return Item(RANGE, s, int(ix.s_lo[s]), int(ix.s_hi[s]), parity=int(parts[3]))
+        except (IndexError, ValueError, TypeError):
+            pass
+        raise NotFoundError("unknown address key: it does not name an address of this index")
+
+    def _ds_of(self, parts: list[Any]) -> DatasetInfo:
+        try:
+            return self.index.datasets[int(parts[1])]
+        except (IndexError, ValueError, TypeError):
+            raise NotFoundError("unknown address key: its dataset is not in this index") from None
+
+    def _dataset(self, country_iso: str, datasets: Sequence[str]) -> DatasetInfo:
+        if not country_iso or not country_iso.strip():
+            raise BadRequestError("country_iso is required (for example \"USA\")")
+        iso2 = iso2_of(country_iso)
+        if not iso2:
+            raise BadRequestError(f"unknown country_iso {country_iso!r}; use a three-letter code such as USA, CAN "
+                                  f"or GBR")
+        held = [d for d in self.index.datasets if d.iso2 == iso2]
+        for name in datasets:
+            d = self.index.dataset(name)
+            if d is None:
+                known = ", ".join(x.id for x in self.index.datasets) or "none"
+                raise BadRequestError(f"unknown dataset {name!r}; this reference holds: {known}")
+            if d.iso2 != iso2:
+                raise BadRequestError(f"dataset {name!r} is not a dataset of country {country_iso!r}")
+        if not held:
+            known = ", ".join(x.id for x in self.index.datasets) or "none"
+            raise BadRequestError(f"no reference data for country {country_iso!r}; this reference holds: {known}")
+        return held[0]
+
+    @staticmethod
+    def _max(value: int | None, limit: int, *, default: int = DEFAULT_MAX_SUGGESTIONS) -> int:
+        if value is None:
+            return default
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
+            raise BadRequestError(f"max_suggestions must be between 1 and {limit} for this search type "
+                                  f"(got {value!r})")
+        return value
+
+
+def _b(x: bool) -> str:
+    return "true" if x else "false"
+
+
+def _location(text: str | None) -> tuple[float, float] | None:
+    if not text:
+        return None
+    try:
+        lat_s, lon_s = text.split(",")
+        lat, lon = float(lat_s), float(lon_s)
+    except ValueError:
+        raise BadRequestError(f"location must be \"latitude,longitude\" (got {text!r})") from None
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise BadRequestError(f"location out of range: {text!r}")
+    return lat, lon
+
+
+def _confidence(found: Found, listing: bool) -> str:
+    items = found.items
+    if not items:
+        if not listing and (found.query.empty or found.query.typed_chars < 2):
+            return Confidence.INSUFFICIENT_SEARCH_TERMS
+        return Confidence.NO_MATCHES
+    if len(items) == 1 and not found.more:
+        kind = items[0].kind
+        if kind == ADDRESS:
+            return Confidence.VERIFIED_MATCH
+        return Confidence.PREMISES_PARTIAL if kind == BUILDING else Confidence.STREET_PARTIAL
+    if found.more and found.total > 1000:
+        return Confidence.TOO_MANY_MATCHES
+    return Confidence.MULTIPLE_MATCHES
+
+
+def _prompt_for(kind: str) -> str:
+    if kind == BUILDING:
+        return "Select the unit, or refine with the apartment / unit number"
+    if kind == RANGE:
+        return "Select an address, or refine with the house number"
+    return "Select an address"
+
+
+def _list_prompt(found: Found) -> str:
+    if not found.items:
+        return ""
+    if found.number_missing:
+        return f"House number {found.query.number} not found on these streets: select one and enter the number"
+    if all(it.kind != ADDRESS for it in found.items):
+        kinds = {it.kind for it in found.items}
+        return _prompt_for(RANGE if RANGE in kinds else BUILDING)
+    return "Select an address, or type more to narrow the list"

@@ -1,0 +1,246 @@
+"""Finding the streets a query's words point at: exact words, prefixes, typos, with graceful fallbacks.
+
+Each query word becomes a per-street "level" array over one dataset (numpy int8, one byte per street):
+6 exact in the street name, 5 exact in the locality (city, region, postcode), 4 / 3 prefix, 2 / 1 within one or
+two typos, 0 no match. A street is a candidate when every kept word reaches it; its score is the sum of levels,
+which ranks street-name matches above locality matches and exact above prefix above typo. Postings are slices
+of sorted arrays (a prefix is one contiguous vocabulary range), so a word costs a few numpy slices.
+
+When nothing matches, the search relaxes step by step: words with no hit at all are set aside (a half-typed unit
+designator, "USA", a typo beyond reach), then typo matching is tried for every word, then one and then two words
+are dropped (each drop costs score). That is what lets validate land on an address whose city or ZIP is wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from dqkit.engines.address.query import Query, Word
+from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, TokenIndex
+from dqkit.engines.reference.tokens import unit_designator_prefix
+
+LEVEL_EXACT_STREET: Final = 6
+LEVEL_EXACT_LOCALITY: Final = 5
+LEVEL_PREFIX_STREET: Final = 4
+LEVEL_PREFIX_LOCALITY: Final = 3
+LEVEL_FUZZY_STREET: Final = 2
+LEVEL_FUZZY_LOCALITY: Final = 1
+DROP_PENALTY: Final = 7
+MIN_FUZZY_LEN: Final = 4
+MIN_FUZZY2_LEN: Final = 8
+
+I8 = npt.NDArray[np.int8]
+
+
+def max_typos(word: str) -> int:
+    if word.isdigit():
+        return 0  # a wrong digit is a different ZIP or number, not a typo to forgive silently
+    n = len(word)
+    return 0 if n < MIN_FUZZY_LEN else 1 if n < MIN_FUZZY2_LEN else 2
+
+
+@dataclass(slots=True)
+class WordHit:
+    """How one word matched the streets of a dataset."""
+
+    word: Word
+    levels: I8 | None  # None: no street at all
+    exact: set[str] = field(default_factory=set)  # vocabulary words matched whole (forms and typos)
+    prefix: str = ""  # the prefix matched, when the word is incomplete
+    fuzzy: bool = False  # typo matching was used
+    fuzzy_prefixes: set[str] = field(default_factory=set)  # prefixes matched with a typo (incomplete word)
+
+    @property
+    def hit(self) -> bool:
+        return self.levels is not None
+
+
+@dataclass(slots=True)
+class StreetMatch:
+    """Candidate streets (global ids, best first not guaranteed) with their word scores."""
+
+    streets: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.int32]
+    hits: list[WordHit]  # the words kept
+    dropped: list[Word]  # words set aside (penalized unless they were harmless)
+    fuzzy: bool  # typo matching was needed
+    max_score: int  # best possible score of the words kept and dropped
+
+    @property
+    def empty(self) -> bool:
+        return len(self.streets) == 0
+
+
+class Matcher:
+    """Word-to-street matching over one dataset of an index."""
+
+    def __init__(self, ix: ReferenceIndex, ds: DatasetInfo) -> None:
+        self.ix = ix
+        self.ds = ds
+        self.tk: TokenIndex = ix.tokens(ds.ordinal)
+        self.n = ds.street_hi - ds.street_lo
+        self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
+
+    # -- one word ------------------------------------------------------------------------------------------
+    def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
+        tk = self.tk
+        exact_ids = [i for f in w.forms if (i := tk.find(f)) >= 0]
+        hit = WordHit(w, None)
+        plo = phi = 0
+        if not w.complete:
+            plo, phi = tk.prefix_range(w.text)
+            hit.prefix = w.text
+        fuzzy_ids: list[int] = []
+        if fuzzy or (not exact_ids and plo == phi):
+            fuzzy_ids = [i for i in self.fuzzy_ids(w) if i not in exact_ids]
+            hit.fuzzy = bool(fuzzy_ids)
+        if not exact_ids and plo == phi and not fuzzy_ids:
+            return hit
+        lv = np.zeros(self.n, dtype=np.int8)
+        base = self.ds.street_lo
+        if fuzzy_ids:
+            self._mark(lv, fuzzy_ids, tk.pl, tk.pl_ptr, LEVEL_FUZZY_LOCALITY, base)
+            self._mark(lv, fuzzy_ids, tk.ps, tk.ps_ptr, LEVEL_FUZZY_STREET, base)
+        if phi > plo:
+            lv[tk.pl[tk.pl_ptr[plo]:tk.pl_ptr[phi]] - base] = LEVEL_PREFIX_LOCALITY
+            lv[tk.ps[tk.ps_ptr[plo]:tk.ps_ptr[phi]] - base] = LEVEL_PREFIX_STREET
+        if exact_ids:
+            self._mark(lv, exact_ids, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
+            self._mark(lv, exact_ids, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
+        hit.levels = lv
+        hit.exact = {tk.vocab[i] for i in exact_ids}
+        if fuzzy_ids:
+            if w.complete:
+                hit.exact |= {tk.vocab[i] for i in fuzzy_ids}
+            else:
+                hit.fuzzy_prefixes = {tk.vocab[i][:len(w.text)] for i in fuzzy_ids[:200]}
+        return hit
+
+    @staticmethod
+    def _mark(lv: I8, ids: list[int], post: npt.NDArray[np.int32], ptr: npt.NDArray[np.int64], level: int,
+              base: int) -> None:
+        if len(ids) == 1:
+            i = ids[0]
+            lv[post[ptr[i]:ptr[i + 1]] - base] = level
+        else:
+            parts = [post[ptr[i]:ptr[i + 1]] for i in ids]
+            lv[np.concatenate(parts) - base] = level
+
+    def fuzzy_ids(self, w: Word) -> list[int]:
+        """Vocabulary ids within the allowed typos of `w` (of its first `len(w)` letters when incomplete)."""
+        k = max_typos(w.text)
+        if k == 0:
+            return []
+        tk = self.tk
+        ranges = tk.first_char_ranges
+        out: list[int] = []
+        for c in dict.fromkeys((w.text[0], w.text[1])):  # a typo in the first letter: try the second's range
+            lo, hi = ranges.get(c, (0, 0))
+            if lo == hi:
+                continue
+            if w.complete:
+                choices: list[str] = tk.words[lo:hi]
+                ids = list(range(lo, hi))
+            else:
+                choices, ids = self._truncated(c, len(w.text), lo, hi)
+            for p, _, j in process.extract(w.text, choices, scorer=OSA.distance, score_cutoff=k, limit=None):
+                if w.complete:
+                    out.append(ids[j])
+                else:  # every word starting with the matched prefix
+                    plo, phi = tk.prefix_range(p)
+                    out.extend(range(plo, phi))
+            if out:
+                break
+        return out
+
+    def _truncated(self, c: str, n: int, lo: int, hi: int) -> tuple[list[str], list[int]]:
+        """Distinct first-`n`-letter prefixes of the words starting with `c`, and one word id range each."""
+        key = (c, n)
+        got = self._trunc.get(key)
+        if got is None:
+            words = self.tk.words
+            pref: list[str] = []
+            first: list[int] = []
+            last = None
+            for i in range(lo, hi):
+                p = words[i][:n]
+                if p != last:
+                    pref.append(p)
+                    first.append(i)
+                    last = p
+            got = (pref, first)
+            self._trunc[key] = got
+        return got
+
+    # -- all words ---------------------------------------------------------------------------------------
+    def match(self, q: Query) -> StreetMatch:
+        words = list(q.words)
+        hits = [self._word(w, fuzzy=False) for w in words]
+        result = self._combine(hits, [])
+        if result is not None:
+            return result
+        # 1. typos for every word long enough
+        if any(max_typos(w.text) for w in words):
+            hits = [self._word(w, fuzzy=True) if max_typos(w.text) else h for w, h in zip(words, hits, strict=True)]
+            result = self._combine(hits, [], fuzzy=True)
+            if result is not None:
+                return result
+        # 2. drop one, then two words (the combination with the best top score wins)
+        for r in (1, 2):
+            if len(hits) <= r:
+                break
+            best: StreetMatch | None = None
+            for drop in itertools.combinations(range(len(hits)), r):
+                kept = [h for i, h in enumerate(hits) if i not in drop]
+                got = self._combine(kept, [hits[i].word for i in drop], fuzzy=True)
+                if got is not None and (best is None or int(got.scores.max()) > int(best.scores.max())):
+                    best = got
+            if best is not None:
+                return best
+        return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
+
+    def _word(self, w: Word, *, fuzzy: bool) -> WordHit:
+        return self.match_word(w, fuzzy=fuzzy)
+
+    def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False) -> StreetMatch | None:
+        """AND of the hits; words without any hit are set aside. None when nothing is left."""
+        kept = [h for h in hits if h.hit]
+        missing = [h.word for h in hits if not h.hit]
+        if not kept:
+            return None
+        acc = kept[0].levels.astype(np.int32)  # type: ignore[union-attr]
+        ok = acc > 0
+        for h in kept[1:]:
+            lv = h.levels
+            ok &= lv > 0  # type: ignore[operator]
+            acc += lv  # type: ignore[arg-type]
+        idx = np.flatnonzero(ok)
+        if len(idx) == 0:
+            return None
+        penalty = DROP_PENALTY * (len(dropped) + sum(1 for w in missing if not harmless(w)))
+        scores = acc[idx] - penalty
+        all_words = len(kept) + len(dropped) + len(missing)
+        return StreetMatch(
+            streets=idx.astype(np.int64) + self.ds.street_lo, scores=scores.astype(np.int32), hits=kept,
+            dropped=dropped + missing, fuzzy=fuzzy or any(h.fuzzy for h in kept),
+            max_score=LEVEL_EXACT_STREET * all_words,
+        )
+
+
+def harmless(w: Word) -> bool:
+    """A word whose absence from the index should not count against a match: a unit designator being typed,
+    or the country name."""
+    if not w.complete and unit_designator_prefix(w.text):
+        return True
+    return w.text in _COUNTRY_WORDS
+
+
+_COUNTRY_WORDS: Final = frozenset({"US", "USA", "UNITED", "STATES", "AMERICA", "CANADA", "UK", "GB", "KINGDOM",
+                                   "GREAT", "BRITAIN", "ENGLAND", "SCOTLAND", "WALES"})

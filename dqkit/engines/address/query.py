@@ -1,0 +1,99 @@
+"""What a person typed, read as an address in progress: house number, unit, and the words to look up.
+
+Reading is lenient and positional, the way type-down works: a leading number is the house number; a unit
+designator (APT, UNIT, STE, #, FLAT ...) takes the token after it as the unit; every other token is a word to
+find in the index (street, locality, region or postcode: "ZIP anywhere" is just a word that matches the postcode
+field). The last word is a prefix unless the text ends with a separator; a short number right after the street
+may be a bare unit ("1200 Main St 4") and is marked so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
+from dqkit.engines.usaddr.pub28 import UNITS
+
+_ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
+_NUMBERISH: Final = re.compile(r"^\d+[A-Z]?$|^[A-Z]?\d+$")
+_UNIT_VALUE: Final = re.compile(r"^(\d{1,4}[A-Z]?|[A-Z]\d{0,3}|\d{1,4}-?[A-Z])$")
+_GB_UNIT_WORDS: Final = frozenset({"FLAT"})
+
+
+@dataclass(slots=True)
+class Word:
+    """One word to find. `complete` False means the person is still typing it (prefix match)."""
+
+    text: str
+    complete: bool
+    forms: tuple[str, ...]
+    maybe_unit: bool = False  # a short value right after the street: a unit when it matches no word
+
+
+@dataclass(slots=True)
+class Query:
+    raw: str
+    number: str = ""
+    number_complete: bool = True
+    words: list[Word] = field(default_factory=list)
+    unit_desig: str = ""
+    unit: str = ""
+    unit_complete: bool = True
+    unit_marker: bool = False  # a designator was typed: the person is heading for a unit
+
+    @property
+    def empty(self) -> bool:
+        return not (self.number or self.words or self.unit)
+
+    @property
+    def typed_chars(self) -> int:
+        return len(self.raw.strip())
+
+
+def parse_query(text: str) -> Query:
+    """Split `text` into house number, unit and words (see the module docstring)."""
+    spans = token_spans(text)
+    q = Query(raw=text)
+    if not spans:
+        return q
+    ends_open = spans[-1][2] == len(text)  # no separator after the last token: it is being typed
+    n = len(spans)
+    toks = [s[0] for s in spans]
+    i = 0
+    seen_word = False
+    while i < n:
+        t = toks[i]
+        last = i == n - 1
+        complete = not (last and ends_open)
+        if (is_unit_designator(t) or t in _GB_UNIT_WORDS) and (complete or t == "#"):
+            if i + 1 < n:
+                q.unit_desig = UNITS.get(t, t)
+                q.unit = toks[i + 1]
+                q.unit_complete = not (i + 1 == n - 1 and ends_open)
+                q.unit_marker = True
+                i += 2
+                continue
+            if seen_word or q.number:
+                q.unit_desig = UNITS.get(t, t)
+                q.unit_marker = True
+                i += 1
+                continue
+        if not q.number and not seen_word and t[:1].isdigit() and not (_ORDINAL.match(t) and complete):
+            q.number = t
+            q.number_complete = complete
+            # "12 A Main St" / "12 1/2": a lone letter or fraction glued to the number stays a word; keep simple
+            i += 1
+            continue
+        maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
+        q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit))
+        seen_word = True
+        i += 1
+    # A unit value typed before the number ("FLAT 4, 10 Downing St") is handled above; a number typed after
+    # the unit ("APT 4 1200 MAIN") too, because the number rule only looks at the first numeric token.
+    return q
+
+
+def looks_like_number(t: str) -> bool:
+    return bool(_NUMBERISH.match(t))

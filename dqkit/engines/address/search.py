@@ -1,0 +1,392 @@
+"""Search and type-down over a reference index: words -> streets -> house numbers -> grouped suggestions.
+
+Ranking is lexicographic: an exact house number first, then the street words (exact > prefix > typo, street name
+> locality), then how many addresses the street holds (or the distance to `location` when given). Grouping
+keeps the list short: the units of a building are one suggestion ("1200 MAIN ST APT 1-40", multiples), a street
+without a typed house number is one range per side ("2…78 ARCH ST [even]", unresolvable_range); refine and
+step-in open them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from dqkit.engines.address.layout import delivery_lines, one_line
+from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit
+from dqkit.engines.address.query import Query, parse_query
+from dqkit.engines.reference.reader import numint
+from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
+from dqkit.engines.reference.tokens import street_word_forms, token_spans
+
+ADDRESS: Final = "address"
+BUILDING: Final = "building"
+RANGE: Final = "range"
+PARITY_ALL, PARITY_ODD, PARITY_EVEN = 0, 1, 2
+NUMBER_EXACT: Final = 3
+NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
+NUMBER_PREFIX: Final = 1
+_PRIOR_CAP: Final = (1 << 20) - 1
+
+
+@dataclass(slots=True)
+class Item:
+    """One suggestion to be: an address, a building (units), or a range of a street."""
+
+    kind: str
+    street: int
+    lo: int  # address id range [lo, hi) (one id for an address)
+    hi: int
+    parity: int = PARITY_ALL
+    number_level: int = 0
+    word_score: int = 0
+    unit_level: int = 0
+    prior: float = 0.0
+    score: int = 0  # 0..100, shown to clients
+
+    @property
+    def rank(self) -> tuple[int, int, int, float, int, int]:
+        return (self.number_level, self.word_score, self.unit_level, self.prior, -self.street, -self.lo)
+
+
+@dataclass(slots=True)
+class Found:
+    """The outcome of one search: items best first, whether more exist, and what matched."""
+
+    items: list[Item]
+    more: bool
+    query: Query
+    match: StreetMatch | None
+    number_missing: bool = False  # a house number was typed but is on none of the streets
+    total: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Searcher:
+    """Search over one index (all its datasets)."""
+
+    def __init__(self, ix: ReferenceIndex) -> None:
+        self.ix = ix
+        self._matchers: dict[int, Matcher] = {}
+
+    def matcher(self, ds: DatasetInfo) -> Matcher:
+        m = self._matchers.get(ds.ordinal)
+        if m is None:
+            m = self._matchers[ds.ordinal] = Matcher(self.ix, ds)
+        return m
+
+    # -- search ----------------------------------------------------------------------------------------------
+    def search(self, ds: DatasetInfo, text: str, k: int, *, location: tuple[float, float] | None = None,
+               query: Query | None = None) -> Found:
+        q = query or parse_query(text)
+        if q.empty:
+            return Found([], False, q, None)
+        if not q.words:
+            return self._number_only(ds, q, k)
+        if q.number:
+            # a short value after the street with a house number typed is a unit unless nothing else fits
+            units = [w for w in q.words if w.maybe_unit]
+            if units and not q.unit:
+                words = [w for w in q.words if not w.maybe_unit]
+                if words:
+                    q2 = Query(q.raw, q.number, q.number_complete, words, "", units[0].text, units[0].complete)
+                    found = self._search_words(ds, q2, k, location)
+                    if found.items and not found.number_missing:
+                        return found
+        return self._search_words(ds, q, k, location)
+
+    def _search_words(self, ds: DatasetInfo, q: Query, k: int,
+                      location: tuple[float, float] | None) -> Found:
+        m = self.matcher(ds).match(q)
+        if m.empty:
+            return Found([], False, q, m)
+        if q.number:
+            items, more, total = self._number_items(ds, q, m, k, location)
+            if items:
+                return Found(items, more, q, m, total=total)
+            items, more, total = self._street_items(ds, m, k, location)
+            return Found(items, more, q, m, number_missing=True, total=total)
+        items, more, total = self._street_items(ds, m, k, location)
+        return Found(items, more, q, m, total=total)
+
+    def _priors(self, streets: npt.NDArray[np.int64], location: tuple[float, float] | None) -> npt.NDArray[np.float64]:
+        ix = self.ix
+        if location is None:
+            return np.minimum(ix.s_count[streets], _PRIOR_CAP).astype(np.float64)
+        first = ix.s_lo[streets]
+        dlat = ix.a_lat[first] - location[0]
+        dlon = (ix.a_lon[first] - location[1]) * math.cos(math.radians(location[0]))
+        d = np.sqrt(dlat * dlat + dlon * dlon)
+        return np.nan_to_num(-d, nan=-1e9)
+
+    def _number_items(self, ds: DatasetInfo, q: Query, m: StreetMatch, k: int,
+                      location: tuple[float, float] | None) -> tuple[list[Item], bool, int]:
+        ix = self.ix
+        tk = self.matcher(ds).tk
+        ni = numint(q.number)
+        lo = int(np.searchsorted(tk.num_sorted, ni, "left"))
+        hi = int(np.searchsorted(tk.num_sorted, ni, "right"))
+        if lo == hi:
+            return [], False, 0
+        addrs = tk.num_order[lo:hi]
+        st = ix.a_street[addrs].astype(np.int64)
+        score_of = np.full(ds.street_hi - ds.street_lo, -10_000, dtype=np.int32)
+        score_of[m.streets - ds.street_lo] = m.scores
+        sc = score_of[st - ds.street_lo]
+        keep = sc > -10_000
+        if not keep.any():
+            return [], False, 0
+        addrs, st, sc = addrs[keep], st[keep], sc[keep]
+        num_id = ix.strings.find(q.number)
+        exact = ix.a_number[addrs] == num_id if num_id >= 0 else np.zeros(len(addrs), dtype=bool)
+        nlevel = np.where(exact, NUMBER_EXACT, NUMBER_NUMERIC)
+        prior = self._priors(st, location)
+        # best first: number level, word score, prior; then by address id (keeps a building's units together)
+        order = np.lexsort((addrs, -prior, -sc, -nlevel))
+        return self._group(ds, q, addrs[order], nlevel[order], sc[order], prior[order], k)
+
+    def _group(self, ds: DatasetInfo, q: Query, addrs: npt.NDArray[np.int64], nlevel: npt.NDArray[np.int64],
+               sc: npt.NDArray[np.int32], prior: npt.NDArray[np.float64], k: int) -> tuple[list[Item], bool, int]:
+        """Addresses (best first) -> building / address items, distinct per building, at most k (+1 to know
+        there are more)."""
+        ix = self.ix
+        items: list[Item] = []
+        seen: set[tuple[int, int]] = set()
+        total = 0
+        stopped = False
+        for j in range(len(addrs)):
+            a = int(addrs[j])
+            key = (int(ix.a_street[a]), int(ix.a_number[a]))
+            if key in seen:
+                continue
+            seen.add(key)
+            b_lo, b_hi = ix.building(a)
+            base = Item(ADDRESS, key[0], b_lo, b_hi, number_level=int(nlevel[j]), word_score=int(sc[j]),
+                        prior=float(prior[j]))
+            got = self._building_items(base, q, k)
+            total += len(got)
+            items.extend(got)
+            if len(items) > k:
+                stopped = j + 1 < len(addrs)
+                break
+        items.sort(key=lambda it: it.rank, reverse=True)
+        return items[:k], len(items) > k or stopped, total
+
+    def _building_items(self, base: Item, q: Query, k: int) -> list[Item]:
+        """One building -> one address, the building as a group, or its units that match the typed unit."""
+        ix = self.ix
+        lo, hi = base.lo, base.hi
+        if hi - lo == 1 and not ix.has_unit(lo):
+            return [_with(base, ADDRESS, lo, lo + 1)]
+        if q.unit:
+            hits = self._unit_hits(lo, hi, q.unit, q.unit_complete)
+            if hits:
+                return [_with(base, ADDRESS, a, a + 1, unit_level=lvl) for a, lvl in hits[: k + 1]]
+        if q.unit_marker and not q.unit:
+            return [_with(base, ADDRESS, a, a + 1) for a in range(lo, min(hi, lo + k + 1))]
+        if hi - lo == 1:
+            return [_with(base, ADDRESS, lo, lo + 1)]
+        return [_with(base, BUILDING, lo, hi)]
+
+    def _unit_hits(self, lo: int, hi: int, unit: str, complete: bool) -> list[tuple[int, int]]:
+        """Units of a building matching `unit`: exact (level 2) first, then prefix (level 1)."""
+        ix = self.ix
+        exact: list[tuple[int, int]] = []
+        prefix: list[tuple[int, int]] = []
+        u = unit.upper()
+        for a in range(lo, hi):
+            val = ix.strings[int(ix.a_unit[a])]
+            if val == u or (val and val.lstrip("0") == u.lstrip("0")):
+                exact.append((a, 2))
+            elif not complete and val.startswith(u):
+                prefix.append((a, 1))
+        return exact + prefix
+
+    def _street_items(self, ds: DatasetInfo, m: StreetMatch, k: int,
+                      location: tuple[float, float] | None) -> tuple[list[Item], bool, int]:
+        streets, scores = m.streets, m.scores
+        prior = self._priors(streets, location)
+        n = len(streets)
+        want = min(n, k + 1)
+        if n > want:
+            key = scores.astype(np.float64) * 1e7 + np.clip(prior, -1e6, 1e6)
+            top = np.argpartition(-key, want - 1)[:want]
+        else:
+            top = np.arange(n)
+        items: list[Item] = []
+        for t in top.tolist():
+            items.extend(self.street_groups(int(streets[t]), int(scores[t]), float(prior[t])))
+        items.sort(key=lambda it: it.rank, reverse=True)
+        return items[:k], len(items) > k or n > want, n
+
+    def street_groups(self, s: int, word_score: int = 0, prior: float = 0.0) -> list[Item]:
+        """A street as suggestions: its one address, its one building, or one range per side."""
+        ix = self.ix
+        lo, hi = int(ix.s_lo[s]), int(ix.s_hi[s])
+        base = Item(RANGE, s, lo, hi, word_score=word_score, prior=prior)
+        nums = ix.a_number[lo:hi]
+        if (nums == nums[0]).all():
+            return [_with(base, ADDRESS if hi - lo == 1 else BUILDING, lo, hi)]
+        ni = ix.a_numint[lo:hi]
+        out: list[Item] = []
+        for parity, sel in ((PARITY_ODD, ni % 2 == 1), (PARITY_EVEN, ni % 2 == 0)):
+            if not sel.any():
+                continue
+            idx = np.flatnonzero(sel)
+            if (nums[idx] == nums[idx[0]]).all():
+                a = lo + int(idx[0])
+                b_lo, b_hi = ix.building(a)
+                out.append(_with(base, ADDRESS if b_hi - b_lo == 1 else BUILDING, b_lo, b_hi))
+            else:
+                out.append(_with(base, RANGE, lo, hi, parity=parity))
+        out.sort(key=lambda it: int(ix.a_numint[it.lo]) if it.kind != RANGE else _range_min(ix, it))
+        return out
+
+    def _number_only(self, ds: DatasetInfo, q: Query, k: int) -> Found:
+        """Only a house number typed: its buildings, exact number first, busiest streets first."""
+        ix = self.ix
+        tk = self.matcher(ds).tk
+        if not q.number[:1].isdigit():
+            return Found([], False, q, None)
+        ni = numint(q.number)
+        spans = [(ni, ni)]
+        if not q.number_complete and q.number.isdigit():
+            lo_, hi_ = ni, ni
+            for _ in range(6):
+                lo_, hi_ = lo_ * 10, hi_ * 10 + 9
+                spans.append((lo_, hi_))
+        items: list[Item] = []
+        more = False
+        for level, (a, b) in enumerate(spans):
+            lo = int(np.searchsorted(tk.num_sorted, a, "left"))
+            hi = int(np.searchsorted(tk.num_sorted, b, "right"))
+            if lo == hi:
+                continue
+            addrs = tk.num_order[lo:hi]
+            if len(addrs) > 20_000:
+                addrs = addrs[:20_000]
+                more = True
+            st = ix.a_street[addrs].astype(np.int64)
+            prior = np.minimum(ix.s_count[st], _PRIOR_CAP).astype(np.float64)
+            num_id = ix.strings.find(q.number)
+            nlevel = np.full(len(addrs), NUMBER_PREFIX if level else NUMBER_NUMERIC, dtype=np.int64)
+            if level == 0 and num_id >= 0:
+                nlevel[ix.a_number[addrs] == num_id] = NUMBER_EXACT
+            order = np.lexsort((addrs, -prior, -nlevel))
+            got, more_here, _ = self._group(ds, q, addrs[order], nlevel[order],
+                                            np.zeros(len(addrs), np.int32), prior[order], k - len(items))
+            items.extend(got)
+            if more_here or len(items) >= k:
+                more = more or more_here or level + 1 < len(spans)
+                break
+        return Found(items[:k], more or len(items) > k, q, None, total=len(items))
+
+    # -- listing a group ---------------------------------------------------------------------------------
+    def members(self, item: Item) -> list[Item]:
+        """What a group holds: a range -> its buildings and addresses; a building -> its units."""
+        ix = self.ix
+        if item.kind == BUILDING:
+            return [Item(ADDRESS, item.street, a, a + 1) for a in range(item.lo, item.hi)]
+        if item.kind == RANGE:
+            out: list[Item] = []
+            a = item.lo
+            while a < item.hi:
+                b_lo, b_hi = ix.building(a)
+                n = int(ix.a_numint[a])
+                if item.parity == PARITY_ALL or (n % 2 == 1) == (item.parity == PARITY_ODD):
+                    kind = ADDRESS if b_hi - b_lo == 1 else BUILDING
+                    out.append(Item(kind, item.street, b_lo, b_hi))
+                a = b_hi
+            return out
+        return [item]
+
+    # -- text --------------------------------------------------------------------------------------------
+    def text(self, ds: DatasetInfo, item: Item) -> str:
+        ix = self.ix
+        s = ix.street(item.street)
+        iso2 = ds.iso2
+        if item.kind == ADDRESS:
+            a = item.lo
+            lines = delivery_lines(iso2, ix.number_text(a), s.text, ix.strings[int(ix.a_desig[a])],
+                                   ix.strings[int(ix.a_unit[a])])
+        elif item.kind == BUILDING:
+            first, last = item.lo, item.hi - 1
+            desig = ix.strings[int(ix.a_desig[first])]
+            u1, u2 = ix.strings[int(ix.a_unit[first])], ix.strings[int(ix.a_unit[last])]
+            units = f"{u1}-{u2}" if u1 != u2 else u1
+            number = ix.number_text(first)
+            if iso2 in ("US", "CA"):
+                lines = [" ".join(p for p in (number, s.text, desig, units) if p)]
+            else:
+                lines = delivery_lines(iso2, number, s.text, desig, units)
+        else:
+            lo_n, hi_n, side = self.range_bounds(item)
+            lines = [f"{lo_n}…{hi_n} {s.text}" + (f" [{side}]" if side else "")]
+        return one_line(iso2, lines, s.city, s.region, s.postcode)
+
+    def range_bounds(self, item: Item) -> tuple[str, str, str]:
+        """Lowest and highest house number of a range item, and its side ("odd", "even" or "")."""
+        ix = self.ix
+        ni = ix.a_numint[item.lo:item.hi]
+        if item.parity == PARITY_ALL:
+            idx = np.arange(len(ni))
+        else:
+            idx = np.flatnonzero(ni % 2 == (1 if item.parity == PARITY_ODD else 0))
+        first, last = item.lo + int(idx[0]), item.lo + int(idx[-1])
+        side = {PARITY_ODD: "odd", PARITY_EVEN: "even"}.get(item.parity, "")
+        return ix.number_text(first), ix.number_text(last), side
+
+
+def _with(base: Item, kind: str, lo: int, hi: int, *, parity: int = PARITY_ALL, unit_level: int = 0) -> Item:
+    return Item(kind, base.street, lo, hi, parity, base.number_level, base.word_score, unit_level, base.prior)
+
+
+def _range_min(ix: ReferenceIndex, it: Item) -> int:
+    ni = ix.a_numint[it.lo:it.hi]
+    sel = ni[ni % 2 == (1 if it.parity == PARITY_ODD else 0)] if it.parity else ni
+    return int(sel.min()) if len(sel) else 0
+
+
+def highlight(text: str, q: Query, hits: list[WordHit]) -> list[tuple[int, int]]:
+    """[start, end) ranges of `text` that match what was typed."""
+    out: list[tuple[int, int]] = []
+    spans = token_spans(text)
+    for n, (tok, s, e) in enumerate(spans):
+        if q.number and n == 0 and tok[:1].isdigit():
+            if tok == q.number:
+                out.append((s, e))
+            elif not q.number_complete and tok.startswith(q.number):
+                out.append((s, s + len(q.number)))
+            continue
+        if q.unit and tok == q.unit.upper():
+            out.append((s, e))
+            continue
+        forms = street_word_forms(tok)
+        for h in hits:
+            if h.exact and any(f in h.exact for f in forms):
+                out.append((s, e))
+                break
+            if h.prefix and tok.startswith(h.prefix):
+                out.append((s, min(e, s + len(h.prefix))))
+                break
+            if h.prefix and any(f.startswith(h.prefix) for f in forms):
+                out.append((s, e))
+                break
+            fp = next((p for p in h.fuzzy_prefixes if tok.startswith(p)), None)
+            if fp:
+                out.append((s, min(e, s + len(fp))))
+                break
+    return out
+
+
+def word_score_percent(item: Item, m: StreetMatch | None, q: Query) -> int:
+    """A 0..100 score for clients: share of the best possible word score, with the house number counted."""
+    best = (m.max_score if m else 0) + (NUMBER_EXACT * LEVEL_EXACT_STREET if q.number else 0)
+    got = max(item.word_score, 0) + (item.number_level * LEVEL_EXACT_STREET if q.number else 0)
+    if best <= 0:
+        return 100 if item.number_level == NUMBER_EXACT else 50
+    return max(0, min(100, round(100 * got / best)))

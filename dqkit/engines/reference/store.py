@@ -1,0 +1,302 @@
+"""The opened reference index: typed access to its arrays, and the standardizer's `PointSource` over it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dqkit.contract.errors import ReferenceDataError
+from dqkit.engines.reference.build import FORMAT_VERSION, KIND
+from dqkit.engines.reference.container import Container
+from dqkit.engines.reference.strings import StringTable
+from dqkit.engines.usaddr.points import (
+    EXTRA_CARRIER_ROUTE,
+    EXTRA_DELIVERY_POINT,
+    EXTRA_ZIP4,
+    AddressPoint,
+)
+from dqkit.engines.usaddr.street import Street
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetInfo:
+    """One dataset (country) of an index: its street and address id ranges."""
+
+    ordinal: int
+    id: str
+    iso2: str
+    street_lo: int
+    street_hi: int
+    addr_lo: int
+    addr_hi: int
+    synthetic: bool
+
+    @property
+    def addresses(self) -> int:
+        return self.addr_hi - self.addr_lo
+
+
+@dataclass(frozen=True, slots=True)
+class StreetRow:
+    id: int
+    dataset: int
+    predir: str
+    name: str
+    suffix: str
+    postdir: str
+    text: str  # "N MAIN ST"
+    city: str
+    region: str
+    postcode: str
+    lo: int  # address id range [lo, hi)
+    hi: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddressRow:
+    id: int
+    street: StreetRow
+    number: str
+    unit_desig: str
+    unit: str
+    lon: float
+    lat: float
+    source_id: str
+    zip4: str = ""
+    carrier_route: str = ""
+    delivery_point: str = ""
+
+    @property
+    def secondary(self) -> str:
+        return " ".join(p for p in (self.unit_desig, self.unit) if p)
+
+    @property
+    def line(self) -> str:
+        """Delivery line: "1200 N MAIN ST APT 4"."""
+        return " ".join(p for p in (self.number, self.street.text, self.secondary) if p)
+
+
+class TokenIndex:
+    """The search vocabulary of one dataset and its posting lists (street ids), by field."""
+
+    def __init__(self, c: Container, ds: int) -> None:
+        p = f"d{ds}."
+        self.vocab = StringTable(c[p + "tok.blob"], c[p + "tok.off"])
+        self.ps: I32 = c[p + "ps"]
+        self.ps_ptr: I64 = c[p + "ps_ptr"]
+        self.pl: I32 = c[p + "pl"]
+        self.pl_ptr: I64 = c[p + "pl_ptr"]
+        self.num_order: I64 = c[p + "num_order"]
+        self.num_sorted: I32 = c[p + "num_sorted"]
+
+    @cached_property
+    def words(self) -> list[str]:
+        """The vocabulary as a Python list (decoded once, on the first fuzzy lookup)."""
+        return self.vocab.all()
+
+    @cached_property
+    def first_char_ranges(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for i, w in enumerate(self.words):
+            c = w[:1]
+            lo, _ = out.get(c, (i, i))
+            out[c] = (lo, i + 1)
+        return out
+
+    def find(self, word: str) -> int:
+        return self.vocab.find(word)
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        return self.vocab.prefix_range(prefix)
+
+
+class ReferenceIndex:
+    """A built reference index, memory-mapped. Cheap to open; safe to share between threads (read-only)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.container = c = Container(path)
+        meta = c.meta
+        if meta.get("kind") != KIND:
+            raise ReferenceDataError(f"{path} is not a dqkit reference index")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise ReferenceDataError(
+                f"{path} is a reference index of format {meta.get('format_version')}, this dqkit reads "
+                f"format {FORMAT_VERSION}: rebuild it with `dqkit index build`")
+        self.path = Path(path)
+        self.build_id: str = meta["build_id"]
+        self.meta = meta
+        self.strings = StringTable(c["str.blob"], c["str.off"])
+        self.source_ids = StringTable(c["sid.blob"], c["sid.off"])
+        self.s_predir: I32 = c["s.predir"]
+        self.s_name: I32 = c["s.name"]
+        self.s_suffix: I32 = c["s.suffix"]
+        self.s_postdir: I32 = c["s.postdir"]
+        self.s_city: I32 = c["s.city"]
+        self.s_region: I32 = c["s.region"]
+        self.s_postcode: I32 = c["s.postcode"]
+        self.s_text: I32 = c["s.text"]
+        self.s_ds: npt.NDArray[np.uint8] = c["s.ds"]
+        self.s_lo: I64 = c["s.lo"]
+        self.s_hi: I64 = c["s.hi"]
+        self.s_count: I32 = c["s.count"]
+        self.a_street: I32 = c["a.street"]
+        self.a_numint: I32 = c["a.numint"]
+        self.a_number: I32 = c["a.number"]
+        self.a_desig: I32 = c["a.desig"]
+        self.a_unit: I32 = c["a.unit"]
+        self.a_key: I64 = c["a.key"]
+        self.a_lon: npt.NDArray[np.float64] = c["a.lon"]
+        self.a_lat: npt.NDArray[np.float64] = c["a.lat"]
+        self.a_extra: dict[str, I32] = {k: c[f"a.{k}"] for k in ("zip4", "crrt", "dp") if f"a.{k}" in c}
+        self.fw_ptr: I64 = c["fw.ptr"]
+        self.fw_tok: I32 = c["fw.tok"]
+        self.fw_field: npt.NDArray[np.uint8] = c["fw.field"]
+        self.datasets: list[DatasetInfo] = [
+            DatasetInfo(i, d["id"], d["iso2"], d["street_lo"], d["street_hi"], d["addr_lo"], d["addr_hi"],
+                        bool(d.get("synthetic")))
+            for i, d in enumerate(meta["datasets"])
+        ]
+        self._tokens: dict[int, TokenIndex] = {}
+        self._us = next((d for d in self.datasets if d.iso2 == "US"), None)
+
+    # -- sizes and datasets -------------------------------------------------------------------------------
+    @property
+    def address_count(self) -> int:
+        return len(self.a_street)
+
+    @property
+    def street_count(self) -> int:
+        return len(self.s_lo)
+
+    def dataset(self, dataset_id: str) -> DatasetInfo | None:
+        return next((d for d in self.datasets if d.id == dataset_id), None)
+
+    def tokens(self, ds: int) -> TokenIndex:
+        t = self._tokens.get(ds)
+        if t is None:
+            t = self._tokens[ds] = TokenIndex(self.container, ds)
+        return t
+
+    # -- rows ----------------------------------------------------------------------------------------------
+    @lru_cache(maxsize=65536)  # noqa: B019 - the index lives as long as the process uses it
+    def street(self, s: int) -> StreetRow:
+        st = self.strings
+        return StreetRow(
+            id=s, dataset=int(self.s_ds[s]), predir=st[int(self.s_predir[s])], name=st[int(self.s_name[s])],
+            suffix=st[int(self.s_suffix[s])], postdir=st[int(self.s_postdir[s])], text=st[int(self.s_text[s])],
+            city=st[int(self.s_city[s])], region=st[int(self.s_region[s])],
+            postcode=st[int(self.s_postcode[s])], lo=int(self.s_lo[s]), hi=int(self.s_hi[s]),
+        )
+
+    def address(self, a: int) -> AddressRow:
+        st = self.strings
+        ex = self.a_extra
+        return AddressRow(
+            id=a, street=self.street(int(self.a_street[a])), number=st[int(self.a_number[a])],
+            unit_desig=st[int(self.a_desig[a])], unit=st[int(self.a_unit[a])],
+            lon=float(self.a_lon[a]), lat=float(self.a_lat[a]), source_id=self.source_ids[a],
+            zip4=st[int(ex["zip4"][a])] if "zip4" in ex else "",
+            carrier_route=st[int(ex["crrt"][a])] if "crrt" in ex else "",
+            delivery_point=st[int(ex["dp"][a])] if "dp" in ex else "",
+        )
+
+    def number_text(self, a: int) -> str:
+        return self.strings[int(self.a_number[a])]
+
+    def unit_text(self, a: int) -> str:
+        return " ".join(p for p in (self.strings[int(self.a_desig[a])], self.strings[int(self.a_unit[a])]) if p)
+
+    def has_unit(self, a: int) -> bool:
+        return bool(self.a_unit[a] or self.a_desig[a])
+
+    def building(self, a: int) -> tuple[int, int]:
+        """[lo, hi) of the addresses sharing the street and house number of address `a`."""
+        s = int(self.a_street[a])
+        lo, hi = int(self.s_lo[s]), int(self.s_hi[s])
+        num = self.a_number[a]
+        nums = self.a_number[lo:hi]
+        key = self.a_key[a]
+        k_lo = int(np.searchsorted(self.a_key[lo:hi], key, "left")) + lo
+        k_hi = int(np.searchsorted(self.a_key[lo:hi], key, "right")) + lo
+        same = np.flatnonzero(nums[k_lo - lo:k_hi - lo] == num)
+        return k_lo + int(same[0]), k_lo + int(same[-1]) + 1
+
+    # -- postcodes -----------------------------------------------------------------------------------------
+    def streets_in_postcode(self, ds: DatasetInfo, postcode: str) -> tuple[int, int]:
+        """[lo, hi) of the streets of a postcode in a dataset (streets are sorted by postcode)."""
+        pid = self.strings.find(postcode)
+        if pid < 0 or not postcode:
+            return 0, 0
+        seg = self.s_postcode[ds.street_lo:ds.street_hi]
+        lo = int(np.searchsorted(seg, pid, "left"))
+        hi = int(np.searchsorted(seg, pid, "right"))
+        return ds.street_lo + lo, ds.street_lo + hi
+
+    def streets_named(self, ds: DatasetInfo, postcode: str, name: str) -> list[int]:
+        lo, hi = self.streets_in_postcode(ds, postcode)
+        nid = self.strings.find(name)
+        if nid < 0 or lo == hi:
+            return []
+        seg = self.s_name[lo:hi]
+        a = int(np.searchsorted(seg, nid, "left"))
+        b = int(np.searchsorted(seg, nid, "right"))
+        return list(range(lo + a, lo + b))
+
+    # -- the standardizer's PointSource ------------------------------------------------------------------
+    def points_on_street(self, zip5: str, name: str) -> Sequence[AddressPoint]:
+        if self._us is None:
+            return ()
+        return tuple(self.point(a) for s in self.streets_named(self._us, zip5, name)
+                     for a in range(int(self.s_lo[s]), int(self.s_hi[s])))
+
+    def street_names(self, zip5: str) -> Sequence[str]:
+        if self._us is None:
+            return ()
+        lo, hi = self.streets_in_postcode(self._us, zip5)
+        st = self.strings
+        return tuple(st[int(i)] for i in np.unique(self.s_name[lo:hi]))
+
+    def point(self, a: int) -> AddressPoint:
+        """The standardizer's view of address `a`."""
+        r = self.address(a)
+        s = r.street
+        extra: dict[str, Any] = {}
+        if r.zip4:
+            extra[EXTRA_ZIP4] = r.zip4
+        if r.carrier_route:
+            extra[EXTRA_CARRIER_ROUTE] = r.carrier_route
+        if r.delivery_point:
+            extra[EXTRA_DELIVERY_POINT] = r.delivery_point
+        street = Street(number=r.number, predir=s.predir, name=s.name, suffix=s.suffix, postdir=s.postdir,
+                        unit_desig=r.unit_desig, unit=r.unit)
+        return AddressPoint(
+            id=r.source_id, number=r.number, street=street, unit=r.unit, city=s.city, state=s.region,
+            zip=s.postcode, lat=_coord(r.lat), lon=_coord(r.lon), extra=extra,
+        )
+
+    def address_of_point(self, p: AddressPoint) -> int | None:
+        """The address id of a point this index returned (by street, number, unit)."""
+        if self._us is None:
+            return None
+        for s in self.streets_named(self._us, p.zip, p.street.name):
+            row = self.street(s)
+            if (row.predir, row.suffix, row.postdir) != (p.street.predir, p.street.suffix, p.street.postdir):
+                continue
+            for a in range(row.lo, row.hi):
+                if self.number_text(a) == p.number and self.strings[int(self.a_unit[a])] == p.unit and \
+                        self.source_ids[a] == p.id:
+                    return a
+        return None
+
+
+def _coord(x: float) -> str:
+    return "" if x != x else f"{x:.7f}".rstrip("0").rstrip(".")

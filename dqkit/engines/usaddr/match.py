@@ -1,0 +1,166 @@
+"""Match a parsed delivery line to address points of a PointSource.
+
+The street is looked up by name in each candidate ZIP (the last line's ZIP first, then the other ZIPs of its
+city): exact name, then the same name up to spelling variants (SAINT / ST, ordinal words), then the one name
+within a small edit distance (status 20). Among the points of that street with the input's house number, the
+directionals and suffix choose (corrected to the reference's when only one fits: 46, 45); the unit chooses among
+a building's units (47 when units exist and none was given, 14 when the given unit is not in the reference).
+A number the street does not have is 61.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from dqkit.engines.usaddr.points import AddressPoint, PointSource
+from dqkit.engines.usaddr.pub28 import NAME_EQUIVALENTS
+from dqkit.engines.usaddr.street import Street
+
+
+@dataclass(slots=True)
+class PointMatch:
+    """What the reference said about one delivery line."""
+
+    covered: bool = False  # the reference holds at least one of the ZIPs asked
+    zip: str = ""  # the ZIP where the street was found
+    street: Street | None = None  # the input street as the reference spells it (when the street was found)
+    point: AddressPoint | None = None  # the unique point (or the building's first point for 47 / 14)
+    candidates: int = 0  # how many points fit when more than one does
+    number_found: bool = False
+    codes: list[str] = field(default_factory=list)  # 20 45 46 47 14 61
+    corrected: set[str] = field(default_factory=set)  # "street", "suffix", "directional", "unit"
+
+    @property
+    def unique(self) -> bool:
+        return self.point is not None and self.candidates <= 1 and "47" not in self.codes
+
+
+@functools.lru_cache(maxsize=4096)
+def name_key(name: str) -> str:
+    """A street name in a form that ignores spelling variants: "SAINT JAMES" = "ST JAMES", "MT HOOD" =
+    "MOUNT HOOD"; spaces and hyphens ignored ("MACARTHUR" = "MAC ARTHUR")."""
+    return "".join(NAME_EQUIVALENTS.get(w, w) for w in name.replace("-", " ").split())
+
+
+def _find_name(source: PointSource, zip5: str, name: str) -> tuple[str, bool]:
+    """(reference name, corrected?) of `name` in `zip5`; ("", False) when the ZIP has no such street."""
+    names = source.street_names(zip5)
+    if not names:
+        return "", False
+    if name in names:
+        return name, False
+    key = name_key(name)
+    same = [n for n in names if name_key(n) == key]
+    if len(same) == 1:
+        return same[0], same[0] != name
+    if len(key) < 4:
+        return "", False
+    keys = [name_key(n) for n in names]
+    limit = 1 if len(key) < 8 else 2
+    best = process.extract(key, keys, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=2)
+    if not best or (len(best) > 1 and best[1][1] == best[0][1]):
+        return "", False
+    return names[best[0][2]], True
+
+
+def _unit_key(unit: str) -> str:
+    return unit.replace("-", "").replace(" ", "").lstrip("0") or unit
+
+
+def match_points(street: Street, zips: list[str], source: PointSource) -> PointMatch:
+    """Look `street` up in `zips` (in order; the first is the last line's ZIP). Never raises on odd input."""
+    out = PointMatch()
+    if not street.name:
+        return out
+    street_only: PointMatch | None = None  # the street exists but not the number: remember the first
+    for zip5 in dict.fromkeys(z for z in zips if z):
+        name, name_fixed = _find_name(source, zip5, street.name)
+        if source.street_names(zip5):
+            out.covered = True
+        if not name:
+            continue
+        pts = source.points_on_street(zip5, name)
+        m = _on_street(street, name, name_fixed, pts)
+        m.covered, m.zip = True, zip5
+        if m.number_found:
+            return m
+        if street_only is None:
+            street_only = m
+    return street_only or out
+
+
+def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[AddressPoint]) -> PointMatch:
+    m = PointMatch(street=replace(street, name=name))
+    if name_fixed:
+        m.codes.append("20")
+        m.corrected.add("street")
+    if not street.number:
+        m.candidates = len({p.number for p in points})
+        return m
+    at_number = [p for p in points if p.number == street.number]
+    if not at_number:
+        m.codes.append("61")
+        return m
+    m.number_found = True
+    # directionals and suffix: keep the points whose parts agree with what the input gave
+    variants = {(p.street.predir, p.street.suffix, p.street.postdir) for p in at_number}
+    chosen = _choose_variant(street, variants)
+    if chosen is None:
+        m.candidates = len(variants)
+        m.point = at_number[0]
+        return m
+    predir, suffix, postdir = chosen
+    if (predir, postdir) != (street.predir, street.postdir):
+        m.codes.append("46")
+        m.corrected.add("directional")
+    if suffix != street.suffix:
+        m.codes.append("45")
+        m.corrected.add("suffix")
+    m.street = replace(street, name=name, predir=predir, suffix=suffix, postdir=postdir)
+    building = [p for p in at_number if (p.street.predir, p.street.suffix, p.street.postdir) == chosen]
+    _choose_unit(m, street, building)
+    return m
+
+
+def _choose_variant(street: Street, variants: set[tuple[str, str, str]]) -> tuple[str, str, str] | None:
+    """The one (predir, suffix, postdir) of the reference that fits the input; None when several fit."""
+    if len(variants) == 1:
+        return next(iter(variants))
+    exact = (street.predir, street.suffix, street.postdir)
+    if exact in variants:
+        return exact
+    fits = [v for v in variants
+            if (not street.predir or v[0] == street.predir)
+            and (not street.suffix or v[1] == street.suffix)
+            and (not street.postdir or v[2] == street.postdir)]
+    if len(fits) == 1:
+        return fits[0]
+    return None
+
+
+def _choose_unit(m: PointMatch, street: Street, building: list[AddressPoint]) -> None:
+    units = {_unit_key(p.unit): p for p in building if p.unit}
+    base = [p for p in building if not p.unit]
+    if street.unit:
+        hit = units.get(_unit_key(street.unit))
+        if hit is not None:
+            m.point = hit
+            desig = hit.street.unit_desig
+            if desig and desig != "#" and desig != street.unit_desig and m.street is not None:
+                m.street = replace(m.street, unit_desig=desig)
+            return
+        m.point = base[0] if base else building[0]
+        if units:
+            m.codes.append("14")  # the building has units, but not this one: the unit is kept as given
+        return
+    if base:
+        m.point = base[0]  # repeated rows of one address are one address
+        return
+    m.point = building[0]
+    m.candidates = len(units)
+    m.codes.append("47")

@@ -1,0 +1,220 @@
+"""Every accessor dqkit adds to pandas (and Dask), registered here and nowhere else.
+
+    df.leads.verify()           each row a lead: ELSGenericMessage flattened into `lead_*` columns
+    df.leads.columns()          which input column feeds which seed field (to check before a long run)
+    df.leads.audit()            on a verified frame: rates per lead source, faults shown apart
+    df.addr.validate()          each row an address: confidence, corrections, the address found (`addr_*`)
+    df.addr.search(top=3)       each row's top suggestions side by side
+    s.addr.validate() / .search() / .standardize()      the same for a Series of one-line addresses
+
+On Dask DataFrames the same `df.leads.verify()`, `df.addr.validate()` and `df.addr.search()` run partition by
+partition (see `dqkit.notebook.scaleout`); they are registered as soon as `dask.dataframe` is imported, before or
+after dqkit.
+
+Accessors check their input in `__init__` and raise AttributeError only there, and only for input they cannot
+serve (pandas turns that into "object has no attribute"); everything else raises dqkit's InputError.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from dqkit.backends.select import BackendLike
+from dqkit.notebook import addresses, leads
+from dqkit.notebook.frames import CacheArg
+
+
+@pd.api.extensions.register_dataframe_accessor("leads")
+class LeadsAccessor:
+    """Lead verification of a DataFrame whose rows are leads (seed 000)."""
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+
+    def verify(
+        self,
+        *,
+        backend: BackendLike = None,
+        mapping: Mapping[str, str] | None = None,
+        prefix: str = leads.PREFIX,
+        cache: CacheArg = None,
+        progress: bool | None = None,
+        concurrency: int | None = None,
+        chunk_size: int | None = None,
+    ) -> pd.DataFrame:
+        """Verify every row as a lead; a new frame: the input's index and columns, then the `lead_*` results.
+
+        backend:     None/"local" (the in-process engine), "vendor", a `dqkit serve` URL, or a backend object.
+        mapping:     seed field -> column, for columns the forgiving names do not find ({"ZIP": "postcode"}).
+        prefix:      of the result columns.
+        cache:       None (the default cache unless switched off), False (none), or a ResultCache.
+        progress:    draw a progress bar (default: yes, except under pytest or DQKIT_PROGRESS=0).
+        concurrency: requests in flight for HTTP backends.
+        chunk_size:  requests per backend call (and per cache write).
+
+        Codes are categoricals over the seed's whole tables (`lead_result_code`, `lead_phone_status`,
+        `lead_score_result`, ...), with their meanings and the outcome class beside them, and SCORE_RESULT decoded
+        into `lead_score_match_level`, `lead_score_line_class` and `lead_score_validity`. A lead that got no
+        answer (a transport error) keeps its row: `lead_result_type` is FAILED and `lead_result_value` says why.
+        """
+        return leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
+                            progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+
+    def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Seed field -> the input column `verify` would read it from."""
+        return leads.lead_fields(self._df.columns, mapping, leads.PREFIX)
+
+    def audit(self, by: str | None = None, *, prefix: str = leads.PREFIX) -> pd.DataFrame:
+        """On a verified frame: one row per lead source (PARTNER_ID), with rates that leave caller and
+        configuration faults out (see `dqkit.plots.audit_table`)."""
+        from dqkit.plots import audit_table
+
+        return audit_table(self._df, by=by, prefix=prefix)
+
+
+@pd.api.extensions.register_dataframe_accessor("addr")
+class AddressAccessor:
+    """Address validation and search of a DataFrame whose rows are addresses (seed 001)."""
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+
+    def validate(
+        self,
+        *,
+        backend: BackendLike = None,
+        mapping: Mapping[str, str] | None = None,
+        country: str = "USA",
+        datasets: Sequence[str] = (),
+        prefix: str = addresses.PREFIX,
+        cache: CacheArg = None,
+        progress: bool | None = None,
+        concurrency: int | None = None,
+    ) -> pd.DataFrame:
+        """Validate every row as an address; a new frame with the `addr_*` results after the input's columns.
+
+        The address is read from a single-line column (`address`, `full_address`, ...) or from parts (`street`,
+        `address2`, `city`, `state`, `zip`, `country`); `mapping` ({"ADDRESS": col} or {"ZIP": col, ...})
+        overrides. `country` is used for rows without a country. Results: `addr_confidence` (categorical of the
+        11 values) and its meaning, `addr_verified`, `addr_match_type`, `addr_match_confidence`, the 7-line
+        address, `addr_global_address_key`, and the corrections (`addr_corrections` and one flag per
+        validation_detail name). Other arguments as for `df.leads.verify`.
+        """
+        return addresses.validate(self._df, backend=backend, mapping=mapping, country=country, datasets=datasets,
+                                  prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+
+    def search(
+        self,
+        top: int = 3,
+        *,
+        backend: BackendLike = None,
+        mapping: Mapping[str, str] | None = None,
+        country: str = "USA",
+        search_type: str = "singleline",
+        datasets: Sequence[str] = (),
+        prefix: str = addresses.PREFIX,
+        cache: CacheArg = None,
+        progress: bool | None = None,
+        concurrency: int | None = None,
+    ) -> pd.DataFrame:
+        """The `top` suggestions of every row: `addr_suggestion_1`, `addr_key_1`, `addr_final_1`, ... plus the
+        confidence and whether more were available."""
+        return addresses.search(self._df, top=top, backend=backend, mapping=mapping, country=country,
+                                search_type=search_type, datasets=datasets, prefix=prefix, cache=cache,
+                                progress=progress, concurrency=concurrency)
+
+    def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Address field -> the input column validate/search would read it from."""
+        from dqkit.notebook.columns import resolve_address_columns
+
+        return resolve_address_columns(self._df.columns, mapping)
+
+
+def _is_text(s: pd.Series) -> bool:
+    dtype = s.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    return bool(pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype))
+
+
+@pd.api.extensions.register_series_accessor("addr")
+class AddressSeriesAccessor:
+    """A Series of one-line addresses ("1 Main St Springfield IL 62701")."""
+
+    def __init__(self, s: pd.Series) -> None:
+        if not _is_text(s):
+            raise AttributeError(f"the .addr accessor needs a Series of text addresses, not {s.dtype} values")
+        self._s = s
+
+    def _frame(self) -> pd.DataFrame:
+        name = self._s.name if self._s.name is not None else "address"
+        return self._s.to_frame(name=name)
+
+    def validate(self, **kwargs: Any) -> pd.DataFrame:
+        """`df.addr.validate` of the one-column frame of this Series (each value a whole address)."""
+        frame = self._frame()
+        return addresses.validate(frame, mapping={"STREET1": str(frame.columns[0])}, **kwargs)
+
+    def search(self, top: int = 3, **kwargs: Any) -> pd.DataFrame:
+        """`df.addr.search` of the one-column frame of this Series."""
+        frame = self._frame()
+        return addresses.search(frame, top=top, mapping={"STREET1": str(frame.columns[0])}, **kwargs)
+
+    def standardize(self, *, prefix: str = "std_") -> pd.DataFrame:
+        """USPS Publication 28 form of each address, offline: one column per StandardizedAddress part."""
+        from dqkit.notebook.standardize import standardize_series
+
+        return standardize_series(self._s, prefix=prefix)
+
+
+# ---- Dask: registered when dask.dataframe is (or gets) imported, so that `import dqkit.notebook` stays fast.
+
+
+def _register_dask(dd: types.ModuleType) -> None:
+    from dqkit.notebook import scaleout
+
+    if getattr(dd.DataFrame, "_dqkit_registered", False):
+        return
+    dd.extensions.register_dataframe_accessor("leads")(scaleout.DaskLeadsAccessor)
+    dd.extensions.register_dataframe_accessor("addr")(scaleout.DaskAddressAccessor)
+    dd.DataFrame._dqkit_registered = True
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs `_register_dask` right after `dask.dataframe` finishes importing (then steps aside)."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "dask.dataframe":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        original = loader.exec_module
+
+        def exec_module(module: types.ModuleType) -> None:
+            original(module)
+            try:
+                _register_dask(module)
+            except Exception as exc:  # never break the user's `import dask.dataframe`
+                import warnings
+
+                warnings.warn(f"dqkit: Dask accessors not registered: {exc}", RuntimeWarning, stacklevel=2)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "dask.dataframe" in sys.modules:
+    _register_dask(sys.modules["dask.dataframe"])
+elif not any(isinstance(f, _AfterImport) for f in sys.meta_path):
+    sys.meta_path.insert(0, _AfterImport())

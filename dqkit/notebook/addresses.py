@@ -1,0 +1,222 @@
+"""`df.addr.validate()` and `df.addr.search()`: every row an address, answered by an AddressBackend (seed 001).
+
+validate: one row of result columns per address: the confidence (with its meaning), match type and confidence,
+          the 7-line address found, its key, and what had to be corrected (one boolean column per
+          validation_detail flag, and their names together in `corrections`).
+search:   the top suggestions of each row, side by side: `suggestion_1`, `key_1`, `final_1`, ... (a final
+          suggestion is a complete address; the others are groups to refine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import pandas as pd
+
+from dqkit.backends.base import AddressBackend, BatchItem
+from dqkit.backends.select import BackendLike, address_backend, is_remote
+from dqkit.contract.address import (
+    CONFIDENCE_MEANINGS,
+    VALIDATION_DETAIL_FLAGS,
+    Components,
+    Option,
+    SearchRequest,
+    SearchResponse,
+    SearchType,
+    ValidateResponse,
+)
+from dqkit.contract.errors import InputError
+from dqkit.notebook.columns import address_parts, country_iso3, resolve_address_columns
+from dqkit.notebook.dtypes import ADDRESS_CATEGORIES, typed_columns
+from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
+from dqkit.notebook.pipeline import Operation, one_by_one, with_concurrency
+
+PREFIX: Final = "addr_"
+ADDRESS_LINES: Final = ("address_line_1", "address_line_2", "address_line_3", "locality", "region", "postal_code",
+                        "country")
+VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_type", "match_confidence",
+                         "corrections", *ADDRESS_LINES, "global_address_key", "suggestions", *VALIDATION_DETAIL_FLAGS,
+                         "error")
+_VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
+_VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
+
+
+def search_names(top: int) -> tuple[str, ...]:
+    per = [name for k in range(1, top + 1) for name in (f"suggestion_{k}", f"key_{k}", f"final_{k}")]
+    return ("confidence", "confidence_meaning", "more_results", "suggestions", *per, "error")
+
+
+def _opened(backend: AddressBackend) -> AddressBackend:
+    # The local backend opens its address engine lazily and names it only then: open it first so that the
+    # name (part of every cache key) is the same on the first run and on the next ones.
+    getattr(backend, "address_engine", None)
+    return backend
+
+
+def _request_builder(country: str, search_type: SearchType | None, max_suggestions: int | None,
+                     datasets: Sequence[str]) -> Any:
+    options = [Option("search_type", search_type.value)] if search_type is not None else []
+
+    def build(row: dict[str, Any]) -> SearchRequest:
+        country_iso = country_iso3(str(row.get("COUNTRY") or ""), country)
+        return SearchRequest(country_iso=country_iso, components=Components(address_parts(row)),
+                             datasets=list(datasets), options=list(options), max_suggestions=max_suggestions)
+
+    return build
+
+
+def _error_text(item: BatchItem[Any]) -> str:
+    return str(item.error) if item.error is not None else "no answer"
+
+
+def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
+    if item.result is None:
+        return {"error": _error_text(item), "verified": None,
+                **dict.fromkeys(VALIDATION_DETAIL_FLAGS, None)}
+    r = item.result.result
+    detail = r.validation_detail
+    flags = {f: bool(getattr(detail, f)) if detail is not None else False for f in VALIDATION_DETAIL_FLAGS}
+    address = r.address
+    lines = {n: getattr(address, n) if address is not None else "" for n in ADDRESS_LINES}
+    return {
+        "confidence": r.confidence,
+        "confidence_meaning": CONFIDENCE_MEANINGS.get(r.confidence, ""),
+        "verified": r.confidence == "Verified match",
+        "match_type": r.match_type,
+        "match_confidence": r.match_confidence,
+        "corrections": ", ".join(f for f, on in flags.items() if on),
+        **lines,
+        "global_address_key": r.global_address_key,
+        "suggestions": len(r.suggestions),
+        **flags,
+        "error": "",
+    }
+
+
+def typed_validation(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    return typed_columns(rows, VALIDATE_NAMES, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS,
+                         flags=_VALIDATE_FLAGS)
+
+
+def _flat_search(top: int) -> Any:
+    def flat(item: BatchItem[SearchResponse]) -> dict[str, Any]:
+        if item.result is None:
+            return {"error": _error_text(item), "more_results": None,
+                    **{f"final_{k}": None for k in range(1, top + 1)}}
+        r = item.result.result
+        out: dict[str, Any] = {
+            "confidence": r.confidence,
+            "confidence_meaning": CONFIDENCE_MEANINGS.get(r.confidence, ""),
+            "more_results": r.more_results_available or len(r.suggestions) > top,
+            "suggestions": min(len(r.suggestions), top),
+            "error": "",
+        }
+        for k in range(1, top + 1):
+            s = r.suggestions[k - 1] if k <= len(r.suggestions) else None
+            out[f"suggestion_{k}"] = s.text if s is not None else ""
+            out[f"key_{k}"] = s.global_address_key if s is not None else ""
+            out[f"final_{k}"] = s.is_final if s is not None else None
+        return out
+
+    return flat
+
+
+def _search_flags(top: int) -> frozenset[str]:
+    return frozenset({"more_results", *(f"final_{k}" for k in range(1, top + 1))})
+
+
+def typed_search(rows: Sequence[Mapping[str, Any]], top: int) -> pd.DataFrame:
+    return typed_columns(rows, search_names(top), ADDRESS_CATEGORIES, integers=frozenset({"suggestions"}),
+                         flags=_search_flags(top))
+
+
+def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str,
+                   names: Sequence[str]) -> dict[str, str]:
+    """Address field -> input column, never reading a result column of an earlier run."""
+    results = {f"{prefix}{n}" for n in names}
+    return resolve_address_columns([c for c in columns if str(c) not in results], mapping)
+
+
+def check_top(top: object) -> int:
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 25:
+        raise InputError(f"top must be a whole number from 1 to 25, not {top!r}")
+    return top
+
+
+def _check_country(country: str) -> str:
+    c = country_iso3(country, "")
+    if len(c) != 3 or not c.isalpha():
+        raise InputError(f"country {country!r} is not a country code; use a three-letter code such as 'USA'")
+    return c
+
+
+def validate(
+    df: pd.DataFrame,
+    *,
+    backend: BackendLike = None,
+    mapping: Mapping[str, str] | None = None,
+    country: str = "USA",
+    datasets: Sequence[str] = (),
+    prefix: str = PREFIX,
+    cache: CacheArg = None,
+    progress: bool | None = None,
+    concurrency: int | None = None,
+) -> pd.DataFrame:
+    """Validate every row of `df` as an address; see `AddressAccessor.validate`."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    be = _opened(address_backend(backend))
+    fields = address_fields(df.columns, mapping, prefix, VALIDATE_NAMES)
+    country = _check_country(country)
+    native = getattr(be, "validate_many", None)
+    op: Operation[SearchRequest, ValidateResponse] = Operation(
+        namespace=f"{be.name}|address.validate", result_type=ValidateResponse,
+        call=with_concurrency(native, concurrency) if callable(native) else one_by_one(be.validate),
+        remote=is_remote(be), batched=callable(native))
+    job = FrameJob(fields=fields, names=VALIDATE_NAMES, request=_request_builder(country, None, None, datasets),
+                   operation=op, flat=flat_validation, typed=typed_validation, desc="validate addresses",
+                   options_key=f"{country}|{','.join(datasets)}")
+    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+
+
+def search(
+    df: pd.DataFrame,
+    *,
+    top: int = 3,
+    backend: BackendLike = None,
+    mapping: Mapping[str, str] | None = None,
+    country: str = "USA",
+    search_type: str = "singleline",
+    datasets: Sequence[str] = (),
+    prefix: str = PREFIX,
+    cache: CacheArg = None,
+    progress: bool | None = None,
+    concurrency: int | None = None,
+) -> pd.DataFrame:
+    """The top suggestions of every row of `df`; see `AddressAccessor.search`."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    check_top(top)
+    try:
+        stype = SearchType(str(search_type).lower())
+    except ValueError:
+        raise InputError(f"search_type must be one of {', '.join(t.value for t in SearchType)}, "
+                         f"not {search_type!r}") from None
+    be = _opened(address_backend(backend))
+    names = search_names(top)
+    fields = address_fields(df.columns, mapping, prefix, names)
+    country = _check_country(country)
+    # Ask for one more than shown, so that `more_results` is true when there are more than `top`.
+    max_suggestions = top + 1
+    native = getattr(be, "search_many", None)
+    op: Operation[SearchRequest, SearchResponse] = Operation(
+        namespace=f"{be.name}|address.search", result_type=SearchResponse,
+        call=with_concurrency(native, concurrency) if callable(native) else one_by_one(be.search),
+        remote=is_remote(be), batched=callable(native))
+    job = FrameJob(
+        fields=fields, names=names, request=_request_builder(country, stype, max_suggestions, datasets),
+        operation=op, flat=_flat_search(top),
+        typed=lambda rows: typed_search(rows, top),
+        desc="search addresses", options_key=f"{country}|{','.join(datasets)}|{stype.value}|{top}")
+    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)

@@ -1,0 +1,112 @@
+"""Forgiving column names for address tables, built on the lead aliases so that `zip`, `Zip Code` and `postcode`
+mean the same column in `df.leads.verify()`, `df.addr.validate()` and `dqkit verify`.
+
+An address is read from STREET1 (which may hold the whole address on one line: `address`, `full_address`,
+`single_line`), STREET2, CITY, STATE, ZIP and COUNTRY. The parts present are sent, in that order, as the free-text
+`components.unspecified` of the address service (seed 001 section 2.1).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from dqkit.contract.address import ISO3_BY_ISO2
+from dqkit.contract.errors import InputError
+from dqkit.contract.lead_columns import ALIASES
+
+ADDRESS_FIELDS: Final = ("STREET1", "STREET2", "CITY", "STATE", "ZIP", "COUNTRY")
+ADDRESS_ALIASES: Final[dict[str, tuple[str, ...]]] = {
+    "STREET1": (*ALIASES["STREET1"], "fulladdress", "singleline", "oneline", "addresstext", "searchtext",
+                "query", "text", "line1"),
+    "STREET2": (*ALIASES["STREET2"], "line2"),
+    "CITY": ALIASES["CITY"],
+    "STATE": ALIASES["STATE"],
+    "ZIP": ALIASES["ZIP"],
+    "COUNTRY": (*ALIASES["COUNTRY"], "countryiso", "iso3", "countryiso3"),
+}
+# Names a caller may use in `mapping` for a field, besides the field itself.
+_MAPPING_SYNONYMS: Final = {"ADDRESS": "STREET1", "LINE1": "STREET1", "LINE2": "STREET2", "POSTAL_CODE": "ZIP",
+                            "POSTCODE": "ZIP", "REGION": "STATE", "LOCALITY": "CITY", "COUNTRY_ISO": "COUNTRY"}
+_COUNTRY_NAMES: Final = {"UNITED STATES": "USA", "UNITED STATES OF AMERICA": "USA", "US": "USA", "U S": "USA",
+                         "CANADA": "CAN", "UNITED KINGDOM": "GBR", "UK": "GBR", "GREAT BRITAIN": "GBR",
+                         "ENGLAND": "GBR", "SCOTLAND": "GBR", "WALES": "GBR"}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def resolve_address_columns(columns: Iterable[object], mapping: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Address field -> input column: `mapping` first (field or synonym -> column), then forgiving names.
+
+    Raises InputError when the mapping names an unknown field or column, or when no column holds a street or a
+    single-line address.
+    """
+    names = [str(c) for c in columns]
+    result: dict[str, str] = {}
+    for field, column in (mapping or {}).items():
+        key = field.upper().strip()
+        key = _MAPPING_SYNONYMS.get(key, key)
+        if key not in ADDRESS_ALIASES:
+            raise InputError(f"unknown address field {field!r} in the column mapping; known: "
+                             f"{', '.join(ADDRESS_FIELDS)} (or ADDRESS for a single-line address)")
+        if column not in names:
+            raise InputError(f"column {column!r} (mapped to {key}) is not in the input")
+        result[key] = column
+    taken = set(result.values())
+    by_norm: dict[str, str] = {}
+    for c in names:
+        by_norm.setdefault(_norm(c), c)
+    for field, aliases in ADDRESS_ALIASES.items():
+        if field in result:
+            continue
+        for alias in (_norm(field), *aliases):
+            col = by_norm.get(alias)
+            if col is not None and col not in taken:
+                result[field] = col
+                taken.add(col)
+                break
+    if "STREET1" not in result and not ({"CITY", "ZIP"} & set(result)):
+        shown = ", ".join(map(repr, names[:12])) + (" ..." if len(names) > 12 else "")
+        raise InputError(f"no address columns found among {shown or 'no columns'}: name them like address, "
+                         "street, city, state, zip, or pass mapping={'ADDRESS': 'your column', ...}")
+    return {f: result[f] for f in ADDRESS_FIELDS if f in result}
+
+
+def cell_text(value: Any) -> str:
+    """A cell as text: missing values are "", 94110.0 is "94110", surrounding blanks dropped."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if value.is_integer():
+            return str(int(value))
+    text = str(value).strip()
+    return "" if text in ("nan", "NaN", "None", "<NA>", "NaT") else text
+
+
+def country_iso3(value: str, default: str) -> str:
+    """A country cell as the three-letter code the service takes ("US", "United States" -> "USA")."""
+    v = re.sub(r"[^A-Z ]", " ", value.upper()).strip()
+    v = re.sub(r"\s+", " ", v)
+    if not v:
+        return default
+    if v in _COUNTRY_NAMES:
+        return _COUNTRY_NAMES[v]
+    if len(v) == 2:
+        return ISO3_BY_ISO2.get(v, v)
+    return v
+
+
+def address_parts(row: Mapping[str, Any]) -> list[str]:
+    """The free-text parts of one row, in address order: street, secondary, city, "STATE ZIP"."""
+    street1, street2, city, state, zip_ = (cell_text(row.get(f)) for f in ("STREET1", "STREET2", "CITY", "STATE",
+                                                                           "ZIP"))
+    if zip_.isdigit() and 3 <= len(zip_) < 5:  # a ZIP that lost its leading zeros in a numeric column
+        zip_ = zip_.zfill(5)
+    last = " ".join(p for p in (state, zip_) if p)
+    return [p for p in (street1, street2, city, last) if p]

@@ -1,0 +1,111 @@
+"""Typed result columns: codes as categoricals whose categories are the seed's whole table, numbers as floats,
+the rest as text; "" (no value) becomes a missing value, so `value_counts()` counts only what was answered.
+
+Categories come from the code tables, not from the data, so every result frame (and every Dask partition) has the
+same dtypes and the categories list what *could* have happened, zeros included. A value outside the table (a
+newer vendor code) is kept: it is appended to the categories rather than lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from dqkit.contract import codes
+from dqkit.contract.address import CONFIDENCE_MEANINGS, Confidence, MatchConfidence, MatchType
+
+NOT_PROCESSED: Final = "not processed"  # the outcome of a row that got no answer (see lead_columns.error_row)
+
+
+def text_dtype() -> pd.api.extensions.ExtensionDtype:
+    """pandas' own text dtype: "str" (NaN for missing) on pandas 3, the "string" extension type before."""
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return pd.StringDtype(na_value=np.nan)
+    return pd.StringDtype()
+
+
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for v in values if v))
+
+
+def categorical(values: Sequence[Any], categories: Sequence[str]) -> pd.Categorical:
+    """`values` as a categorical over `categories`; "" and None are missing; unknown values are appended."""
+    cats = list(categories)
+    known = set(cats)
+    extra = sorted({str(v) for v in values if v not in known and v not in ("", None)} - known)
+    clean = [None if v in ("", None) else v for v in values]
+    return pd.Categorical(clean, categories=cats + extra)
+
+
+def text(values: Sequence[Any]) -> Any:
+    """Text values as pandas' text dtype ("" is missing)."""
+    dtype: Any = text_dtype()
+    return pd.array([None if v in ("", None) else str(v) for v in values], dtype=dtype)
+
+
+def number(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return pd.to_numeric(pd.Series(list(values), dtype=object).replace("", None), errors="coerce")\
+        .to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+# ---- lead results: flat names of dqkit.contract.lead_columns.RESULT_COLUMNS
+
+LEAD_CATEGORIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "result_code": tuple(codes.RESULT_CODES),
+    "result_type": ("STATUS", "ERROR", "FAILED"),
+    "result_category": (codes.SPOOF_CATEGORY,),
+    "result_meaning": _unique(rc.condition for rc in codes.RESULT_CODES.values()),
+    "outcome": (*(o.value for o in codes.Outcome), NOT_PROCESSED),
+    "phone_status": tuple(codes.PHONE_STATUSES),
+    "phone_desc": _unique(codes.PHONE_STATUSES.values()),
+    "score_result": tuple(codes.SCORE_RESULTS),
+    "score_desc": _unique(s.meaning for s in codes.SCORE_RESULTS.values()),
+    "score_match_level": _unique(m.value for m in codes.MatchLevel),
+    "score_line_class": _unique(c.value for c in codes.LineClass),
+    "score_validity": _unique(v.value for v in codes.Validity),
+    "business_name_ind": tuple(codes.BUSINESS_NAME_IND),
+    "std_geomatch": tuple(codes.GEOMATCH),
+    "std_address_type": tuple(codes.ADDRESS_TYPES),
+    "std_address_code_meaning": _unique(codes.ADDRESS_CODES.values()),
+}
+LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
+
+
+def typed_columns(rows: Sequence[Mapping[str, Any]], names: Sequence[str],
+                  categories: Mapping[str, Sequence[str]], numbers: frozenset[str] = frozenset(),
+                  flags: frozenset[str] = frozenset(), integers: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """A frame of `names` (in that order) from flat `rows`, each column typed as the module docstring says."""
+    if rows and all(list(r) == list(names) for r in (rows[0], rows[-1])):
+        try:  # the common case: every row has exactly `names`, in order; transpose in C
+            columns = dict(zip(names, zip(*(r.values() for r in rows), strict=True), strict=True))
+        except ValueError:
+            columns = {n: tuple(r.get(n, "") for r in rows) for n in names}
+    else:
+        columns = {n: tuple(r.get(n, "") for r in rows) for n in names}
+    data: dict[str, Any] = {}
+    for name in names:
+        values = columns[name]
+        if name in categories:
+            data[name] = categorical(values, categories[name])
+        elif name in numbers:
+            data[name] = number(values)
+        elif name in integers:
+            data[name] = pd.array([None if v in ("", None) else int(v) for v in values], dtype="Int64")
+        elif name in flags:
+            data[name] = pd.array([None if v is None else bool(v) for v in values], dtype="boolean")
+        else:
+            data[name] = text(values)
+    return pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
+
+
+# ---- address results
+
+ADDRESS_CATEGORIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "confidence": tuple(c.value for c in Confidence),
+    "confidence_meaning": _unique(CONFIDENCE_MEANINGS.values()),
+    "match_type": tuple(m.value for m in MatchType),
+    "match_confidence": tuple(m.value for m in MatchConfidence),
+}

@@ -1,0 +1,209 @@
+"""From a DataFrame to requests and back: the path every accessor walks.
+
+    input columns -> (identical rows merged) -> one request per distinct row -> batch pipeline
+    -> flat typed result columns of each distinct row -> spread back over the rows -> input frame + prefixed columns
+
+The caller's frame is never changed: the answer is a new frame with the input's index, its columns, and the result
+columns after them. Result columns already in the input (a rerun on a result frame) are replaced, not doubled.
+
+A finished run is remembered whole in the cache's `runs` table, keyed by the backend, the operation, the columns
+read and a content hash of their values: the same table asked again is one read (see `dqkit.notebook.cache`).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from dqkit import __version__
+from dqkit.backends.base import BatchItem
+from dqkit.contract.errors import InputError
+from dqkit.notebook.cache import CacheUnavailable, ResultCache, cache_key
+from dqkit.notebook.pipeline import BatchResult, Operation, defaults, run_batch
+from dqkit.notebook.settings import options
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+
+CacheArg = bool | ResultCache | None
+
+
+def open_cache(cache: CacheArg) -> ResultCache | None:
+    """The cache to use: None/True -> the default (unless switched off), False -> none, or the one given."""
+    if isinstance(cache, ResultCache):
+        return cache
+    if cache is False or (cache is None and not options.cache):
+        return None
+    try:
+        return ResultCache.in_directory(options.cache_directory())
+    except CacheUnavailable as exc:
+        import warnings
+
+        warnings.warn(f"dqkit: {exc}; going on without a cache", RuntimeWarning, stacklevel=3)
+        return None
+
+
+@dataclass(frozen=True)
+class FrameJob(Generic[Req, Res]):
+    """What an accessor asks for one table.
+
+    fields:      field name -> input column (from the forgiving column resolution)
+    names:       the result columns, unprefixed, in output order
+    request:     builds one request from {field: cell value}
+    operation:   how to ask the backend (see `dqkit.notebook.pipeline.Operation`)
+    flat:        the flat result row of one BatchItem (an answer or its recorded error)
+    typed:       the typed result frame of flat rows
+    """
+
+    fields: Mapping[str, str]
+    names: Sequence[str]
+    request: Callable[[dict[str, Any]], Req]
+    operation: Operation[Req, Res]
+    flat: Callable[[BatchItem[Res]], dict[str, Any]]
+    typed: Callable[[Sequence[Mapping[str, Any]]], pd.DataFrame]
+    desc: str = ""
+    options_key: str = ""  # anything else that changes answers (top-N, country default, ...)
+
+
+def input_columns(df: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
+    """The columns `fields` names, renamed to their fields (first one wins when the input repeats a name)."""
+    first: dict[str, int] = {}
+    for i, c in enumerate(df.columns):
+        first.setdefault(str(c), i)
+    positions = [first[c] for c in fields.values()]
+    sub = df.iloc[:, positions]
+    sub.columns = pd.Index(list(fields))
+    return sub
+
+
+def _fingerprint(sub: pd.DataFrame) -> bytes:
+    """A content hash of the values read, row order included (pandas' vectorized row hashes)."""
+    if len(sub) == 0:
+        return b""
+    try:
+        hashed = pd.util.hash_pandas_object(sub, index=False, categorize=True)
+    except TypeError:  # unhashable cells (lists, dicts): hash their text
+        hashed = pd.util.hash_pandas_object(sub.astype(str), index=False)
+    return np.ascontiguousarray(hashed.to_numpy(dtype=np.uint64)).tobytes()
+
+
+def _to_blob(result: pd.DataFrame) -> bytes:
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(result, preserve_index=False)
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
+def _from_blob(blob: bytes, names: Sequence[str], rows: int) -> pd.DataFrame | None:
+    import pyarrow as pa
+
+    try:
+        table = pa.ipc.open_stream(io.BytesIO(blob)).read_all()
+        result: pd.DataFrame = table.to_pandas()
+    except (pa.ArrowException, ValueError, OSError):
+        return None
+    if list(result.columns) != list(names) or len(result) != rows:
+        return None
+    return result
+
+
+def run_frame(
+    df: pd.DataFrame,
+    job: FrameJob[Req, Res],
+    *,
+    prefix: str,
+    cache: CacheArg = None,
+    progress: bool | None = None,
+    concurrency: int | None = None,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """Answer every row of `df` (see the module docstring)."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency,
+                            chunk_size=chunk_size)
+    return attach(df, result, prefix)
+
+
+def attach(df: pd.DataFrame, result: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """`df` with `result`'s columns (prefixed) after its own; same-named input columns are replaced."""
+    result = result.add_prefix(prefix)
+    result.index = df.index
+    keep = [i for i, c in enumerate(df.columns) if c not in set(result.columns)]
+    base = df if len(keep) == df.shape[1] else df.iloc[:, keep]
+    out = pd.concat([base, result], axis=1) if base.shape[1] else result.copy()
+    out.attrs = dict(df.attrs)
+    return out
+
+
+def result_columns(
+    df: pd.DataFrame,
+    job: FrameJob[Req, Res],
+    *,
+    cache: CacheArg = None,
+    progress: bool | None = None,
+    concurrency: int | None = None,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """The typed result columns of every row of `df` (unprefixed, index 0..n-1)."""
+    op = job.operation
+    store = open_cache(cache)
+    sub = input_columns(df, job.fields)
+    n = len(sub)
+
+    run_id = b""
+    if store is not None and n:
+        namespace = f"run|{op.namespace}|{__version__}|{job.options_key}|{','.join(job.names)}"
+        run_id = cache_key(namespace, "\x1f".join(job.fields).encode() + b"\x1e" + _fingerprint(sub))
+        blob = store.get_run(run_id)
+        if blob is not None:
+            remembered = _from_blob(blob, job.names, n)
+            if remembered is not None:
+                return remembered
+
+    # Identical rows are read once; identical requests from different rows are merged by the pipeline.
+    fields = list(job.fields)
+    seen: dict[tuple[Any, ...], int] = {}
+    row_to_unique = np.empty(n, dtype=np.intp)
+    requests: list[Req] = []
+    for i, row in enumerate(sub.itertuples(index=False, name=None)):
+        try:
+            j = seen.get(row)
+        except TypeError:  # an unhashable cell: this row is not merged with others
+            j = None
+            seen_row = False
+        else:
+            seen_row = True
+        if j is None:
+            j = len(requests)
+            requests.append(job.request(dict(zip(fields, row, strict=True))))
+            if seen_row:
+                seen[row] = j
+        row_to_unique[i] = j
+
+    threads, size = defaults(op, concurrency, chunk_size)
+    batch: BatchResult[Res] = run_batch(op, requests, cache=store, progress=options.show_progress(progress),
+                                        desc=job.desc, concurrency=threads, chunk_size=size)
+    typed = job.typed([job.flat(it) for it in batch.items])
+    # Each row read got its own request unless merged: spread the distinct answers back over the rows.
+    result = typed if len(requests) == n else typed.take(row_to_unique).reset_index(drop=True)
+
+    if store is not None and n and batch.errors == 0 and all(
+        it.result is not None and op.cacheable(it.result) for it in batch.items
+    ):
+        try:
+            store.put_run(run_id, _to_blob(result))
+        except Exception as exc:  # the cache never fails a run
+            import warnings
+
+            warnings.warn(f"dqkit: could not remember this run in the cache: {exc}", RuntimeWarning,
+                          stacklevel=2)
+    return result

@@ -1,0 +1,89 @@
+"""`df.leads.verify()`: every row a lead, every lead an ELSGenericMessage, flattened beside its row.
+
+Columns are found and results flattened by `dqkit.contract.lead_columns`, the same functions `dqkit verify` uses,
+so a column means the same thing in a notebook and on the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import pandas as pd
+
+from dqkit.backends.base import BatchItem, LeadBackend
+from dqkit.backends.select import BackendLike, is_remote, lead_backend
+from dqkit.contract.codes import RESULT_CODES, Outcome
+from dqkit.contract.errors import DqkitError, InputError
+from dqkit.contract.lead import ELSGenericMessage
+from dqkit.contract.lead_columns import RESULT_COLUMNS, error_row, flatten_message, lead_from_row, resolve_columns
+from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
+from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
+from dqkit.notebook.pipeline import Operation, with_concurrency
+
+PREFIX: Final = "lead_"
+RESULT_NAMES: Final = tuple(RESULT_COLUMNS)
+# Answers a rerun should ask again for: the service or the account was at fault, not the lead.
+_RETRY_OUTCOMES: Final = frozenset({Outcome.SERVICE_FAULT, Outcome.ACCOUNT_CONFIGURATION})
+
+
+def cacheable(msg: ELSGenericMessage) -> bool:
+    rc = RESULT_CODES.get(msg.message.result_code)
+    return rc is None or rc.outcome not in _RETRY_OUTCOMES
+
+
+def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str) -> dict[str, str]:
+    """Seed field -> input column, never reading a result column of an earlier run."""
+    results = {f"{prefix}{n}" for n in RESULT_NAMES}
+    candidates = [str(c) for c in columns if str(c) not in results]
+    fields = resolve_columns(candidates, mapping)
+    if not fields:
+        shown = ", ".join(map(repr, candidates[:12])) + (" ..." if len(candidates) > 12 else "")
+        raise InputError(f"no lead columns found among {shown or 'no columns'}: name them like first_name, "
+                         "last_name, zip, phone, or pass mapping={'FIRST_NAME': 'your column', ...}")
+    return fields
+
+
+def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
+    if item.result is not None:
+        return flatten_message(item.result)
+    return error_row(item.error or DqkitError("no answer"))
+
+
+def typed_results(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    return typed_columns(rows, RESULT_NAMES, LEAD_CATEGORIES, LEAD_NUMBERS)
+
+
+def lead_job(backend: LeadBackend, fields: Mapping[str, str],
+             concurrency: int | None = None) -> FrameJob[Any, ELSGenericMessage]:
+    identity = {f: f for f in fields}
+    op: Operation[Any, ELSGenericMessage] = Operation(
+        namespace=f"{backend.name}|lead.verify",
+        result_type=ELSGenericMessage,
+        call=with_concurrency(backend.verify_leads, concurrency),
+        cacheable=cacheable,
+        remote=is_remote(backend),
+        batched=True,
+    )
+    return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),
+                    operation=op, flat=flat_item, typed=typed_results, desc="verify leads")
+
+
+def verify(
+    df: pd.DataFrame,
+    *,
+    backend: BackendLike = None,
+    mapping: Mapping[str, str] | None = None,
+    prefix: str = PREFIX,
+    cache: CacheArg = None,
+    progress: bool | None = None,
+    concurrency: int | None = None,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """Verify every row of `df` as a lead; see `LeadsAccessor.verify`."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    be = lead_backend(backend)
+    fields = lead_fields(df.columns, mapping, prefix)
+    return run_frame(df, lead_job(be, fields, concurrency), prefix=prefix, cache=cache, progress=progress,
+                     concurrency=concurrency, chunk_size=chunk_size)

@@ -1,0 +1,275 @@
+"""Plots and the audit table of verified leads and validated addresses. Each plot returns a plotly Figure.
+
+They read the frames the accessors return (`df.leads.verify()`, `df.addr.validate()`), by column prefix:
+
+    result_codes(res)            result-code distribution, coloured by outcome class
+    score_results(res)           SCORE_RESULT by match level and line class (and the codes that were not scored)
+    phone_status(res)            PHONE_STATUS distribution
+    address_error_status(res)    ADDRESS_ERROR_STATUS: each two-byte code of the 30-character field counted
+    address_confidence(val)      confidence of validated addresses
+    by_source(res)               outcome classes per lead source (PARTNER_ID), as shares
+    audit_table(res)             per source: rates that leave caller and configuration faults out, faults apart
+
+Every category of a code table is listed in the seed's order, so two quarters' figures line up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Final
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dqkit.contract import codes
+from dqkit.contract.address import CONFIDENCE_MEANINGS, Confidence
+from dqkit.contract.errors import InputError
+
+LEAD_PREFIX: Final = "lead_"
+ADDRESS_PREFIX: Final = "addr_"
+NOT_PROCESSED: Final = "not processed"
+TOTAL: Final = "(all)"
+OUTCOME_ORDER: Final = (*(o.value for o in codes.Outcome), NOT_PROCESSED)
+OUTCOME_COLORS: Final = {
+    codes.Outcome.SUCCESS.value: "#2ca02c",
+    codes.Outcome.VERIFIED_NEGATIVE.value: "#98df8a",
+    codes.Outcome.LEAD_QUALITY.value: "#d62728",
+    codes.Outcome.CALLER_FAULT.value: "#ff7f0e",
+    codes.Outcome.ACCOUNT_CONFIGURATION.value: "#9467bd",
+    codes.Outcome.SERVICE_FAULT.value: "#8c564b",
+    NOT_PROCESSED: "#7f7f7f",
+}
+# Phone statuses that mean "a dialable number in the right place": the valid-area-code pair.
+GOOD_PHONE_STATUSES: Final = frozenset({"E800", "E801"})
+_LAYOUT: Final[dict[str, Any]] = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 60, "b": 60}}
+
+
+def result_column(df: pd.DataFrame, prefix: str, name: str) -> pd.Series:
+    column = f"{prefix}{name}"
+    if column not in df.columns:
+        raise InputError(f"column {column!r} is missing: pass the frame returned by df.leads.verify() "
+                         f"(or df.addr.validate()), or the prefix it was made with")
+    return df[column]
+
+
+def as_text(s: pd.Series) -> pd.Series:
+    """As plain strings, missing values as ""."""
+    return s.astype(object).where(s.notna(), "").astype(str)
+
+
+def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = LEAD_PREFIX) -> str | None:
+    """The column of lead sources: `by`, else the column the lead columns map to PARTNER_ID (None if none)."""
+    if by is not None:
+        if by not in df.columns:
+            raise InputError(f"column {by!r} is not in the frame")
+        return by
+    from dqkit.contract.lead_columns import resolve_columns
+
+    inputs = [str(c) for c in df.columns if not str(c).startswith(prefix)]
+    return resolve_columns(inputs).get("PARTNER_ID")
+
+
+def _sources(df: pd.DataFrame, by: str | None, prefix: str) -> pd.Series:
+    col = source_column(df, by, prefix)
+    if col is None:
+        return pd.Series(TOTAL, index=df.index, dtype=object)
+    return as_text(df[col]).replace("", "(none)")
+
+
+def _empty(fig: go.Figure, message: str) -> go.Figure:
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
+
+
+def result_codes(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "Result codes") -> go.Figure:
+    """Leads per RESULT_CODE, one bar per code of the seed (zeros included), coloured by outcome class."""
+    counts = as_text(result_column(df, prefix, "result_code")).value_counts()
+    order = [*codes.RESULT_CODES, *sorted(set(counts.index) - set(codes.RESULT_CODES) - {""})]
+    fig = go.Figure()
+    for outcome in OUTCOME_ORDER:
+        xs = [c for c in order if (codes.RESULT_CODES[c].outcome.value if c in codes.RESULT_CODES
+                                   else NOT_PROCESSED) == outcome]
+        if not xs:
+            continue
+        fig.add_bar(
+            x=xs, y=[int(counts.get(c, 0)) for c in xs], name=outcome, marker_color=OUTCOME_COLORS[outcome],
+            hovertext=[codes.RESULT_CODES[c].condition if c in codes.RESULT_CODES else "" for c in xs],
+            hovertemplate="%{x}: %{y} leads<br>%{hovertext}<extra>" + outcome + "</extra>",
+        )
+    failed = int((as_text(result_column(df, prefix, "result_type")) == "FAILED").sum())
+    if failed:
+        fig.add_bar(x=["no answer"], y=[failed], name=NOT_PROCESSED, marker_color=OUTCOME_COLORS[NOT_PROCESSED])
+    fig.update_layout(title=title, xaxis_title="RESULT_CODE", yaxis_title="leads", barmode="stack",
+                      xaxis={"categoryorder": "array", "categoryarray": [*order, "no answer"]}, **_LAYOUT)
+    return fig
+
+
+def score_results(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "SCORE_RESULT") -> go.Figure:
+    """Scored leads by match level (rows) and line class (columns), beside the codes that could not be scored."""
+    score = as_text(result_column(df, prefix, "score_result"))
+    scored = score[score != ""]
+    levels = [m.value for m in codes.MatchLevel if m.value]
+    classes = [c.value for c in codes.LineClass if c.value]
+    grid = {(lv, lc): 0 for lv in levels for lc in [*classes, "(none)"]}
+    unscored: Counter[str] = Counter()
+    for code, n in scored.value_counts().items():
+        sc = codes.SCORE_RESULTS.get(str(code))
+        if sc is None:
+            unscored[f"{code} (unknown)"] += int(n)
+        elif sc.match_level.value:
+            grid[(sc.match_level.value, sc.line_class.value or "(none)")] += int(n)
+        else:
+            unscored[sc.validity.value] += int(n)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.65, 0.35], horizontal_spacing=0.18,
+                        subplot_titles=("matched: match level × line class", "not matched or not scored"))
+    if scored.empty:
+        return _empty(fig.update_layout(title=title, **_LAYOUT), "no SCORE_RESULT in these results "
+                      "(the engine answered PHONE_STATUS; verify with a score profile)")
+    cols = [*classes, "(none)"]
+    z = [[grid[(lv, lc)] for lc in cols] for lv in levels]
+    fig.add_trace(go.Heatmap(z=z, x=cols, y=levels, colorscale="Blues", text=z, texttemplate="%{text}",
+                             showscale=False, hovertemplate="%{y}, %{x}: %{z} leads<extra></extra>"), row=1, col=1)
+    validity = [v.value for v in codes.Validity if v is not codes.Validity.VALID]
+    extra = sorted(set(unscored) - set(validity))
+    ys = [*validity, *extra]
+    fig.add_trace(go.Bar(x=[unscored.get(v, 0) for v in ys], y=ys, orientation="h", marker_color="#7f7f7f",
+                         showlegend=False, hovertemplate="%{y}: %{x} leads<extra></extra>"), row=1, col=2)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(title=title, **_LAYOUT)
+    return fig
+
+
+def phone_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "PHONE_STATUS") -> go.Figure:
+    """Leads per PHONE_STATUS code (E800 to E810), the valid-area-code ones in green."""
+    counts = as_text(result_column(df, prefix, "phone_status")).value_counts()
+    order = [*codes.PHONE_STATUSES, *sorted(set(counts.index) - set(codes.PHONE_STATUSES) - {""})]
+    fig = go.Figure(go.Bar(
+        x=order, y=[int(counts.get(c, 0)) for c in order],
+        marker_color=["#2ca02c" if c in GOOD_PHONE_STATUSES else "#d62728" for c in order],
+        hovertext=[codes.PHONE_STATUSES.get(c, "") for c in order],
+        hovertemplate="%{x}: %{y} leads<br>%{hovertext}<extra></extra>",
+    ))
+    fig.update_layout(title=title, xaxis_title="PHONE_STATUS", yaxis_title="leads",
+                      xaxis={"categoryorder": "array", "categoryarray": order}, **_LAYOUT)
+    if not int(counts.drop("", errors="ignore").sum()):
+        return _empty(fig, "no PHONE_STATUS in these results")
+    return fig
+
+
+def error_status_counts(statuses: Sequence[str] | pd.Series) -> pd.Series:
+    """How often each two-byte code occurs across ADDRESS_ERROR_STATUS values (a value holds several)."""
+    counter: Counter[str] = Counter()
+    for value in statuses:
+        if isinstance(value, str) and value.strip():
+            counter.update(codes.split_address_error_status(value))
+    order = sorted(counter)
+    return pd.Series([counter[c] for c in order], index=pd.Index(order, name="code"), name="count", dtype="int64")
+
+
+def address_error_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX,
+                         title: str = "ADDRESS_ERROR_STATUS codes") -> go.Figure:
+    """Each two-byte code of StandardizedAddress.ADDRESS_ERROR_STATUS counted over the leads, with its meaning."""
+    counts = error_status_counts(list(as_text(result_column(df, prefix, "std_error_status"))))
+    labels = [f"{c} {codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code')[:60]}" for c in counts.index]
+    fig = go.Figure(go.Bar(x=counts.to_list(), y=labels, orientation="h", marker_color="#1f77b4",
+                           hovertemplate="%{y}: %{x} leads<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="leads carrying the code", **_LAYOUT)
+    fig.update_yaxes(autorange="reversed")
+    if counts.empty:
+        return _empty(fig, "no ADDRESS_ERROR_STATUS codes in these results")
+    return fig
+
+
+def address_confidence(df: pd.DataFrame, *, prefix: str = ADDRESS_PREFIX,
+                       title: str = "Address confidence") -> go.Figure:
+    """Validated addresses per confidence value (all 11, in the service's order)."""
+    counts = as_text(result_column(df, prefix, "confidence")).value_counts()
+    order = [c.value for c in Confidence]
+    order += sorted(set(counts.index) - set(order) - {""})
+    errors = int((as_text(result_column(df, prefix, "error")) != "").sum()) if f"{prefix}error" in df.columns else 0
+    xs = [*order, *(["error"] if errors else [])]
+    ys = [int(counts.get(c, 0)) for c in order] + ([errors] if errors else [])
+    colors = ["#2ca02c" if c == Confidence.VERIFIED_MATCH else "#7f7f7f" if c == "error" else "#1f77b4" for c in xs]
+    fig = go.Figure(go.Bar(x=xs, y=ys, marker_color=colors,
+                           hovertext=[CONFIDENCE_MEANINGS.get(c, "no answer") for c in xs],
+                           hovertemplate="%{x}: %{y} addresses<br>%{hovertext}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="confidence", yaxis_title="addresses",
+                      xaxis={"categoryorder": "array", "categoryarray": xs}, **_LAYOUT)
+    return fig
+
+
+def by_source(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_PREFIX,
+              title: str = "Outcome by lead source") -> go.Figure:
+    """Share of each outcome class per lead source (PARTNER_ID, or the column `by`)."""
+    outcome = as_text(result_column(df, prefix, "outcome")).replace("", NOT_PROCESSED)
+    table = pd.crosstab(_sources(df, by, prefix), outcome)
+    table = table.reindex(columns=[o for o in OUTCOME_ORDER if o in table.columns]).sort_index()
+    shares = table.div(table.sum(axis=1), axis=0)
+    fig = go.Figure()
+    for o in shares.columns:
+        fig.add_bar(x=[str(s) for s in shares.index], y=shares[o].to_list(), name=str(o),
+                    marker_color=OUTCOME_COLORS.get(str(o), "#bcbd22"), customdata=table[o].to_list(),
+                    hovertemplate="%{x}: %{y:.1%} (%{customdata} leads)<extra>" + str(o) + "</extra>")
+    fig.update_layout(title=title, barmode="stack", xaxis_title="lead source", yaxis_title="share of leads",
+                      yaxis_tickformat=".0%", **_LAYOUT)
+    return fig
+
+
+AUDIT_COLUMNS: Final = {
+    "leads": "rows verified",
+    "caller_faults": "caller fault (E200, E300, E600-E602): the request was incomplete or malformed",
+    "config_faults": "account configuration (E500, E501)",
+    "service_faults": "service fault (E400) or no answer at all",
+    "assessed": "leads the rates below are about: all but the three fault columns",
+    "success_rate": "S100 among assessed",
+    "spoof_rate": "E100 (lead quality: spoof, vulgar, placeholder) among assessed",
+    "negative_rate": "S101/S102 (no match, address not valid) among assessed",
+    "phone_ok_rate": "valid area code (E800/E801) among assessed leads with a PHONE_STATUS",
+    "caller_fault_rate": "caller faults among all leads (shown apart)",
+    "config_fault_rate": "configuration faults among all leads (shown apart)",
+}
+
+
+def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_PREFIX) -> pd.DataFrame:
+    """One row per lead source (and `(all)` when there are several): quality rates over the leads the service
+    could judge, with caller, configuration and service faults counted apart (see AUDIT_COLUMNS)."""
+    outcome = as_text(result_column(df, prefix, "outcome")).replace("", NOT_PROCESSED)
+    status = as_text(result_column(df, prefix, "phone_status"))
+    frame = pd.DataFrame({"source": _sources(df, by, prefix).to_numpy(), "outcome": outcome.to_numpy(),
+                          "phone": status.to_numpy()})
+    rows: list[dict[str, Any]] = []
+    groups = [(str(k), g) for k, g in frame.groupby("source", sort=True)]
+    for name, g in [*groups, *([(TOTAL, frame)] if len(groups) > 1 else [])]:
+        o = g["outcome"]
+        n = len(g)
+        caller = int((o == codes.Outcome.CALLER_FAULT.value).sum())
+        config = int((o == codes.Outcome.ACCOUNT_CONFIGURATION.value).sum())
+        service = int(((o == codes.Outcome.SERVICE_FAULT.value) | (o == NOT_PROCESSED)).sum())
+        assessed = n - caller - config - service
+        judged = g[~o.isin([codes.Outcome.CALLER_FAULT.value, codes.Outcome.ACCOUNT_CONFIGURATION.value,
+                            codes.Outcome.SERVICE_FAULT.value, NOT_PROCESSED])]
+        with_phone = judged[judged["phone"] != ""]
+
+        def rate(count: int, total: int) -> float:
+            return round(count / total, 4) if total else float("nan")
+
+        rows.append({
+            "source": name,
+            "leads": n,
+            "caller_faults": caller,
+            "config_faults": config,
+            "service_faults": service,
+            "assessed": assessed,
+            "success_rate": rate(int((judged["outcome"] == codes.Outcome.SUCCESS.value).sum()), assessed),
+            "spoof_rate": rate(int((judged["outcome"] == codes.Outcome.LEAD_QUALITY.value).sum()), assessed),
+            "negative_rate": rate(int((judged["outcome"] == codes.Outcome.VERIFIED_NEGATIVE.value).sum()),
+                                  assessed),
+            "phone_ok_rate": rate(int(with_phone["phone"].isin(GOOD_PHONE_STATUSES).sum()), len(with_phone)),
+            "caller_fault_rate": rate(caller, n),
+            "config_fault_rate": rate(config, n),
+        })
+    return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")

@@ -1,0 +1,176 @@
+"""One self-contained HTML file of verified leads: summary tables, the audit per source, and the plots.
+
+Self-contained: plotly's JavaScript is inlined once (no CDN, no fonts or scripts fetched), so the file opens offline
+and can be mailed. Reproducible: the same results give the same bytes except for the single line that carries the
+date (`GENERATED_MARK`); transaction IDs and anything else that differs between runs are left out, figures get
+fixed element IDs, and every table lists its rows in a fixed order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dqkit import __version__, plots
+from dqkit.contract import codes
+from dqkit.contract.errors import InputError
+
+GENERATED_MARK: Final = '<p class="generated">'
+_FIG_CONFIG: Final = {"displaylogo": False, "responsive": True}
+
+_CSS: Final = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 1100px;
+       color: #222; padding: 0 1rem; }
+h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
+p.generated, p.meta { color: #666; margin: 0.2rem 0; }
+table.dq { border-collapse: collapse; font-size: 0.9rem; margin: 0.8rem 0; }
+table.dq th, table.dq td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
+table.dq th { background: #f4f6f8; } table.dq td.text, table.dq th.text { text-align: left; }
+.figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }
+""".strip()
+
+
+def _table(df: pd.DataFrame, text_columns: Sequence[str] = ()) -> str:
+    """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions)."""
+    head = "".join(f'<th class="{"text" if c in text_columns else "num"}">{html.escape(str(c))}</th>'
+                   for c in df.columns)
+    rows = []
+    for values in df.itertuples(index=False, name=None):
+        cells = []
+        for c, v in zip(df.columns, values, strict=True):
+            cls = "text" if c in text_columns else "num"
+            cells.append(f'<td class="{cls}">{html.escape(_fmt(v))}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table class="dq"><thead><tr>{head}</tr></thead><tbody>' + "\n".join(rows) + "</tbody></table>"
+
+
+def _fmt(v: object) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.1%}" if 0.0 <= v <= 1.0 else f"{v:,.2f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def result_code_summary(results: pd.DataFrame, prefix: str = plots.LEAD_PREFIX) -> pd.DataFrame:
+    """Leads per result code, in the seed's order, with meaning, outcome class and share; codes with no lead
+    are left out; rows with no answer at all come last."""
+    code = plots.as_text(plots.result_column(results, prefix, "result_code"))
+    counts = code.value_counts()
+    total = len(code)
+    rows = []
+    for c, rc in codes.RESULT_CODES.items():
+        n = int(counts.get(c, 0))
+        if n:
+            rows.append({"code": c, "meaning": rc.condition, "outcome": rc.outcome.value, "leads": n,
+                         "share": n / total})
+    for c in sorted(set(counts.index) - set(codes.RESULT_CODES) - {""}):
+        n = int(counts[c])
+        rows.append({"code": c, "meaning": "unknown code", "outcome": "", "leads": n, "share": n / total})
+    none = int(counts.get("", 0))
+    if none:
+        rows.append({"code": "–", "meaning": "no answer (transport or service error)",
+                     "outcome": plots.NOT_PROCESSED, "leads": none, "share": none / total})
+    return pd.DataFrame(rows, columns=["code", "meaning", "outcome", "leads", "share"])
+
+
+def _figure(fig: go.Figure, i: int) -> str:
+    fig.update_layout(height=430)
+    div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"dq-figure-{i}", config=_FIG_CONFIG)
+    return f'<div class="figure">{div}</div>'
+
+
+def build_report(
+    results: pd.DataFrame,
+    *,
+    title: str = "Lead quality report",
+    source: str = "",
+    backend: str = "",
+    by: str | None = None,
+    prefix: str = plots.LEAD_PREFIX,
+    generated: dt.datetime | None = None,
+) -> str:
+    """The HTML text of the report of `results` (a frame returned by `df.leads.verify()` or `dqkit verify`)."""
+    if f"{prefix}result_code" not in results.columns:
+        raise InputError(f"no {prefix}result_code column: pass the frame returned by df.leads.verify() "
+                         "(or the output of dqkit verify)")
+    when = (generated or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    n = len(results)
+    source_col = plots.source_column(results, by, prefix)
+    sections: list[str] = []
+
+    summary = result_code_summary(results, prefix)
+    sections.append("<h2>Result codes</h2>" + _table(summary, ("code", "meaning", "outcome")))
+
+    audit = plots.audit_table(results, by=by, prefix=prefix).reset_index()
+    legend = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in plots.AUDIT_COLUMNS.items())
+    sections.append(
+        "<h2>Audit by lead source</h2>"
+        + f'<p class="note">Lead source column: <code>{html.escape(source_col or "none found")}</code>. Rates are '
+        "taken over the assessed leads, leaving out caller, configuration and service faults, which are counted "
+        "apart.</p>" + _table(audit, ("source",)) + f'<ul class="note">{legend}</ul>'
+    )
+
+    figures: list[go.Figure] = [plots.result_codes(results, prefix=prefix),
+                                plots.by_source(results, by=by, prefix=prefix)]
+    if plots.as_text(plots.result_column(results, prefix, "score_result")).ne("").any():
+        figures.append(plots.score_results(results, prefix=prefix))
+    if plots.as_text(plots.result_column(results, prefix, "phone_status")).ne("").any():
+        figures.append(plots.phone_status(results, prefix=prefix))
+    if f"{prefix}std_error_status" in results.columns:
+        figures.append(plots.address_error_status(results, prefix=prefix))
+    if f"{plots.ADDRESS_PREFIX}confidence" in results.columns:
+        figures.append(plots.address_confidence(results))
+    sections.append("<h2>Figures</h2>" + "\n".join(_figure(f, i) for i, f in enumerate(figures, 1)))
+
+    from plotly.offline import get_plotlyjs
+
+    meta = [f"{n:,} leads" + (f" from <code>{html.escape(source)}</code>" if source else "")]
+    if backend:
+        meta.append(f"verified by <code>{html.escape(backend)}</code>")
+    lines = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>\n{_CSS}\n</style>",
+        f'<script type="text/javascript">{get_plotlyjs()}</script>',
+        "</head>",
+        "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="meta">{"; ".join(meta)}. Made with dqkit {html.escape(__version__)}.</p>',
+        f"{GENERATED_MARK}Generated {when}.</p>",
+        *sections,
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(
+    results: pd.DataFrame,
+    path: str | Path,
+    *,
+    title: str = "Lead quality report",
+    source: str = "",
+    backend: str = "",
+    by: str | None = None,
+    prefix: str = plots.LEAD_PREFIX,
+    generated: dt.datetime | None = None,
+) -> Path:
+    """Write the report of `results` (see `build_report`) to `path` as UTF-8; returns the path."""
+    out = Path(path)
+    text = build_report(results, title=title, source=source, backend=backend, by=by, prefix=prefix,
+                        generated=generated)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

@@ -1,0 +1,198 @@
+"""AddressAutocomplete: type an address in a notebook, pick a suggestion, get the formatted 7-line address.
+
+The browser half is `widgets/autocomplete.js` (plain ES module, no build step). It sends each debounced keystroke
+to this object over the widget's comm; the answers come back through `RequestQueue` (a worker thread, so the
+kernel's message loop never waits on the backend) and are sent, and `.value` set, on the kernel's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import anywidget
+import msgspec
+import traitlets
+
+from dqkit._resources import bundled
+from dqkit.backends.base import AddressBackend
+from dqkit.contract.address import MAX_SUGGESTIONS, Address, FormatResult, SearchRequest, SearchType
+from dqkit.contract.errors import InputError
+from dqkit.widgets.channel import (
+    Answer,
+    Request,
+    RequestHandler,
+    RequestQueue,
+    decode,
+    normalize_country,
+)
+
+ADDRESS_LINES: tuple[str, ...] = tuple(Address.__struct_fields__)
+
+
+@functools.cache
+def default_backend() -> AddressBackend:
+    """One local backend per kernel (the demo reference opens once, on first use), shared by every widget."""
+    from dqkit.backends.local import LocalBackend
+
+    return LocalBackend()
+
+
+def _is_local(backend: AddressBackend) -> bool:
+    try:
+        from dqkit.backends.local import LocalBackend
+    except ImportError:
+        return False
+    return isinstance(backend, LocalBackend)
+
+
+class AddressAutocomplete(anywidget.AnyWidget):
+    """An address box with suggestions as you type, over any AddressBackend (default: the local engine on the
+    bundled demo reference).
+
+    `.value` holds the chosen address as a dict of the 7 lines (address_line_1, address_line_2, address_line_3,
+    locality, region, postal_code, country), or `{}` before a choice; observe it with
+    `w.observe(callback, "value")`. `.address_key` is the chosen global_address_key, `.address` the same value
+    as an `Address`.
+    """
+
+    _esm = bundled("widgets", "autocomplete.js")
+    _css = bundled("widgets", "autocomplete.css")
+
+    value = traitlets.Dict(help="the chosen 7-line address, {} when none").tag(sync=True)
+    address_key = traitlets.Unicode("", help="global_address_key of the chosen address").tag(sync=True)
+    country = traitlets.Unicode("USA", help="ISO alpha-3 country searched").tag(sync=True)
+    countries = traitlets.List(traitlets.Unicode(), help="countries offered in the picker").tag(sync=True)
+    placeholder = traitlets.Unicode("Start typing an address…").tag(sync=True)
+    debounce_ms = traitlets.Int(80, help="keystrokes closer than this are coalesced").tag(sync=True)
+    timeout_ms = traitlets.Int(20000, help="the browser gives up on an answer after this").tag(sync=True)
+    max_suggestions = traitlets.Int(7, help="suggestions per search, 1..25")
+
+    def __init__(
+        self,
+        backend: AddressBackend | None = None,
+        country: str = "USA",
+        *,
+        countries: Sequence[str] | None = None,
+        max_suggestions: int = 7,
+        warm_up: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if backend is not None and not isinstance(backend, AddressBackend):
+            raise InputError(f"backend must implement AddressBackend (search, refine, format, ...), "
+                             f"not {type(backend).__name__}")
+        country = normalize_country(country)
+        chosen = [normalize_country(c) for c in countries] if countries else [country]
+        if country not in chosen:
+            chosen.insert(0, country)
+        super().__init__(country=country, countries=chosen, max_suggestions=max_suggestions, **kwargs)
+        self._backend = backend
+        self._handler = RequestHandler(lambda: self.backend, lambda: self.max_suggestions)
+        self._queue = RequestQueue(self._handler.answer, self._deliver)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.on_msg(self._on_custom)
+        if warm_up is None:
+            warm_up = backend is None or _is_local(backend)
+        if warm_up:
+            # Open the demo reference now, off the main thread, so the first keystroke is not the slow one.
+            threading.Thread(target=self._warm_up, name="dqkit-autocomplete-warm-up", daemon=True).start()
+
+    # ---- validation
+
+    @traitlets.validate("country")
+    def _check_country(self, proposal: dict[str, Any]) -> str:
+        try:
+            return normalize_country(proposal["value"])
+        except InputError as e:
+            raise traitlets.TraitError(str(e)) from e
+
+    @traitlets.validate("max_suggestions")
+    def _check_max(self, proposal: dict[str, Any]) -> int:
+        n = int(proposal["value"])
+        top = MAX_SUGGESTIONS[SearchType.AUTOCOMPLETE]
+        if not 1 <= n <= top:
+            raise traitlets.TraitError(f"max_suggestions must be between 1 and {top}, not {n}")
+        return n
+
+    @traitlets.validate("value")
+    def _check_value(self, proposal: dict[str, Any]) -> dict[str, str]:
+        v = proposal["value"]
+        if not v:
+            return {}
+        unknown = set(v) - set(ADDRESS_LINES)
+        if unknown:
+            raise traitlets.TraitError(f"value has unknown address lines {sorted(unknown)}; "
+                                       f"expected {list(ADDRESS_LINES)}")
+        return {k: str(v.get(k) or "") for k in ADDRESS_LINES}
+
+    # ---- public API
+
+    @property
+    def backend(self) -> AddressBackend:
+        return self._backend if self._backend is not None else default_backend()
+
+    @property
+    def address(self) -> Address | None:
+        """The chosen address as an `Address`, or None before a choice."""
+        return msgspec.convert(self.value, Address) if self.value else None
+
+    def select(self, key: str) -> Address:
+        """Format `key` (a global_address_key from the backend) and make it the widget's value, as picking it
+        in the browser would. Errors from the backend are raised, not shown."""
+        fmt = self.backend.format(key).result
+        self._apply(fmt)
+        return fmt.address
+
+    def clear(self) -> None:
+        self.value = {}
+        self.address_key = ""
+
+    def close(self) -> None:
+        queue = getattr(self, "_queue", None)  # absent when __init__ refused its arguments
+        if queue is not None:
+            queue.close()
+        super().close()
+
+    # ---- the channel
+
+    def _on_custom(self, _widget: object, content: object, _buffers: object) -> None:
+        request = decode(content)
+        if request is None:
+            return
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        if self._loop is None:
+            # No event loop to come back to (a plain Python session driving the comm): answer inline.
+            self._finish(request, self._handler.answer(request))
+            return
+        self._queue.submit(request)
+
+    def _deliver(self, request: Request, answer: Answer) -> None:
+        """Called on the worker thread: hand the answer to the kernel's loop (observers run there)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._finish(request, answer)
+            return
+        loop.call_soon_threadsafe(self._finish, request, answer)
+
+    def _finish(self, _request: Request, answer: Answer) -> None:
+        if answer.chosen is not None:
+            self._apply(answer.chosen)
+        if self.comm is not None:
+            self.send(answer.message)
+
+    def _apply(self, fmt: FormatResult) -> None:
+        with self.hold_trait_notifications():
+            self.address_key = fmt.global_address_key
+            self.value = msgspec.to_builtins(fmt.address)
+
+    def _warm_up(self) -> None:
+        # Failures are not reported here: the first real keystroke reports any problem to the user.
+        with contextlib.suppress(Exception):
+            self.backend.search(SearchRequest.of("1", self.country, max_suggestions=1))

@@ -1,0 +1,178 @@
+"""Pure pieces of the HTTP layer: retry arithmetic, header parsing, secrets, negotiation, redaction, limits."""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import re
+
+import pytest
+
+import dqkit.server
+from dqkit.client import AddressClient, AsyncLeadClient, ClientSettings, LeadClient, Secret
+from dqkit.client._policy import backoff_delay, rate_limit_wait, resolve
+from dqkit.contract.codes import RESULT_CODES
+from dqkit.contract.errors import InputError
+from dqkit.server.config import ServerConfig, parse_networks
+from dqkit.server.gate import query_has_token
+from dqkit.server.lead_routes import negotiate
+from dqkit.server.openapi import openapi_document
+from dqkit.server.ratelimit import FixedWindowLimiter
+from dqkit.server.runner import RedactSecrets
+from dqkit.server.status import LEAD_HTTP_STATUS
+
+SECRET = "s3cr3t-value-XYZ"
+
+
+def test_backoff_doubles_with_jitter_and_is_capped() -> None:
+    rng = random.Random(7)
+    for attempt in range(1, 12):
+        full = min(15.0, 0.5 * 2 ** (attempt - 1))
+        waits = [backoff_delay(attempt, 0.5, 15.0, rng) for _ in range(50)]
+        assert all(full / 2 <= w <= full for w in waits)
+        assert len(set(waits)) > 1  # jitter: not all the same
+    assert backoff_delay(30, 0.5, 15.0, rng) <= 15.0
+
+
+def test_rate_limit_wait_reads_retry_after_then_reset() -> None:
+    now = 1_700_000_000.0
+    assert rate_limit_wait({"retry-after": "3"}, now) == 3.0
+    assert rate_limit_wait({"retry-after": "2", "x-rate-limit-reset": str(now + 30)}, now) == 2.0
+    assert rate_limit_wait({"x-rate-limit-reset": str(int(now) + 12)}, now) == 12.0
+    assert rate_limit_wait({"x-rate-limit-reset": str(int(now) - 5)}, now) == 0.0
+    date = email.utils.formatdate(now + 20, usegmt=True)
+    assert rate_limit_wait({"retry-after": date}, now) == pytest.approx(20.0, abs=1.0)
+    assert rate_limit_wait({}, now) is None
+    assert rate_limit_wait({"retry-after": "soon"}, now) is None
+
+
+def test_secret_never_prints() -> None:
+    s = Secret(SECRET)
+    assert SECRET not in repr(s) and SECRET not in str(s) and SECRET not in f"{s}" and SECRET not in f"{s!r}"
+    assert s.reveal() == SECRET
+    settings = ClientSettings(base_url="http://127.0.0.1:1", token=s)
+    assert SECRET not in repr(settings)
+    with pytest.raises(TypeError):
+        import pickle
+
+        pickle.dumps(s)
+
+
+def test_clients_hide_the_token_and_refuse_it_in_urls() -> None:
+    lead = LeadClient("http://127.0.0.1:9", token=SECRET)
+    addr = AddressClient("http://127.0.0.1:9", token=SECRET)
+    for c in (lead, addr):
+        assert SECRET not in repr(c) and SECRET not in c.name and SECRET not in repr(c.settings)
+        c.close()
+    with pytest.raises(InputError):
+        LeadClient(f"http://user:{SECRET}@127.0.0.1:9")
+    with pytest.raises(InputError) as err:
+        LeadClient(f"http://127.0.0.1:9/?auth-token={SECRET}")
+    assert SECRET not in str(err.value)
+    with pytest.raises(InputError):
+        AsyncLeadClient("http://127.0.0.1:9", headers={"Auth-Token": SECRET})
+
+
+def test_settings_come_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DQKIT_LEAD_URL", "http://127.0.0.1:7/")
+    monkeypatch.setenv("DQKIT_LEAD_TOKEN", SECRET)
+    url, token = resolve("lead", None, None)
+    assert url == "http://127.0.0.1:7/" and token is not None and token.reveal() == SECRET
+    url, token = resolve("lead", "http://127.0.0.1:8", "other")
+    assert url == "http://127.0.0.1:8" and token is not None and token.reveal() == "other"
+    monkeypatch.delenv("DQKIT_ADDRESS_URL", raising=False)
+    with pytest.raises(InputError, match="DQKIT_ADDRESS_URL"):
+        resolve("address", None, None)
+
+
+@pytest.mark.parametrize(("accept", "default", "expected"), [
+    ("", "xml", "xml"),
+    ("", "json", "json"),
+    ("*/*", "xml", "xml"),
+    ("application/json", "xml", "json"),
+    ("text/xml", "json", "xml"),
+    ("application/xml;q=0.5, application/json;q=0.9", "xml", "json"),
+    ("application/json;q=0.2, application/xml", "json", "xml"),
+    ("application/json;q=0", "xml", "xml"),
+    ("text/html", "json", "json"),
+])
+def test_accept_negotiation(accept: str, default: str, expected: str) -> None:
+    assert negotiate(accept, default) == expected  # type: ignore[arg-type]
+
+
+def test_query_token_detection() -> None:
+    for qs in (b"auth-token=x", b"Auth-Token=x", b"a=1&auth_token=x", b"token=", b"api_key=x", b"AUTHTOKEN=x"):
+        assert query_has_token(qs), qs
+    for qs in (b"", b"country_iso=usa", b"tokenize=1"):
+        assert not query_has_token(qs), qs
+
+
+def test_log_filter_redacts_query_tokens_and_known_secrets() -> None:
+    f = RedactSecrets(frozenset({SECRET}))
+    rec = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                            ("127.0.0.1:5", "GET", f"/search?auth-token={SECRET}&x=1", "1.1", 401), None)
+    f.filter(rec)
+    text = rec.getMessage()
+    assert SECRET not in text and "auth-token=***" in text and "x=1" in text
+    rec = logging.LogRecord("dqkit", logging.INFO, __file__, 1, f"token {SECRET} seen", None, None)
+    f.filter(rec)
+    assert SECRET not in rec.getMessage()
+
+
+def test_fixed_window_limiter() -> None:
+    now = [1000.0]
+    lim = FixedWindowLimiter(3, 60, clock=lambda: now[0])
+    verdicts = [lim.hit("a") for _ in range(4)]
+    assert [v.allowed for v in verdicts] == [True, True, True, False]
+    assert [v.remaining for v in verdicts] == [2, 1, 0, 0]
+    assert verdicts[-1].reset_at == 1020 and verdicts[-1].retry_after(now[0]) == 20
+    assert lim.hit("b").allowed  # per token
+    now[0] = 1020.0
+    assert lim.hit("a").allowed  # a new window
+
+
+def test_every_result_code_has_an_http_status_and_the_docs_say_the_same() -> None:
+    assert set(LEAD_HTTP_STATUS) == set(RESULT_CODES)
+    doc = dqkit.server.__doc__ or ""
+    seen = set()
+    for line in doc.splitlines():
+        m = re.match(r"\s+((?:[ES]\d{3}\b.*?))\s{2,}(\d{3})\s", line)
+        if m:
+            for code in re.findall(r"[ES]\d{3}", m.group(1)):
+                assert LEAD_HTTP_STATUS[code] == int(m.group(2)), code
+                seen.add(code)
+    assert seen == set(RESULT_CODES)
+    documented = set(re.findall(r"[ES]\d{3}", doc))
+    assert documented >= set(RESULT_CODES)
+    description = openapi_document()["info"]["description"]
+    for code, status in LEAD_HTTP_STATUS.items():
+        assert f"| {code} | {status} |" in description
+
+
+def test_server_config_validates_and_hides_tokens() -> None:
+    cfg = ServerConfig(tokens=frozenset({SECRET}), allow_ips=parse_networks(["10.0.0.0/8", "::1"]))
+    assert SECRET not in repr(cfg)
+    assert cfg.ip_allowed("10.1.2.3") and cfg.ip_allowed("::1") and cfg.ip_allowed("::ffff:10.0.0.1")
+    assert not cfg.ip_allowed("127.0.0.1") and not cfg.ip_allowed(None) and not cfg.ip_allowed("junk")
+    assert ServerConfig().ip_allowed("203.0.113.9")
+    with pytest.raises(InputError):
+        parse_networks(["not-a-network"])
+    with pytest.raises(InputError):
+        ServerConfig(rate_limit=-1)
+
+
+def test_openapi_document_lists_every_operation() -> None:
+    doc = openapi_document(ServerConfig(tokens=frozenset({"x"})))
+    paths = doc["paths"]
+    for p in ("/search", "/els/rest/enrich/v1/search", "/address/search/v1", "/address/validate/v1",
+              "/address/suggestions/refine/v1/{key}", "/address/format/v1/{key}",
+              "/address/suggestions/stepin/v1/{key}", "/address/suggestions/stepIn", "/address/lookup/v2",
+              "/address/datasets/v1", "/healthz"):
+        assert p in paths, p
+    assert set(paths["/address/format/v1/{key}"]) == {"get", "post"}
+    assert doc["security"] == [{"AuthToken": []}]
+    ids = [op["operationId"] for item in paths.values() for op in item.values()]
+    assert len(ids) == len(set(ids))
+    for name in ("SearchRequest", "ELSGenericMessage", "ErrorBody", "LeadJson", "LeadForm"):
+        assert name in doc["components"]["schemas"]

@@ -1,0 +1,187 @@
+"""The batch pipeline: identical requests sent once, every request answered or its error recorded, answers
+cached (and only the ones worth keeping), an interrupted run resumed, HTTP-like backends driven concurrently."""
+
+from __future__ import annotations
+
+import stat
+import threading
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dqkit.backends.base import BatchItem
+from dqkit.contract.errors import DqkitError
+from dqkit.contract.lead import ELSGenericMessage, LeadRequest
+from dqkit.notebook.cache import FILE_NAME, ResultCache
+from dqkit.notebook.frames import open_cache
+from dqkit.notebook.leads import cacheable
+from dqkit.notebook.pipeline import Operation, one_by_one, run_batch
+from dqkit.notebook.settings import options
+from tests.notebook.conftest import CountingLeadBackend
+
+
+def lead(last: str, first: str = "Ann") -> LeadRequest:
+    return LeadRequest(first_name=first, last_name=last, zip="02134")
+
+
+def op_for(backend: CountingLeadBackend, *, remote: bool = False) -> Operation[LeadRequest, ELSGenericMessage]:
+    return Operation(namespace=f"{backend.name}|lead.verify", result_type=ELSGenericMessage,
+                     call=backend.verify_leads, cacheable=cacheable, remote=remote, batched=remote)
+
+
+def test_identical_requests_are_sent_once_and_answered_in_input_order(counting: CountingLeadBackend) -> None:
+    reqs = [lead("Smith"), lead("Jones"), lead("Smith"), lead("Brown"), lead("Jones")]
+    out = run_batch(op_for(counting), reqs, chunk_size=2)
+    assert [r.last_name for r in counting.asked] == ["Smith", "Jones", "Brown"]
+    assert [it.index for it in out.items] == [0, 1, 2, 3, 4]
+    names = [it.result.stage1_data.name_parser.last_name for it in out.items  # type: ignore[union-attr]
+             if it.result is not None]
+    assert names == ["SMITH", "JONES", "SMITH", "BROWN", "JONES"]
+    assert out.summary() == {"requests": 5, "unique": 3, "cached": 0, "sent": 3, "errors": 0}
+
+
+def test_every_request_gets_an_answer_or_its_error() -> None:
+    backend = CountingLeadBackend(fail_on=["Lost"])
+    reqs = [lead("A"), lead("Lost"), lead("B")]
+    out = run_batch(op_for(backend), reqs)
+    assert [it.ok for it in out.items] == [True, False, True]
+    assert isinstance(out.items[1].error, DqkitError) and "Lost" in str(out.items[1].error)
+    assert out.errors == 1
+
+
+def test_a_chunk_whose_call_raises_records_the_error_on_each_of_its_requests() -> None:
+    def explode(_: Sequence[LeadRequest]) -> list[BatchItem[ELSGenericMessage]]:
+        raise RuntimeError("backend crashed")
+
+    op: Operation[LeadRequest, ELSGenericMessage] = Operation("boom", ELSGenericMessage, explode)
+    out = run_batch(op, [lead("A"), lead("B"), lead("C")], chunk_size=2)
+    assert len(out.items) == 3 and all(not it.ok for it in out.items)
+    assert all("RuntimeError: backend crashed" in str(it.error) for it in out.items)
+
+
+def test_answers_a_backend_leaves_out_are_recorded_not_lost(counting: CountingLeadBackend) -> None:
+    def half(reqs: Sequence[LeadRequest]) -> list[BatchItem[ELSGenericMessage]]:
+        return counting.verify_leads(reqs)[: len(reqs) // 2]
+
+    op: Operation[LeadRequest, ELSGenericMessage] = Operation("half", ELSGenericMessage, half)
+    out = run_batch(op, [lead(str(i)) for i in range(4)])
+    assert [it.ok for it in out.items] == [True, True, False, False]
+    assert "no answer" in str(out.items[3].error)
+
+
+def test_one_by_one_records_each_failure_on_its_own_item() -> None:
+    def fn(req: LeadRequest) -> ELSGenericMessage:
+        if req.last_name == "Bad":
+            raise ValueError("bad lead")
+        return CountingLeadBackend().verify_lead(req)
+
+    items = one_by_one(fn)([lead("A"), lead("Bad"), lead("C")])
+    assert [it.ok for it in items] == [True, False, True]
+    assert "ValueError: bad lead" in str(items[1].error)
+
+
+def test_a_rerun_is_answered_from_the_cache(counting: CountingLeadBackend, private_cache: Path) -> None:
+    cache = open_cache(None)
+    assert cache is not None
+    reqs = [lead(str(i)) for i in range(10)]
+    first = run_batch(op_for(counting), reqs, cache=cache, chunk_size=3)
+    second = run_batch(op_for(counting), reqs, cache=cache)
+    assert len(counting.asked) == 10
+    assert second.cached == 10 and second.sent == 0
+    assert [it.result for it in second.items] == [it.result for it in first.items]
+
+
+def test_service_and_account_faults_are_not_cached(private_cache: Path) -> None:
+    backend = CountingLeadBackend(answer={"Down": "E400", "Denied": "E501", "Spoof": "E100"}, fail_on=["Lost"])
+    cache = open_cache(None)
+    reqs = [lead("Down"), lead("Denied"), lead("Spoof"), lead("Fine"), lead("Lost")]
+    run_batch(op_for(backend), reqs, cache=cache)
+    backend.asked.clear()
+    run_batch(op_for(backend), reqs, cache=cache)
+    assert sorted(r.last_name for r in backend.asked) == ["Denied", "Down", "Lost"]
+
+
+def test_the_cache_key_includes_the_backend(private_cache: Path) -> None:
+    cache = open_cache(None)
+    a, b = CountingLeadBackend(), CountingLeadBackend()
+    run_batch(op_for(a), [lead("X")], cache=cache)
+    other = Operation("another-backend|lead.verify", ELSGenericMessage, b.verify_leads)
+    run_batch(other, [lead("X")], cache=cache)
+    assert len(b.asked) == 1
+
+
+def test_an_interrupted_run_resumes_without_asking_again(private_cache: Path) -> None:
+    reqs = [lead(f"L{i}") for i in range(100)]
+    cache = open_cache(None)
+    crashing = CountingLeadBackend(interrupt_at=45)
+    with pytest.raises(KeyboardInterrupt) as info:
+        run_batch(op_for(crashing), reqs, cache=cache, chunk_size=10)
+    assert "run again to resume" in "".join(getattr(info.value, "__notes__", []))
+    finished = {r.last_name for r in crashing.asked[:40]}  # the four chunks that completed
+    resumed = CountingLeadBackend()
+    out = run_batch(op_for(resumed), reqs, cache=cache, chunk_size=10)
+    assert out.cached == 40 and out.sent == 60
+    assert finished.isdisjoint(r.last_name for r in resumed.asked)
+    assert all(it.ok for it in out.items) and len(out.items) == 100
+
+
+def test_remote_backends_get_chunks_concurrently() -> None:
+    both_in_flight = threading.Barrier(2, timeout=10)
+
+    def meet(_: Sequence[LeadRequest]) -> None:
+        both_in_flight.wait()  # passes only when two chunks are being answered at the same time
+
+    backend = CountingLeadBackend(remote=True, batch_hook=meet)
+    reqs = [lead(f"L{i}") for i in range(8)]
+    out = run_batch(op_for(backend, remote=True), reqs, concurrency=2, chunk_size=2)
+    assert all(it.ok for it in out.items) and [it.index for it in out.items] == list(range(8))
+    names = [it.result.stage1_data.name_parser.last_name for it in out.items]  # type: ignore[union-attr]
+    assert names == [f"L{i}" for i in range(8)]
+
+
+def test_cache_file_is_private(private_cache: Path, counting: CountingLeadBackend) -> None:
+    cache = open_cache(None)
+    assert cache is not None
+    run_batch(op_for(counting), [lead("A")], cache=cache)
+    path = private_cache / FILE_NAME
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(private_cache.stat().st_mode) == 0o700
+
+
+def test_an_existing_cache_file_with_loose_permissions_is_tightened(tmp_path: Path) -> None:
+    path = tmp_path / "c" / FILE_NAME
+    path.parent.mkdir()
+    path.touch(mode=0o644)
+    path.chmod(0o644)
+    ResultCache(path).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_one_switch_turns_the_cache_off(private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(options, "cache", False)
+    assert open_cache(None) is None
+    assert open_cache(False) is None
+    assert not (private_cache / FILE_NAME).exists()
+
+
+def test_an_unusable_cache_file_warns_and_the_run_goes_on(private_cache: Path,
+                                                          counting: CountingLeadBackend) -> None:
+    private_cache.mkdir(parents=True)
+    (private_cache / FILE_NAME).write_bytes(b"this is not a database" * 100)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cache = open_cache(None)
+    assert cache is None and any("without a cache" in str(w.message) for w in caught)
+    assert run_batch(op_for(counting), [lead("A")], cache=cache).items[0].ok
+
+
+def test_cache_housekeeping(private_cache: Path, counting: CountingLeadBackend) -> None:
+    cache = open_cache(None)
+    assert cache is not None
+    run_batch(op_for(counting), [lead("A"), lead("B")], cache=cache)
+    assert cache.stats()["answers"] == 2 and len(cache) == 2
+    assert cache.prune(older_than_days=1) == 0
+    cache.clear()
+    assert len(cache) == 0

@@ -1,0 +1,145 @@
+"""AddressAutocomplete on the Python side: traits, validation, the message handler, and the thread hop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+import traitlets
+from widget_fakes import FakeBackend
+
+from dqkit.contract.address import Address
+from dqkit.contract.errors import InputError, NotFoundError
+from dqkit.widgets import AddressAutocomplete
+from dqkit.widgets.channel import PROTOCOL
+
+
+def make(backend: FakeBackend | None = None, **kw: Any) -> tuple[AddressAutocomplete, list[dict[str, Any]]]:
+    w = AddressAutocomplete(backend or FakeBackend(), **kw)
+    sent: list[dict[str, Any]] = []
+    w.send = lambda content, buffers=None: sent.append(content)
+    return w, sent
+
+
+def request(op: str, id_: int, **params: Any) -> dict[str, Any]:
+    return {"proto": PROTOCOL, "kind": "request", "id": id_, "op": op, "params": params}
+
+
+def test_assets_come_from_the_bundled_widget_files() -> None:
+    w, _ = make()
+    assert "export default { render }" in w._esm
+    assert f'PROTOCOL = "{PROTOCOL}"' in w._esm, "the two halves must speak the same protocol"
+    assert ".dqkit-ac" in w._css
+
+
+def test_defaults_and_country_choices() -> None:
+    w, _ = make()
+    assert (w.country, w.countries, w.value, w.address_key, w.address) == ("USA", ["USA"], {}, "", None)
+    w2, _ = make(country="ca", countries=["us", "GBR"])
+    assert w2.country == "CAN"
+    assert w2.countries == ["CAN", "USA", "GBR"]
+    w2.country = "gb"
+    assert w2.country == "GBR"
+
+
+def test_bad_arguments_are_refused_clearly() -> None:
+    with pytest.raises(InputError, match="three-letter ISO code"):
+        AddressAutocomplete(FakeBackend(), country="United States")
+    with pytest.raises(InputError, match="must implement AddressBackend"):
+        AddressAutocomplete(object())  # type: ignore[arg-type]
+    w, _ = make()
+    with pytest.raises(traitlets.TraitError, match="three-letter"):
+        w.country = "XX1"
+    with pytest.raises(traitlets.TraitError, match="between 1 and 25"):
+        w.max_suggestions = 0
+    with pytest.raises(traitlets.TraitError, match="unknown address lines"):
+        w.value = {"street": "1 Main St"}
+
+
+def test_value_is_always_the_seven_lines() -> None:
+    w, _ = make()
+    w.value = {"address_line_1": "1 Main St", "postal_code": 12345}
+    assert list(w.value) == list(Address.__struct_fields__)
+    assert w.value["postal_code"] == "12345"
+    assert w.address == Address(address_line_1="1 Main St", postal_code="12345")
+    w.clear()
+    assert (w.value, w.address_key) == ({}, "")
+
+
+def test_select_formats_sets_value_and_notifies_observers_once() -> None:
+    w, _ = make()
+    changes: list[Any] = []
+    w.observe(lambda ch: changes.append(ch["new"]), "value")
+    address = w.select("F-5-MAIN-3")
+    assert address.address_line_2 == "Apt 3"
+    assert w.value["address_line_2"] == "Apt 3"
+    assert w.address_key == "F-5-MAIN-3"
+    assert changes == [w.value]
+    with pytest.raises(NotFoundError):
+        w.select("missing")
+
+
+def test_messages_are_answered_inline_without_an_event_loop() -> None:
+    w, sent = make()
+    w._on_custom(w, request("search", 1, text="12 Oak", country="USA"), [])
+    w._on_custom(w, {"method": "something else"}, [])
+    w._on_custom(w, request("format", 2, key="F-12-OAK"), [])
+    assert [m["id"] for m in sent] == [1, 2]
+    assert sent[0]["result"]["suggestions"][0]["global_address_key"] == "F-12-OAK"
+    assert w.value["address_line_1"] == "12 Oak St"
+
+
+def test_errors_reach_the_browser_and_leave_value_alone() -> None:
+    w, sent = make()
+    w._on_custom(w, request("format", 1, key="nope"), [])
+    w._on_custom(w, request("search", 2, text=""), [])
+    assert [(m["ok"], m["error"]["type"]) for m in sent] == [(False, "NotFoundError"), (False, "InputError")]
+    assert w.value == {}
+
+
+def test_max_suggestions_reaches_the_backend() -> None:
+    w, sent = make(max_suggestions=1)
+    w._on_custom(w, request("search", 1, text="1"), [])
+    assert len(sent[0]["result"]["suggestions"]) == 1
+
+
+def test_in_a_kernel_the_backend_runs_off_the_loop_and_value_is_set_on_it() -> None:
+    """With an event loop running (as in ipykernel), the handler only enqueues; the answer is sent and `.value`
+    set back on the loop's thread, where observers run."""
+    backend = FakeBackend()
+    w, sent = make(backend)
+    observed: list[str] = []
+    w.observe(lambda ch: observed.append(threading.current_thread().name), "value")
+
+    async def drive() -> None:
+        w._on_custom(w, request("search", 1, text="7 Elm"), [])
+        w._on_custom(w, request("format", 2, key="F-7-ELM"), [])
+        assert sent == [], "the handler must not block on the backend"
+        for _ in range(500):
+            if len(sent) == 2:
+                return
+            await asyncio.sleep(0.01)
+
+    loop_thread = threading.current_thread().name
+    asyncio.run(drive())
+    assert [m["id"] for m in sent] == [1, 2]
+    assert backend.threads == {"dqkit-autocomplete"}
+    assert observed == [loop_thread]
+    assert w.value["locality"] == "Dover"
+    w.close()
+
+
+def test_close_stops_the_worker() -> None:
+    w, _ = make()
+
+    async def drive() -> None:
+        w._on_custom(w, request("search", 1, text="1"), [])
+        await asyncio.sleep(0.05)
+
+    asyncio.run(drive())
+    thread = w._queue._thread
+    assert thread is not None and thread.is_alive()
+    w.close()
+    assert not thread.is_alive()

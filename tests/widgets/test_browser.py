@@ -1,0 +1,267 @@
+"""The address autocomplete in a real browser: JupyterLab + Debian's Chromium driven by Playwright.
+
+The test starts JupyterLab on 127.0.0.1 with a notebook that shows `AddressAutocomplete()` on the local engine
+(demo reference), runs it, types part of an address, sees suggestions, picks one with the keyboard, and checks in
+the kernel (an observer of `.value` writes it to a file; a second cell prints it) that `.value` holds the formatted
+address. It measures keystroke-to-suggestions-painted latency over a typed address (reported, not asserted), and
+saves screenshots and `widget_latency.json` under `artifacts/`.
+
+`.ci/install-browser.sh` installs /usr/bin/chromium; Playwright's own browser download is never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import Lab, jupyter_lab, write_notebook
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+TYPE_DELAY_MS = 120  # a brisk typist: about 100 words per minute
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.timeout(170),
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason="needs Debian's Chromium at /usr/bin/chromium (run .ci/install-browser.sh as root)"),
+]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to type, which suggestion to pick, and the address the kernel must end up holding."""
+
+    prefix: str  # typed first: must list the target among several suggestions
+    full: str  # typed for the latency measurement
+    text: str  # the suggestion to pick
+    key: str
+    address: dict[str, str]
+
+
+def choose_target() -> Target:
+    """A final address of the demo reference that is not the first suggestion for its prefix (so picking it
+    needs the arrow keys), found with the same local backend the notebook uses."""
+    import msgspec
+
+    from dqkit.backends.local import LocalBackend
+    from dqkit.contract.address import SearchRequest
+
+    backend = LocalBackend()
+    for prefix in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12", "100"):
+        for words in (1, 2):
+            res = backend.search(SearchRequest.of(prefix, "USA")).result
+            finals = [s for s in res.suggestions if s.is_final]
+            if len(res.suggestions) < 3 or len(finals) < 2:
+                continue
+            pick = next((s for s in res.suggestions[1:] if s.is_final), None)
+            if pick is None:
+                continue
+            first_words = " ".join(pick.text.split()[: words + 1])
+            narrowed = backend.search(SearchRequest.of(first_words, "USA")).result.suggestions
+            if len(narrowed) >= 2 and pick.global_address_key in {s.global_address_key for s in narrowed[1:]}:
+                prefix = first_words
+            fmt = backend.format(pick.global_address_key).result
+            return Target(prefix=prefix, full=pick.text, text=pick.text, key=pick.global_address_key,
+                          address=msgspec.to_builtins(fmt.address))
+    pytest.fail("the demo reference has no prefix with several final suggestions")
+
+
+NOTEBOOK_CELLS = [
+    # Cell 0: the widget, with an observer that writes `.value` to a file the test reads.
+    """import json, os, pathlib
+from dqkit.widgets import AddressAutocomplete
+pathlib.Path({pidfile!r}).write_text(str(os.getpid()))
+OUT = pathlib.Path({outfile!r})
+w = AddressAutocomplete()
+w.observe(lambda change: OUT.write_text(json.dumps(change["new"], sort_keys=True)), "value")
+w""",
+    # Cell 1: read `.value` back in the kernel.
+    """print("VALUE=" + json.dumps(w.value, sort_keys=True))""",
+]
+
+PAINT_PROBE = """() => {
+  window.__dqkitPaints = [];
+  if (!window.__dqkitProbe) {
+    window.__dqkitProbe = true;
+    document.addEventListener('dqkit-painted', (e) => window.__dqkitPaints.push(e.detail));
+  }
+}"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (no interpolation: every figure reported is one that was measured)."""
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(-(-q * len(s) // 100)) - 1))
+    return s[k]
+
+
+@pytest.fixture
+def lab() -> Iterator[tuple[Lab, Path]]:
+    with tempfile.TemporaryDirectory(prefix="dqkit-lab-") as d:
+        tmp = Path(d)
+        with jupyter_lab(tmp) as lab:
+            try:
+                yield lab, tmp
+            finally:
+                _kill_kernel(tmp / "kernel.pid")
+
+
+def _kill_kernel(pidfile: Path) -> None:
+    """The server shuts its kernels down; this makes sure of it for the one kernel this test started."""
+    try:
+        pid = int(pidfile.read_text())
+    except (OSError, ValueError):
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        time.sleep(0.5)
+
+
+def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    server, tmp = lab
+    target = choose_target()
+    outfile, pidfile = tmp / "value.json", tmp / "kernel.pid"
+    cells = [c.format(pidfile=str(pidfile), outfile=str(outfile)) if "{pidfile" in c else c for c in NOTEBOOK_CELLS]
+    write_notebook(server.root / "widget.ipynb", cells)
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+                                    timeout=30_000)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(30_000)
+            console: list[str] = []
+            page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+            try:
+                _drive(page, expect, server, target, outfile, console)
+            except Exception:
+                page.screenshot(path=str(ARTIFACTS / "widget_failure.png"))
+                (ARTIFACTS / "widget_failure_console.txt").write_text("\n".join(console[-200:]))
+                (ARTIFACTS / "widget_failure_jupyterlab.log").write_text(server.log_tail(20_000))
+                raise
+        finally:
+            browser.close()
+
+
+def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path, console: list[str]) -> None:
+    page.goto(server.page("lab/tree/widget.ipynb"), wait_until="domcontentloaded", timeout=60_000)
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    expect(cells.first).to_be_visible(timeout=60_000)
+    expect(page.locator(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']")).to_be_attached(
+        timeout=60_000)
+
+    # Run the widget cell.
+    _run_cell(page, cells.nth(0))
+    combo = page.locator(".dqkit-ac input[role='combobox']")
+    expect(combo).to_be_visible(timeout=60_000)
+    listbox = page.locator(".dqkit-ac [role='listbox']")
+    expect(combo).to_have_attribute("aria-expanded", "false")
+    expect(combo).to_have_attribute("aria-autocomplete", "list")
+    expect(page.locator(".dqkit-ac [role='status'][aria-live='polite']")).to_be_attached()
+
+    # Warm-up keystrokes (first comm round trip, engine already opened by the widget), then clear the box.
+    combo.click()
+    combo.press_sequentially(target.prefix, delay=TYPE_DELAY_MS)
+    expect(listbox).to_be_visible(timeout=30_000)
+    combo.press("Escape")
+    expect(listbox).to_be_hidden()
+    combo.press("Escape")
+    expect(combo).to_have_value("")
+
+    # Measured: type the whole address, one keystroke at a time, recording each keystroke's paint.
+    page.evaluate(PAINT_PROBE)
+    combo.press_sequentially(target.full, delay=TYPE_DELAY_MS)
+    option = listbox.locator("[role='option']", has_text=target.text)
+    expect(option.first).to_be_visible(timeout=30_000)
+    page.wait_for_timeout(300)  # let the last keystroke's paint report in
+    paints: list[dict[str, Any]] = page.evaluate("window.__dqkitPaints")
+    _report_latency(paints, keystrokes=len(target.full))
+
+    # Type part of the address, see the suggestions with highlights, pick the target with the arrow keys.
+    combo.fill("")
+    combo.press("Escape")
+    combo.press_sequentially(target.prefix, delay=TYPE_DELAY_MS)
+    expect(option.first).to_be_visible(timeout=30_000)
+    expect(combo).to_have_attribute("aria-expanded", "true")
+    options = listbox.locator("[role='option']")
+    assert options.count() >= 2
+    expect(options.first.locator("mark").first).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "widget_suggestions.png"))
+
+    texts = [t.strip() for t in options.all_inner_texts()]
+    index = next(i for i, t in enumerate(texts) if t.startswith(target.text))
+    for _ in range(index + 1):
+        combo.press("ArrowDown")
+    active_id = combo.get_attribute("aria-activedescendant")
+    assert active_id, "the combobox must point at the active option"
+    active = page.locator(f"[id='{active_id}']")
+    expect(active).to_have_attribute("aria-selected", "true")
+    expect(active).to_contain_text(target.text)
+    combo.press("Enter")
+
+    # The browser shows the 7-line address...
+    box = page.locator(".dqkit-ac__address")
+    expect(box).to_be_visible(timeout=30_000)
+    for line, value in target.address.items():
+        expect(box.locator(f"dd[data-line='{line}']")).to_have_text(value or "—")
+    expect(listbox).to_be_hidden()
+    page.screenshot(path=str(ARTIFACTS / "widget_browser.png"))
+
+    # ...and the kernel holds it: the observer wrote it, and a cell prints it.
+    deadline = time.monotonic() + 15
+    while not outfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert outfile.exists(), "the kernel's observer of .value never fired"
+    assert json.loads(outfile.read_text()) == target.address
+    _run_cell(page, page.locator(".jp-NotebookPanel .jp-Cell").nth(1))
+    out = page.locator(".jp-NotebookPanel .jp-Cell").nth(1).locator(".jp-OutputArea-output")
+    expect(out).to_contain_text("VALUE=", timeout=30_000)
+    printed = out.inner_text().strip()
+    assert json.loads(printed.split("VALUE=", 1)[1]) == target.address
+    errors = [c for c in console if c.startswith("pageerror")]
+    assert not errors, errors
+
+
+def _run_cell(page: Any, cell: Any) -> None:
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def _report_latency(paints: list[dict[str, Any]], keystrokes: int) -> None:
+    ms = [float(p["ms"]) for p in paints]
+    report: dict[str, Any] = {
+        "what": "keydown to the paint of that keystroke's suggestion list (performance.now, rAF + task)",
+        "backend": "local engine, demo reference, JupyterLab kernel on 127.0.0.1, headless Chromium",
+        "keystrokes": keystrokes,
+        "painted": len(ms),
+        "type_delay_ms": TYPE_DELAY_MS,
+        "target_p95_ms": 50,
+    }
+    if ms:
+        report.update(p50_ms=round(statistics.median(ms), 2), p95_ms=round(percentile(ms, 95), 2),
+                      max_ms=round(max(ms), 2), samples_ms=[round(x, 2) for x in ms])
+    (ARTIFACTS / "widget_latency.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwidget keystroke-to-paint over {len(ms)}/{keystrokes} keystrokes: "
+          f"p50 {report.get('p50_ms')} ms, p95 {report.get('p95_ms')} ms, max {report.get('max_ms')} ms")
+    assert len(ms) >= keystrokes // 2, f"too few keystrokes painted a list: {len(ms)} of {keystrokes}"
