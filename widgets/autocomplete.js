@@ -366,7 +366,7 @@ export function createController({
     changed();
   }
 
-  function applyList(result, { query, t0, autoActivate = false }) {
+  function applyList(result, { query, t0, autoActivate = false, sentAt = null, answeredAt = null }) {
     const suggestions = Array.isArray(result?.suggestions) ? result.suggestions : [];
     state.items = suggestions.map(toItem);
     state.active = autoActivate && state.items.length === 1 ? 0 : -1;
@@ -375,13 +375,15 @@ export function createController({
     state.status = describeList(result, state.items.length);
     if (state.refine && result?.suggestions_prompt) state.refine.prompt = String(result.suggestions_prompt);
     changed();
-    onListApplied({ query, t0, count: state.items.length });
+    onListApplied({ query, t0, sentAt, answeredAt, count: state.items.length });
   }
 
   // A request issued now is current until the next keystroke or pick.
+  // `onResult(result, {sentAt, answeredAt})`: the two times let the view report where a keystroke's time went.
   function issue(op, params, onResult, { generationBound = true } = {}) {
     const gen = generation;
     state.error = "";
+    const sentAt = now();
     const p = track(request(op, params));
     changed();
     return p.then(
@@ -391,7 +393,7 @@ export function createController({
           changed();
           return;
         }
-        onResult(result);
+        onResult(result, { sentAt, answeredAt: now() });
       },
       (err) => {
         if (generationBound && gen !== generation) {
@@ -410,11 +412,11 @@ export function createController({
         const refine = state.refine;
         const op = text.trim() === "" ? "step_in" : "refine";
         const params = op === "step_in" ? { key: refine.key } : { key: refine.key, refinement: text.trim() };
-        issue(op, params, (result) => applyList(result, { query: text, t0, autoActivate: true }));
+        issue(op, params, (result, times) => applyList(result, { query: text, t0, autoActivate: true, ...times }));
       } else {
-        issue("search", { text, country: getCountry() }, (result) => {
+        issue("search", { text, country: getCountry() }, (result, times) => {
           lastSearch = { query: text, result };
-          applyList(result, { query: text, t0 });
+          applyList(result, { query: text, t0, ...times });
         });
       }
     },
@@ -693,10 +695,15 @@ function render({ model, el }) {
     getCountry: () => model.get("country") || "USA",
     debounceMs: Number(model.get("debounce_ms") ?? 80),
     onChange: paint,
-    onListApplied: ({ query, t0, count }) => {
+    // Latency probe: one event per painted keystroke, with where the time went (cheap; nobody listens by default).
+    onListApplied: ({ query, t0, sentAt, answeredAt, count }) => {
       afterPaint(() => {
-        const ms = performance.now() - t0;
-        root.dispatchEvent(new CustomEvent("dqkit-painted", { bubbles: true, detail: { query, ms, count } }));
+        const paintedAt = performance.now();
+        const detail = { query, count, ms: paintedAt - t0 };
+        if (sentAt !== null && answeredAt !== null) {
+          Object.assign(detail, { waitMs: sentAt - t0, kernelMs: answeredAt - sentAt, paintMs: paintedAt - answeredAt });
+        }
+        root.dispatchEvent(new CustomEvent("dqkit-painted", { bubbles: true, detail }));
       });
     },
     now: () => performance.now(),

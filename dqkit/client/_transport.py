@@ -55,36 +55,55 @@ def check_base_url(base_url: str) -> str:
 
 
 class AsyncTransport:
-    """An httpx.AsyncClient created lazily inside the event loop that first uses it, and only used there."""
+    """An httpx transport created lazily inside the event loop that first uses it, and only used there.
+
+    Requests go straight to the transport (`handle_async_request` with an `httpx.Request`): the AsyncClient
+    layer above it (cookies, redirects, auth flows, default-header merging) is work this client never needs,
+    and on loopback it cost about as much CPU per request as aiohttp itself (see benchmarks/bench_http.py).
+    """
 
     def __init__(self, base_url: str, *, max_connections: int, transport: TransportName = DEFAULT_TRANSPORT) -> None:
+        if transport not in ("aiohttp", "httpx"):
+            raise InputError(f"unknown transport {transport!r}; use 'aiohttp' or 'httpx'")
         self.base_url = check_base_url(base_url)
         self.kind: TransportName = transport
         self._max_connections = max_connections
-        self._client: httpx.AsyncClient | None = None
+        self._transport: httpx.AsyncBaseTransport | None = None
+        self._urls: dict[str, httpx.URL] = {}
 
-    def _make_client(self) -> httpx.AsyncClient:
+    def _make_transport(self) -> httpx.AsyncBaseTransport:
         limits = httpx.Limits(max_connections=self._max_connections,
                               max_keepalive_connections=self._max_connections)
         if self.kind == "aiohttp":
             from httpx_aiohttp import AiohttpTransport
 
-            return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), limits=limits, trust_env=False)
-        if self.kind == "httpx":
-            return httpx.AsyncClient(limits=limits, trust_env=False)
-        raise InputError(f"unknown transport {self.kind!r}; use 'aiohttp' or 'httpx'")
+            return AiohttpTransport(limits=limits, trust_env=False)
+        return httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+
+    def _url(self, path: str) -> httpx.URL:
+        url = self._urls.get(path)
+        if url is None:
+            url = httpx.URL(self.base_url + path)
+            if len(self._urls) < 256:  # the fixed paths; per-key paths are not worth keeping
+                self._urls[path] = url
+        return url
 
     async def request(self, method: str, path: str, *, headers: Mapping[str, str], content: bytes | None,
                       timeout: float) -> RawResponse:
         """Send one request; TransportTimeout / TransportError when no answer came."""
-        if self._client is None:
-            self._client = self._make_client()
+        if self._transport is None:
+            self._transport = self._make_transport()
         error: TransportError | None = None
+        limits = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         try:
             async with asyncio.timeout(timeout):
-                response = await self._client.request(method, self.base_url + path, headers=headers,
-                                                      content=content, timeout=timeout)
-                body = await response.aread()
+                request = httpx.Request(method, self._url(path), headers=headers, content=content,
+                                        extensions={"timeout": limits})
+                response = await self._transport.handle_async_request(request)
+                try:
+                    body = await response.aread()
+                finally:
+                    await response.aclose()
             return RawResponse(response.status_code, response.headers, body)
         except TimeoutError:
             error = TransportTimeout(f"{method} {path}: no answer within {timeout:g} s")
@@ -102,6 +121,6 @@ class AsyncTransport:
         raise error
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
+        if self._transport is not None:
+            transport, self._transport = self._transport, None
+            await transport.aclose()

@@ -4,7 +4,7 @@ Every ZIP, city and state comes from the bundled `zipcodes` package (USPS data);
 common street names of the US (public facts, listed below); house numbers, units and coordinates are made up
 with a fixed seed, so the same call always writes the same file. None of these addresses is claimed to exist.
 
-    python -m dqkit.datagen.demo_reference [-n 40000] [-o data/demo_reference.csv.gz]
+    python -m dqkit.datagen.demo_reference [-n 60000] [-o data/demo_reference.csv.gz]
 
 The bundled `data/demo_reference.csv.gz` is this module's output with the defaults; the benchmark calls it with
 `-n 1000000`.
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-DEFAULT_ROWS: Final = 40_000
+DEFAULT_ROWS: Final = 60_000
 DEFAULT_SEED: Final = 20240601
 DEFAULT_OUT: Final = "data/demo_reference.csv.gz"
 HEADER: Final = ("LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID")
@@ -125,7 +125,7 @@ def generate(rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Iterator[tup
                 d = k * 0.00012
                 lat = round(slat + d * math.cos(heading), 7)
                 lng = round(slng + d * math.sin(heading), 7)
-                units = _units(rng) if rng.random() < 0.05 else [""]
+                units = _units(rng) if rng.random() < 0.03 else [""]
                 for unit in units:
                     made += 1
                     yield (f"{lng}", f"{lat}", num, street, unit, city, "", state, zip5, f"demo-{made}")

@@ -31,23 +31,37 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in values if v))
 
 
-def categorical(values: Sequence[Any], categories: Sequence[str]) -> pd.Categorical:
+def _blanks_missing(values: Sequence[Any] | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """An object array of `values` with "" turned into None."""
+    out = np.array(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object, copy=True)
+    if out.size:
+        out[out == ""] = None
+    return out
+
+
+def categorical(values: Sequence[Any] | np.ndarray[Any, Any], categories: Sequence[str]) -> pd.Categorical:
     """`values` as a categorical over `categories`; "" and None are missing; unknown values are appended."""
+    clean = _blanks_missing(values)
     cats = list(categories)
     known = set(cats)
-    extra = sorted({str(v) for v in values if v not in known and v not in ("", None)} - known)
-    clean = [None if v in ("", None) else v for v in values]
+    extra = sorted({str(v) for v in pd.unique(clean) if v is not None and v not in known})
+    if extra:
+        clean = np.array([None if v is None else (v if v in known else str(v)) for v in clean], dtype=object)
     return pd.Categorical(clean, categories=cats + extra)
 
 
-def text(values: Sequence[Any]) -> Any:
+def text(values: Sequence[Any] | np.ndarray[Any, Any]) -> Any:
     """Text values as pandas' text dtype ("" is missing)."""
     dtype: Any = text_dtype()
-    return pd.array([None if v in ("", None) else str(v) for v in values], dtype=dtype)
+    clean = _blanks_missing(values)
+    try:
+        return pd.array(clean, dtype=dtype)
+    except (TypeError, ValueError):  # a non-text value: keep its text
+        return pd.array([None if v is None else str(v) for v in clean], dtype=dtype)
 
 
-def number(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-    return pd.to_numeric(pd.Series(list(values), dtype=object).replace("", None), errors="coerce")\
+def number(values: Sequence[Any] | np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return pd.to_numeric(pd.Series(_blanks_missing(values), dtype=object), errors="coerce")\
         .to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -74,17 +88,24 @@ LEAD_CATEGORIES: Final[Mapping[str, tuple[str, ...]]] = {
 LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
 
 
+def _transpose(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """Column name -> object array of its values ("" where a row lacks it)."""
+    n, width = len(rows), len(names)
+    if n and all(list(r) == list(names) for r in (rows[0], rows[-1])):
+        try:  # the common case: every row has exactly `names`, in order; one 2-D array, sliced by column
+            matrix = np.array([tuple(r.values()) for r in rows], dtype=object)
+        except ValueError:
+            matrix = None
+        if matrix is not None and matrix.shape == (n, width):
+            return {name: matrix[:, k] for k, name in enumerate(names)}
+    return {name: np.array([r.get(name, "") for r in rows], dtype=object) for name in names}
+
+
 def typed_columns(rows: Sequence[Mapping[str, Any]], names: Sequence[str],
                   categories: Mapping[str, Sequence[str]], numbers: frozenset[str] = frozenset(),
                   flags: frozenset[str] = frozenset(), integers: frozenset[str] = frozenset()) -> pd.DataFrame:
     """A frame of `names` (in that order) from flat `rows`, each column typed as the module docstring says."""
-    if rows and all(list(r) == list(names) for r in (rows[0], rows[-1])):
-        try:  # the common case: every row has exactly `names`, in order; transpose in C
-            columns = dict(zip(names, zip(*(r.values() for r in rows), strict=True), strict=True))
-        except ValueError:
-            columns = {n: tuple(r.get(n, "") for r in rows) for n in names}
-    else:
-        columns = {n: tuple(r.get(n, "") for r in rows) for n in names}
+    columns = _transpose(rows, names)
     data: dict[str, Any] = {}
     for name in names:
         values = columns[name]
@@ -93,9 +114,9 @@ def typed_columns(rows: Sequence[Mapping[str, Any]], names: Sequence[str],
         elif name in numbers:
             data[name] = number(values)
         elif name in integers:
-            data[name] = pd.array([None if v in ("", None) else int(v) for v in values], dtype="Int64")
+            data[name] = pd.array([None if v in ("", None) else int(v) for v in values.tolist()], dtype="Int64")
         elif name in flags:
-            data[name] = pd.array([None if v is None else bool(v) for v in values], dtype="boolean")
+            data[name] = pd.array([None if v is None else bool(v) for v in values.tolist()], dtype="boolean")
         else:
             data[name] = text(values)
     return pd.DataFrame(data, index=pd.RangeIndex(len(rows)))

@@ -174,7 +174,9 @@ def result_columns(
     seen: dict[tuple[Any, ...], int] = {}
     row_to_unique = np.empty(n, dtype=np.intp)
     requests: list[Req] = []
-    for i, row in enumerate(sub.itertuples(index=False, name=None)):
+    # Plain object arrays: iterating pandas' Arrow-backed text columns value by value is many times slower.
+    arrays = [sub.iloc[:, k].to_numpy(dtype=object) for k in range(sub.shape[1])]
+    for i, row in enumerate(zip(*arrays, strict=True)):
         try:
             j = seen.get(row)
         except TypeError:  # an unhashable cell: this row is not merged with others

@@ -32,7 +32,7 @@ p.generated, p.meta { color: #666; margin: 0.2rem 0; }
 table.dq { border-collapse: collapse; font-size: 0.9rem; margin: 0.8rem 0; }
 table.dq th, table.dq td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
 table.dq th { background: #f4f6f8; } table.dq td.text, table.dq th.text { text-align: left; }
-.figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }
+div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }
 """.strip()
 
 
@@ -47,7 +47,8 @@ def _table(df: pd.DataFrame, text_columns: Sequence[str] = ()) -> str:
             cls = "text" if c in text_columns else "num"
             cells.append(f'<td class="{cls}">{html.escape(_fmt(v))}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="dq"><thead><tr>{head}</tr></thead><tbody>' + "\n".join(rows) + "</tbody></table>"
+    return (f'<div class="table"><table class="dq"><thead><tr>{head}</tr></thead><tbody>' + "\n".join(rows)
+            + "</tbody></table></div>")
 
 
 def _fmt(v: object) -> str:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from dqkit.contract.errors import DqkitError
 from dqkit.server.runner import LISTENING_PREFIX
@@ -134,7 +134,8 @@ def serve_process(*, tokens: Sequence[str] = (), client_ids: Sequence[str] = (),
                 log_path.unlink()
 
 
-def serve_fixture(scope: str = "session", **options: Any) -> Any:
+def serve_fixture(scope: Literal["session", "package", "module", "class", "function"] = "session",
+                  **options: Any) -> Any:
     """A pytest fixture that yields a running ServedProcess; in a conftest or test module write
 
         dqkit_server = serve_fixture(tokens=["test-token"])
@@ -143,7 +144,7 @@ def serve_fixture(scope: str = "session", **options: Any) -> Any:
     """
     import pytest
 
-    @pytest.fixture(scope=scope)  # type: ignore[misc]
+    @pytest.fixture(scope=scope)
     def _served() -> Iterator[ServedProcess]:
         with serve_process(**options) as served:
             yield served

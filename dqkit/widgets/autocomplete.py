@@ -1,8 +1,9 @@
 """AddressAutocomplete: type an address in a notebook, pick a suggestion, get the formatted 7-line address.
 
 The browser half is `widgets/autocomplete.js` (plain ES module, no build step). It sends each debounced keystroke
-to this object over the widget's comm; the answers come back through `RequestQueue` (a worker thread, so the
-kernel's message loop never waits on the backend) and are sent, and `.value` set, on the kernel's event loop.
+to this object over the widget's comm. The local engine is answered inline (a few ms); any other backend goes
+through `RequestQueue`, a worker thread, so the kernel's message loop never waits on the network; its answers are
+sent, and `.value` set, back on the kernel's event loop, where observers expect to run.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ class AddressAutocomplete(anywidget.AnyWidget):
     locality, region, postal_code, country), or `{}` before a choice; observe it with
     `w.observe(callback, "value")`. `.address_key` is the chosen global_address_key, `.address` the same value
     as an `Address`.
+
+    backend          any AddressBackend: `LocalBackend()`, an HTTP client, ... (default: the shared local one)
+    country          ISO code searched ("USA"; two-letter codes are accepted); `countries` adds a picker
+    max_suggestions  suggestions per keystroke (1..25, default 7)
+    threaded         answer on a worker thread (default: yes, except for the in-process local engine)
+    warm_up          open the backend's reference in the background now (default: for the local engine)
     """
 
     _esm = bundled("widgets", "autocomplete.js")
@@ -79,6 +86,7 @@ class AddressAutocomplete(anywidget.AnyWidget):
         *,
         countries: Sequence[str] | None = None,
         max_suggestions: int = 7,
+        threaded: bool | None = None,
         warm_up: bool | None = None,
         **kwargs: Any,
     ) -> None:
@@ -94,9 +102,13 @@ class AddressAutocomplete(anywidget.AnyWidget):
         self._handler = RequestHandler(lambda: self.backend, lambda: self.max_suggestions)
         self._queue = RequestQueue(self._handler.answer, self._deliver)
         self._loop: asyncio.AbstractEventLoop | None = None
+        local = backend is None or _is_local(backend)
+        # The in-process engine answers in a few milliseconds: answering inline saves two thread hops per
+        # keystroke. Any other backend (HTTP) runs on the worker so a slow answer never blocks the kernel.
+        self._threaded = (not local) if threaded is None else threaded
         self.on_msg(self._on_custom)
         if warm_up is None:
-            warm_up = backend is None or _is_local(backend)
+            warm_up = local
         if warm_up:
             # Open the demo reference now, off the main thread, so the first keystroke is not the slow one.
             threading.Thread(target=self._warm_up, name="dqkit-autocomplete-warm-up", daemon=True).start()
@@ -164,11 +176,11 @@ class AddressAutocomplete(anywidget.AnyWidget):
         if request is None:
             return
         try:
-            self._loop = asyncio.get_running_loop()
+            self._loop = asyncio.get_running_loop() if self._threaded else None
         except RuntimeError:
             self._loop = None
         if self._loop is None:
-            # No event loop to come back to (a plain Python session driving the comm): answer inline.
+            # Inline: a fast local backend, or no event loop to come back to (a plain Python session).
             self._finish(request, self._handler.answer(request))
             return
         self._queue.submit(request)

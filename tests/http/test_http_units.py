@@ -176,3 +176,30 @@ def test_openapi_document_lists_every_operation() -> None:
     assert len(ids) == len(set(ids))
     for name in ("SearchRequest", "ELSGenericMessage", "ErrorBody", "LeadJson", "LeadForm"):
         assert name in doc["components"]["schemas"]
+
+
+def test_rate_limiter_spaces_requests() -> None:
+    import asyncio
+
+    from dqkit.client._limits import PauseGate, RateLimiter
+
+    async def main() -> tuple[list[float], list[float]]:
+        asked: list[float] = []
+
+        async def record(seconds: float) -> None:
+            asked.append(seconds)
+
+        limiter = RateLimiter(10.0, record)
+        for _ in range(5):
+            await limiter.acquire()
+        gate = PauseGate(record)
+        gate.pause(2.0)
+        gate.pause(0.5)  # a shorter pause never shortens a longer one
+        before = len(asked)
+        await gate.wait()
+        return asked[:before], asked[before:]
+
+    spacing, paused = asyncio.run(main())
+    assert len(spacing) == 4 and spacing == sorted(spacing)
+    assert [round(s, 1) for s in spacing] == [0.1, 0.2, 0.3, 0.4]
+    assert len(paused) == 1 and 1.9 < paused[0] <= 2.0

@@ -109,9 +109,9 @@ def jupyter_lab(tmp: Path, *, start_timeout: float = 60.0) -> Iterator[Lab]:
             try:
                 lab.api("status", timeout=2)
                 break
-            except (urllib.error.URLError, OSError):
+            except (urllib.error.URLError, OSError) as e:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not answer in {start_timeout} s:\n{lab.log_tail()}")
+                    raise RuntimeError(f"JupyterLab did not answer in {start_timeout} s:\n{lab.log_tail()}") from e
                 time.sleep(0.25)
         yield lab
     finally:

@@ -143,3 +143,20 @@ def test_close_stops_the_worker() -> None:
     assert thread is not None and thread.is_alive()
     w.close()
     assert not thread.is_alive()
+
+
+def test_unthreaded_widgets_answer_inline_even_with_a_loop() -> None:
+    backend = FakeBackend()
+    w, sent = make(backend, threaded=False)
+
+    async def drive() -> None:
+        w._on_custom(w, request("search", 1, text="7 Elm"), [])
+        assert len(sent) == 1, "answered before the handler returned"
+
+    asyncio.run(drive())
+    assert backend.threads == {threading.current_thread().name}
+
+
+def test_the_local_engine_is_answered_inline_and_anything_else_threaded() -> None:
+    assert AddressAutocomplete(warm_up=False)._threaded is False
+    assert AddressAutocomplete(FakeBackend())._threaded is True

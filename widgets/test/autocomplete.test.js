@@ -346,11 +346,13 @@ function setup(opts = {}) {
 
 describe("controller: typing and stale answers", () => {
   it("searches at once for a keystroke and paints the answer", async () => {
-    const { c, k, applied } = setup({ getCountry: () => "USA" });
+    const { c, t, k, applied } = setup({ getCountry: () => "USA" });
+    t.advance(5);
     c.input("10 Ma", 5);
     assert.equal(k.requests.length, 1);
     assert.deepEqual(k.requests[0], { ...k.requests[0], op: "search", params: { text: "10 Ma", country: "USA" } });
     assert.equal(c.state.busy, true);
+    t.advance(7);
     k.requests[0].resolve(list([final("10 Main St", "A", [[0, 5]]), group("10 Maple Ave", "B", "multiples")]));
     await flush();
     assert.equal(c.state.open, true);
@@ -359,7 +361,7 @@ describe("controller: typing and stale answers", () => {
     assert.deepEqual(c.state.items.map((i) => [i.key, i.kind]), [["A", "final"], ["B", "multiples"]]);
     assert.equal(c.state.items[0].segments[0].text, "10 Ma");
     assert.equal(c.state.status, "2 suggestions");
-    assert.deepEqual(applied, [{ query: "10 Ma", t0: 5, count: 2 }]);
+    assert.deepEqual(applied, [{ query: "10 Ma", t0: 5, sentAt: 5, answeredAt: 12, count: 2 }]);
   });
 
   it("drops an answer that comes after a newer keystroke, even when it arrives last", async () => {

@@ -31,7 +31,7 @@ from dqkit.contract.address import (
     ValidateResponse,
 )
 from dqkit.contract.errors import BadRequestError, NotFoundError
-from dqkit.engines.address import keys as K
+from dqkit.engines.address import keys as kk
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import components, seven_lines
 from dqkit.engines.address.query import parse_query
@@ -52,7 +52,7 @@ FORMAT_PATH: Final = "address/format/v1/"
 LOOKUP_DEFAULT: Final = 100
 LOOKUP_MAX: Final = 1000
 STEP_IN_MAX: Final = 100
-_KIND_OF_KEY: Final = {K.ADDRESS: ADDRESS, K.BUILDING: BUILDING, K.RANGE: RANGE}
+_KIND_OF_KEY: Final = {kk.ADDRESS: ADDRESS, kk.BUILDING: BUILDING, kk.RANGE: RANGE}
 
 
 class AddressEngine:
@@ -113,7 +113,7 @@ class AddressEngine:
         text = request.text
         location = _location(request.location)
         found = self._run_search(ds, text, k, stype, location)
-        qkey = self.keys.encode(K.QUERY, ds.ordinal, text, str(stype), k)
+        qkey = self.keys.encode(kk.QUERY, ds.ordinal, text, str(stype), k)
         return SearchResponse(self._suggestions(ds, found, qkey))
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
@@ -138,12 +138,12 @@ class AddressEngine:
         ds = self._ds_of(parts)
         text = (refinement or "").strip()
         kind = parts[0]
-        if kind == K.QUERY:
+        if kind == kk.QUERY:
             _, _, qtext, stype, k = parts
             base = f"{qtext.rstrip()} {text}".strip() if text else qtext
             found = self._run_search(ds, base, int(k), SearchType(stype), None)
-            return SearchResponse(self._suggestions(ds, found, self.keys.encode(K.QUERY, ds.ordinal, base, stype, k)))
-        if kind == K.POSTCODE:
+            return SearchResponse(self._suggestions(ds, found, self.keys.encode(kk.QUERY, ds.ordinal, base, stype, k)))
+        if kind == kk.POSTCODE:
             _, _, postcode, k = parts
             found = self.searcher.search(ds, f"{text} {postcode}" if text else postcode, int(k))
             return SearchResponse(self._suggestions(ds, found, key))
@@ -155,11 +155,11 @@ class AddressEngine:
     def step_in(self, key: str) -> SearchResponse:
         parts = self.keys.decode(key)
         ds = self._ds_of(parts)
-        if parts[0] == K.QUERY:
+        if parts[0] == kk.QUERY:
             _, _, qtext, stype, k = parts
             return SearchResponse(self._suggestions(ds, self._run_search(ds, qtext, int(k), SearchType(stype), None),
                                                     key))
-        if parts[0] == K.POSTCODE:
+        if parts[0] == kk.POSTCODE:
             return self._lookup_postcode(ds, parts[2], int(parts[3]))
         item = self._item(parts)
         members = self.searcher.members(item)
@@ -229,7 +229,7 @@ class AddressEngine:
                 if len(items) < k:
                     items.append(Item(ADDRESS, s, a, a + 1))
         found = Found(items, total > k, parse_query(postcode), None, total=total)
-        out = self._suggestions(ds, found, self.keys.encode(K.POSTCODE, ds.ordinal, postcode, k), listing=True)
+        out = self._suggestions(ds, found, self.keys.encode(kk.POSTCODE, ds.ordinal, postcode, k), listing=True)
         if not items:
             out.confidence = Confidence.NO_MATCHES
         return SearchResponse(out)
@@ -310,22 +310,22 @@ class AddressEngine:
 
     def item_key(self, ds: DatasetInfo, it: Item) -> str:
         if it.kind == ADDRESS:
-            return self.keys.encode(K.ADDRESS, ds.ordinal, it.lo)
+            return self.keys.encode(kk.ADDRESS, ds.ordinal, it.lo)
         if it.kind == BUILDING:
-            return self.keys.encode(K.BUILDING, ds.ordinal, it.lo)
-        return self.keys.encode(K.RANGE, ds.ordinal, it.street, it.parity)
+            return self.keys.encode(kk.BUILDING, ds.ordinal, it.lo)
+        return self.keys.encode(kk.RANGE, ds.ordinal, it.street, it.parity)
 
     def _item(self, parts: list[Any]) -> Item:
         ix = self.index
         kind = parts[0]
         try:
-            if kind == K.ADDRESS:
+            if kind == kk.ADDRESS:
                 a = int(parts[2])
                 return Item(ADDRESS, int(ix.a_street[a]), a, a + 1)
-            if kind == K.BUILDING:
+            if kind == kk.BUILDING:
                 lo, hi = ix.building(int(parts[2]))
                 return Item(BUILDING, int(ix.a_street[lo]), lo, hi)
-            if kind == K.RANGE:
+            if kind == kk.RANGE:
                 s = int(parts[2])
                 return Item(RANGE, s, int(ix.s_lo[s]), int(ix.s_hi[s]), parity=int(parts[3]))
         except (IndexError, ValueError, TypeError):

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit
 from dqkit.engines.address.query import Query, parse_query
-from dqkit.engines.reference.reader import numint
+from dqkit.engines.reference.reader import NUMINT_MAX, numint
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.reference.tokens import street_word_forms, token_spans
 
@@ -31,6 +31,7 @@ NUMBER_EXACT: Final = 3
 NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
 NUMBER_PREFIX: Final = 1
 _PRIOR_CAP: Final = (1 << 20) - 1
+MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 
 
 @dataclass(slots=True)
@@ -83,20 +84,21 @@ class Searcher:
     def search(self, ds: DatasetInfo, text: str, k: int, *, location: tuple[float, float] | None = None,
                query: Query | None = None) -> Found:
         q = query or parse_query(text)
-        if q.empty:
+        if q.empty or q.typed_chars < MIN_CHARS:
             return Found([], False, q, None)
         if not q.words:
             return self._number_only(ds, q, k)
-        if q.number:
-            # a short value after the street with a house number typed is a unit unless nothing else fits
-            units = [w for w in q.words if w.maybe_unit]
-            if units and not q.unit:
-                words = [w for w in q.words if not w.maybe_unit]
-                if words:
-                    q2 = Query(q.raw, q.number, q.number_complete, words, "", units[0].text, units[0].complete)
-                    found = self._search_words(ds, q2, k, location)
-                    if found.items and not found.number_missing:
-                        return found
+        if q.number and not q.unit:
+            # a short value after the street, with a house number typed, may be a bare unit ("1200 Main St 4"):
+            # taken as the unit when some building has it, else as a word
+            for drop, unit, complete in _unit_readings(q):
+                words = [w for i, w in enumerate(q.words) if i not in drop]
+                if not words:
+                    continue
+                q2 = Query(q.raw, q.number, q.number_complete, words, "", unit, complete)
+                found = self._search_words(ds, q2, k, location)
+                if found.items and not found.number_missing and any(it.unit_level for it in found.items):
+                    return found
         return self._search_words(ds, q, k, location)
 
     def _search_words(self, ds: DatasetInfo, q: Query, k: int,
@@ -128,8 +130,8 @@ class Searcher:
         ix = self.ix
         tk = self.matcher(ds).tk
         ni = numint(q.number)
-        lo = int(np.searchsorted(tk.num_sorted, ni, "left"))
-        hi = int(np.searchsorted(tk.num_sorted, ni, "right"))
+        lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
+        hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
         if lo == hi:
             return [], False, 0
         addrs = tk.num_order[lo:hi]
@@ -190,6 +192,8 @@ class Searcher:
             return [_with(base, ADDRESS, a, a + 1) for a in range(lo, min(hi, lo + k + 1))]
         if hi - lo == 1:
             return [_with(base, ADDRESS, lo, lo + 1)]
+        if not ix.has_unit(lo):  # the building's own address is a point too: offer it beside its units
+            return [_with(base, ADDRESS, lo, lo + 1), _with(base, BUILDING, lo, hi)]
         return [_with(base, BUILDING, lo, hi)]
 
     def _unit_hits(self, lo: int, hi: int, unit: str, complete: bool) -> list[tuple[int, int]]:
@@ -262,8 +266,8 @@ class Searcher:
         items: list[Item] = []
         more = False
         for level, (a, b) in enumerate(spans):
-            lo = int(np.searchsorted(tk.num_sorted, a, "left"))
-            hi = int(np.searchsorted(tk.num_sorted, b, "right"))
+            lo = int(tk.num_sorted.searchsorted(np.int32(min(a, NUMINT_MAX)), "left"))
+            hi = int(tk.num_sorted.searchsorted(np.int32(min(b, NUMINT_MAX)), "right"))
             if lo == hi:
                 continue
             addrs = tk.num_order[lo:hi]
@@ -315,6 +319,8 @@ class Searcher:
                                    ix.strings[int(ix.a_unit[a])])
         elif item.kind == BUILDING:
             first, last = item.lo, item.hi - 1
+            while first < last and not ix.has_unit(first):
+                first += 1
             desig = ix.strings[int(ix.a_desig[first])]
             u1, u2 = ix.strings[int(ix.a_unit[first])], ix.strings[int(ix.a_unit[last])]
             units = f"{u1}-{u2}" if u1 != u2 else u1
@@ -341,6 +347,19 @@ class Searcher:
         return ix.number_text(first), ix.number_text(last), side
 
 
+def _unit_readings(q: Query) -> list[tuple[set[int], str, bool]]:
+    """Ways to read trailing words as a unit typed without designator: one short value ("4", "B", "E"), or
+    two short ones run together ("R A" -> "RA"); the last word first."""
+    out: list[tuple[set[int], str, bool]] = []
+    ws = q.words
+    for i in reversed(range(len(ws))):
+        if ws[i].maybe_unit:
+            out.append(({i}, ws[i].text, ws[i].complete))
+    if len(ws) >= 3 and len(ws[-1].text) <= 2 and len(ws[-2].text) <= 2:
+        out.append(({len(ws) - 2, len(ws) - 1}, ws[-2].text + ws[-1].text, ws[-1].complete))
+    return out[:3]
+
+
 def _with(base: Item, kind: str, lo: int, hi: int, *, parity: int = PARITY_ALL, unit_level: int = 0) -> Item:
     return Item(kind, base.street, lo, hi, parity, base.number_level, base.word_score, unit_level, base.prior)
 
@@ -354,6 +373,7 @@ def _range_min(ix: ReferenceIndex, it: Item) -> int:
 def highlight(text: str, q: Query, hits: list[WordHit]) -> list[tuple[int, int]]:
     """[start, end) ranges of `text` that match what was typed."""
     out: list[tuple[int, int]] = []
+    used: set[int] = set()  # each typed word highlights one place of the text
     spans = token_spans(text)
     for n, (tok, s, e) in enumerate(spans):
         if q.number and n == 0 and tok[:1].isdigit():
@@ -366,21 +386,28 @@ def highlight(text: str, q: Query, hits: list[WordHit]) -> list[tuple[int, int]]
             out.append((s, e))
             continue
         forms = street_word_forms(tok)
-        for h in hits:
-            if h.exact and any(f in h.exact for f in forms):
-                out.append((s, e))
-                break
-            if h.prefix and tok.startswith(h.prefix):
-                out.append((s, min(e, s + len(h.prefix))))
-                break
-            if h.prefix and any(f.startswith(h.prefix) for f in forms):
-                out.append((s, e))
-                break
-            fp = next((p for p in h.fuzzy_prefixes if tok.startswith(p)), None)
-            if fp:
-                out.append((s, min(e, s + len(fp))))
+        for hi_, h in enumerate(hits):
+            if hi_ in used:
+                continue
+            r = _word_range(tok, s, e, forms, h)
+            if r is not None:
+                out.append(r)
+                used.add(hi_)
                 break
     return out
+
+
+def _word_range(tok: str, s: int, e: int, forms: tuple[str, ...], h: WordHit) -> tuple[int, int] | None:
+    if h.exact and any(f in h.exact for f in forms):
+        return s, e
+    if h.prefix and tok.startswith(h.prefix):
+        return s, min(e, s + len(h.prefix))
+    if h.prefix and any(f.startswith(h.prefix) for f in forms):
+        return s, e
+    fp = next((p for p in h.fuzzy_prefixes if tok.startswith(p)), None)
+    if fp:
+        return s, min(e, s + len(fp))
+    return None
 
 
 def word_score_percent(item: Item, m: StreetMatch | None, q: Query) -> int:

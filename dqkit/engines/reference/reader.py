@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final, NamedTuple
+from typing import IO, Any, Final, NamedTuple
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.countries import country, known_countries, normalize_postcode
@@ -139,11 +139,7 @@ def read_records(src: SourceFile) -> Iterator[Record]:
     us = src.iso2 == "US"
     facts = country(src.iso2)
     parts = _UsParts() if us else None
-    zips = None
-    if us:
-        from dqkit.engines import zipdata
-
-        zips = zipdata.tables().by_zip
+    zips: Any = None  # ZIP facts, loaded on the first row that lacks a city or a state
     region_default = src.region
     with open_text(src.path) as f:
         reader = csv.reader(f)
@@ -187,7 +183,11 @@ def read_records(src: SourceFile) -> Iterator[Record]:
                 digits = re.sub(r"\D", "", pc_raw)
                 if len(digits) == 9:
                     zip4 = digits[5:]
-                if zips is not None and postcode:
+                if postcode and not (city and region):
+                    if zips is None:
+                        from dqkit.engines import zipdata
+
+                        zips = zipdata.tables().by_zip
                     z = zips.get(postcode)
                     if z is not None:
                         city = city or z.city

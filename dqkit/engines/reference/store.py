@@ -225,8 +225,9 @@ class ReferenceIndex:
         num = self.a_number[a]
         nums = self.a_number[lo:hi]
         key = self.a_key[a]
-        k_lo = int(np.searchsorted(self.a_key[lo:hi], key, "left")) + lo
-        k_hi = int(np.searchsorted(self.a_key[lo:hi], key, "right")) + lo
+        keys = self.a_key[lo:hi]
+        k_lo = int(keys.searchsorted(key, "left")) + lo
+        k_hi = int(keys.searchsorted(key, "right")) + lo
         same = np.flatnonzero(nums[k_lo - lo:k_hi - lo] == num)
         return k_lo + int(same[0]), k_lo + int(same[-1]) + 1
 
@@ -237,8 +238,8 @@ class ReferenceIndex:
         if pid < 0 or not postcode:
             return 0, 0
         seg = self.s_postcode[ds.street_lo:ds.street_hi]
-        lo = int(np.searchsorted(seg, pid, "left"))
-        hi = int(np.searchsorted(seg, pid, "right"))
+        lo = int(seg.searchsorted(np.int32(pid), "left"))
+        hi = int(seg.searchsorted(np.int32(pid), "right"))
         return ds.street_lo + lo, ds.street_lo + hi
 
     def streets_named(self, ds: DatasetInfo, postcode: str, name: str) -> list[int]:
@@ -247,8 +248,8 @@ class ReferenceIndex:
         if nid < 0 or lo == hi:
             return []
         seg = self.s_name[lo:hi]
-        a = int(np.searchsorted(seg, nid, "left"))
-        b = int(np.searchsorted(seg, nid, "right"))
+        a = int(seg.searchsorted(np.int32(nid), "left"))
+        b = int(seg.searchsorted(np.int32(nid), "right"))
         return list(range(lo + a, lo + b))
 
     # -- the standardizer's PointSource ------------------------------------------------------------------

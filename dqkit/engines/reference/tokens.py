@@ -26,7 +26,8 @@ from dqkit.engines.usaddr.pub28 import (
     UNITS,
 )
 
-TOKEN_RE: Final = re.compile(r"#|[^\W_]+(?:['’.][^\W_]+)*")
+TOKEN_RE: Final = re.compile(r"#|\d+(?:[./]\d+)+\b|[^\W_]+(?:['’.][^\W_]+)*")
+_DECIMAL: Final = re.compile(r"^\d+(?:[./]\d+)+$")
 _DROP = str.maketrans("", "", "'’.")
 
 _NAME_ALIASES: Final[dict[str, str]] = {**NAME_EQUIVALENTS, **{v: k for k, v in NAME_EQUIVALENTS.items()}}
@@ -40,6 +41,8 @@ _NUMBER_BY_ORDINAL: Final[dict[str, str]] = {w: n for n, w in _ORDINAL_BY_NUMBER
 @lru_cache(maxsize=65536)
 def fold(word: str) -> str:
     """One raw word in token form: upper case, accents stripped, apostrophes and periods removed."""
+    if _DECIMAL.match(word):
+        return word  # a house number such as "846.5" or a fraction "1/2" keeps its separator
     w = word.upper().translate(_DROP)
     if not w.isascii():
         w = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))

@@ -19,6 +19,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 from dqkit.engines import zipdata
 from dqkit.engines.usaddr.pub28 import (
     DIRECTIONALS,
+    EXTRA_SUFFIX_VARIANTS,
     STATE_NAMES,
     STATES,
     SUFFIXES,
@@ -39,6 +40,8 @@ FOREIGN_COUNTRIES: Final = frozenset({
     "PHILIPPINES", "SOUTH KOREA", "KOREA", "TAIWAN", "HONG KONG", "ARGENTINA", "CHILE", "COLOMBIA", "PERU",
     "SOUTH AFRICA", "AUSTRIA", "PORTUGAL", "GREECE", "TURKEY", "RUSSIA", "UKRAINE",
 })
+_NOT_BEFORE_ZIP: Final = frozenset({"BOX", "BX", "POB", "#", "NO", "APT", "STE", "UNIT", "RM", "RR", "HC",
+                                      "PSC", "CMR", "DRAWER", "CALLER", "SUITE"})
 _CANADA_PROVINCES: Final = frozenset({"AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT"})
 # City words people abbreviate; compared in this spelled-out form.
 _CITY_WORDS: Final = {"ST": "SAINT", "STE": "SAINTE", "MT": "MOUNT", "FT": "FORT", "PT": "POINT", "N": "NORTH",
@@ -75,6 +78,11 @@ def city_index(state: str) -> dict[str, str]:
         if key not in out or len(zipdata.zips_for_city(name, state)) > len(zipdata.zips_for_city(out[key], state)):
             out[key] = name
     return out
+
+
+@functools.cache
+def _all_city_keys() -> frozenset[str]:
+    return frozenset(city_key(c) for c, _ in zipdata.tables().by_city_state)
 
 
 @functools.cache
@@ -153,6 +161,8 @@ def _take_zip(toks: list[str]) -> tuple[list[str], str, str]:
     if _ZIP4.match(last) and len(toks) >= 2 and re.match(r"^\d{5}$", toks[-2]):
         return _trim(toks[:-2]), toks[-2], last
     m = _ZIP.match(last) or _ZIP9.match(last)
+    if m and len(toks) >= 2 and toks[-2] in _NOT_BEFORE_ZIP:
+        return toks, "", ""  # "PO BOX 11418", "APT 12345"
     if m:
         return _trim(toks[:-1]), m.group(1), m.group(2) or ""
     if last.isdigit() and len(last) == 4 and len(toks) >= 2 and toks[-2] in _ZERO_STATES:
@@ -201,6 +211,10 @@ def split_one_line(tokens: list[str]) -> tuple[list[str], LastLine]:
         seg = toks[cut + 1 :]
         head = toks[:cut]
         if seg and not _looks_like_street(seg):
+            if (len(seg) > 1 and seg[0] in DIRECTIONALS and state_hint
+                    and city_key(" ".join(seg)) not in city_index(state_hint)
+                    and city_key(" ".join(seg[1:])) in city_index(state_hint)):
+                return [*head, seg[0]], LastLine(" ".join(seg[1:]), ll.state, ll.zip, ll.zip4, ll.country)
             ll.city = " ".join(seg)
             return head, ll
         if seg:
@@ -230,7 +244,16 @@ def _city_end(toks: list[str], state: str) -> int:
 
 def _split_city(toks: list[str], state: str, zip5: str) -> tuple[list[str], str]:
     """(street tokens, city) of "123 MAIN ST SAN JOSE" given the state / ZIP."""
-    if len(toks) < 2 or not (state or zip5):
+    if not toks:
+        return toks, ""
+    if not (state or zip5):
+        end = _street_end(toks)
+        if end and end < len(toks) and city_key(" ".join(toks[end:])) in _all_city_keys():
+            return toks[:end], " ".join(toks[end:])
+        return toks, ""
+    if not _looks_like_street(toks) and city_key(" ".join(toks)) in city_index(state):
+        return [], " ".join(toks)  # "ANCHOR POINT, AK": a last line only
+    if len(toks) < 2:
         return toks, ""
     info = zipdata.zip_info(zip5) if zip5 else None
     zip_cities = {city_key(c) for c in info.cities} if info else set()
@@ -263,7 +286,7 @@ def _street_end(toks: list[str]) -> int:
         return 0
     i = 2
     while i < len(toks):
-        if toks[i] in SUFFIXES and i >= 2:
+        if toks[i] in SUFFIXES and toks[i] not in EXTRA_SUFFIX_VARIANTS and i >= 2:
             while i + 1 < len(toks) and toks[i + 1] in SUFFIXES:
                 i += 1  # "PARK VIEW DR"
             j = i + 1

@@ -47,25 +47,33 @@ def name_key(name: str) -> str:
     return "".join(NAME_EQUIVALENTS.get(w, w) for w in name.replace("-", " ").split())
 
 
-def _find_name(source: PointSource, zip5: str, name: str) -> tuple[str, bool]:
-    """(reference name, corrected?) of `name` in `zip5`; ("", False) when the ZIP has no such street."""
-    names = source.street_names(zip5)
+def _find_name(names: Sequence[str], name: str, *, fuzzy: bool) -> tuple[str, bool]:
+    """(reference name, corrected?) of `name` among a ZIP's `names`; ("", False) when none fits. Without
+    `fuzzy` only the same name or a spelling variant counts; with it, the one name within a small edit
+    distance that has the same digits ("70TH" never becomes "90TH")."""
     if not names:
         return "", False
-    if name in names:
-        return name, False
+    if not fuzzy:
+        if name in names:
+            return name, False
+        key = name_key(name)
+        same = [n for n in names if name_key(n) == key]
+        return (same[0], True) if len(same) == 1 else ("", False)
     key = name_key(name)
-    same = [n for n in names if name_key(n) == key]
-    if len(same) == 1:
-        return same[0], same[0] != name
     if len(key) < 4:
         return "", False
+    digits = _digits(key)
     keys = [name_key(n) for n in names]
     limit = 1 if len(key) < 8 else 2
-    best = process.extract(key, keys, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=2)
+    best = [b for b in process.extract(key, keys, scorer=DamerauLevenshtein.distance, score_cutoff=limit,
+                                       limit=3) if _digits(b[0]) == digits]
     if not best or (len(best) > 1 and best[1][1] == best[0][1]):
         return "", False
     return names[best[0][2]], True
+
+
+def _digits(s: str) -> str:
+    return "".join(c for c in s if c.isdigit())
 
 
 def _unit_key(unit: str) -> str:
@@ -78,19 +86,19 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
     if not street.name:
         return out
     street_only: PointMatch | None = None  # the street exists but not the number: remember the first
-    for zip5 in dict.fromkeys(z for z in zips if z):
-        name, name_fixed = _find_name(source, zip5, street.name)
-        if source.street_names(zip5):
-            out.covered = True
-        if not name:
-            continue
-        pts = source.points_on_street(zip5, name)
-        m = _on_street(street, name, name_fixed, pts)
-        m.covered, m.zip = True, zip5
-        if m.number_found:
-            return m
-        if street_only is None:
-            street_only = m
+    names_of = {z: source.street_names(z) for z in dict.fromkeys(z for z in zips if z)}
+    out.covered = any(names_of.values())
+    for fuzzy in (False, True):  # the name as written in any ZIP before a corrected name in the first
+        for zip5, names in names_of.items():
+            name, name_fixed = _find_name(names, street.name, fuzzy=fuzzy)
+            if not name:
+                continue
+            m = _on_street(street, name, name_fixed, source.points_on_street(zip5, name))
+            m.covered, m.zip = True, zip5
+            if m.number_found:
+                return m
+            if street_only is None:
+                street_only = m
     return street_only or out
 
 

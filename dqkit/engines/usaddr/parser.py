@@ -43,6 +43,11 @@ _RR_HEADS: Final = {("RR",): "RR", ("R", "R"): "RR", ("RURAL", "ROUTE"): "RR", (
 # Heads that only mean a route when a BOX follows ("ROUTE 66" alone is a street; "UNIT 4" alone a unit).
 _RR_NEEDS_BOX: Final = frozenset({("RT",), ("ROUTE",), ("RTE",), ("UNIT",)})
 _ORDINAL_ENDINGS: Final = {1: "ST", 2: "ND", 3: "RD"}
+_NUMBER_WORDS: Final = {w: str(n) for n, w in enumerate(
+    ["ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "ELEVEN", "TWELVE"])} | {
+    w: str(n) for w, n in TENS_WORDS.items()}
+_FLOOR_WORDS: Final = frozenset({"FLOOR", "FL", "FLR"})
+_PLAIN_UNITS: Final = frozenset({"APT", "STE", "UNIT", "RM", "SPC", "#"})  # never part of a street name
 
 
 def _c1_only(tok: str) -> bool:
@@ -86,8 +91,12 @@ def parse_tokens(t: list[str]) -> ParsedLine:
     number = ""
     i = 0
     lead_unit: tuple[str, str] | None = None
+    if t[0] in _NUMBER_WORDS and len(t) > 2 and (t[1] in DIRECTIONALS or t[2] in SUFFIXES):
+        t = [_NUMBER_WORDS[t[0]], *t[1:]]  # "ONE S DEARBORN ST" -> "1 S DEARBORN ST"
     if _HOUSE_NUMBER.match(t[0]) and not _ORDINAL.match(t[0]) and len(t) > 1:
         number, i = t[0], 1
+        if len(t) > 3 and len(t[1]) == 1 and t[1].isalpha() and t[1] not in DIRECTIONALS and t[2] in DIRECTIONALS:
+            number, i = f"{t[0]} {t[1]}", 2  # "4922 B S CORNELL AVE": the B belongs to the number
     else:
         j = _late_number(t)
         if j > 0:
@@ -199,7 +208,7 @@ def _late_number(t: list[str]) -> int:
         if not (_HOUSE_NUMBER.match(tok) and not _ORDINAL.match(tok) and tok[0].isdigit()):
             continue
         prev = t[j - 1]
-        if prev in HIGHWAY_WORDS or prev in SUFFIXES or prev in HIGHWAY_QUALIFIERS:
+        if prev in HIGHWAY_WORDS or (prev in SUFFIXES and j == 1) or prev in HIGHWAY_QUALIFIERS:
             return 0  # "STATE HIGHWAY 1 N", "AVENUE 5 E": the number belongs to the name
         if (prev in UNITS or prev == "#" or is_number_word(prev)) and j == 1:
             continue  # "APT 4 ..." : the 4 is the unit's value, keep looking
@@ -235,6 +244,9 @@ def _find_unit(r: list[str], start: int) -> tuple[int, str, str, int]:
     for u in range(start, len(r)):
         tok = r[u]
         nxt = r[u + 1] if u + 1 < len(r) else ""
+        if nxt in _FLOOR_WORDS and u >= 1 and (tok in ORDINAL_WORDS or _ORDINAL.match(tok)):
+            n = ORDINAL_WORDS[tok] if tok in ORDINAL_WORDS else int(_ORDINAL.match(tok).group(1))  # type: ignore[union-attr]
+            return u, "FL", str(n), u + 2  # "15TH FLOOR" -> "FL 15"
         if tok == "#" or (is_number_word(tok) and nxt and any(c.isdigit() for c in nxt)):
             if nxt and _VALUE.match(nxt):
                 return u, "#", nxt, u + 2
@@ -248,6 +260,9 @@ def _find_unit(r: list[str], start: int) -> tuple[int, str, str, int]:
         val = r[k] if k < len(r) else ""
         if val and _is_value(val) and val not in DIRECTIONALS:
             return u, std, val, k + 1
+        if (val and k == len(r) - 1 and std not in UNITS_WITHOUT_NUMBER and len(val) <= 3 and val.isalpha()
+                and ((val not in SUFFIXES and val not in DIRECTIONALS) or std in _PLAIN_UNITS)):
+            return u, std, val, k + 1  # "APT MD", "STE ABC" at the end of the line
         if std in UNITS_WITHOUT_NUMBER and (not val or val in UNITS or val == "#"):
             return u, std, "", u + 1
     return -1, "", "", -1
@@ -258,6 +273,12 @@ def _after_number(r: list[str]) -> tuple[str, str, str, str, str, str, list[str]
     extraneous: list[str] = []
     if not r:
         return "", "", "", "", "", "", extraneous
+    lead = _find_unit(r, 0) if r[0] in UNITS or r[0] == "#" else (-1, "", "", -1)
+    if lead[0] == 0 and lead[2] and len(r) > lead[3]:
+        # "6910 # G MARY CAROLINE CIR": the unit stands before the street
+        res = _after_number(r[lead[3] :])
+        if not res[4]:
+            return (*res[:4], lead[1], lead[2].lstrip("#-"), res[6])
     start = 2 if r[0] in DIRECTIONALS and len(r) > 2 else 1
     u, desig, unit, after = _find_unit(r, start)
     if u >= 0:
@@ -300,7 +321,7 @@ def _after_number(r: list[str]) -> tuple[str, str, str, str, str, str, list[str]
                     and name_toks[-2] not in UNITS):
                 desig, unit, name_toks = "#", name_toks[-1], name_toks[:-1]
             if (len(name_toks) >= 2 and name_toks[-1] in DIRECTIONALS
-                    and not (len(name_toks) == 2 and name_toks[0] in SUFFIXES)):
+                    and not (len(name_toks) == 2 and name_toks[0] in SUFFIXES and not predir)):
                 postdir, name_toks = name_toks[-1], name_toks[:-1]
         if predir and not suffix and len(name_toks) == 1 and name_toks[0] in SUFFIXES:
             name_toks, suffix, predir = [predir], name_toks[0], ""  # "E ST NW": E is the name
@@ -347,7 +368,7 @@ def _highway(s: list[str]) -> tuple[str, list[str]] | None:
         return None
     tok = s[i]
     word = HIGHWAY_WORDS.get(tok)
-    if quals and quals[-1] == "COUNTY" and tok in ("RD", "ROAD"):
+    if quals and quals[-1] in ("COUNTY", "STATE", "TOWNSHIP", "FOREST") and tok in ("RD", "ROAD"):
         word = "ROAD"
     if word is None:
         if tok.startswith(("I-", "US-", "SR-", "CR-", "HWY-")) and "-" in tok:
@@ -355,6 +376,8 @@ def _highway(s: list[str]) -> tuple[str, list[str]] | None:
             if num and num[0].isdigit() and head in HIGHWAY_WORDS:
                 return " ".join([*quals, HIGHWAY_WORDS[head], num]), s[i + 1 :]
         return None
+    if i + 2 < len(s) and (s[i + 1] == "#" or is_number_word(s[i + 1])) and s[i + 2][0].isdigit():
+        s = [*s[: i + 1], *s[i + 2 :]]  # "HIGHWAY NO 33"
     if i + 1 >= len(s) or not s[i + 1][0].isdigit():
         return None
     if quals and quals[-1] == "US" and word == "US HIGHWAY":

@@ -43,6 +43,7 @@ class Reconciled:
     territory: bool = False
     foreign: bool = False
     input_city_matched: bool = False  # the input city is a USPS name of the final ZIP (before corrections)
+    box: bool = False  # the delivery line is a PO box: prefer PO-box ZIPs when choosing one for a city
 
     @property
     def matched(self) -> bool:
@@ -74,9 +75,9 @@ class Reconciled:
                 self.codes.append("16")
 
 
-def reconcile(ll: LastLine) -> Reconciled:
-    """Check `ll` against the ZIP data; never raises."""
-    r = Reconciled(city=ll.city, state=ll.state, zip=ll.zip, zip4=ll.zip4)
+def reconcile(ll: LastLine, *, box: bool = False) -> Reconciled:
+    """Check `ll` against the ZIP data (`box`: the delivery line is a PO box); never raises."""
+    r = Reconciled(city=ll.city, state=ll.state, zip=ll.zip, zip4=ll.zip4, box=box)
     if ll.country and ll.country != "US":
         r.foreign = True
         r.codes.append("30")
@@ -200,7 +201,10 @@ def _from_city(r: Reconciled, *, bad_zip: bool, code_if_unique: str = "01") -> N
         r.city = name
         r.corrected.add("city")
         r.codes.append("04")
-    usable = tuple(z for z in zips if (i := zipdata.zip_info(z)) is not None and i.kind != "UNIQUE") or zips
+    want = "PO BOX" if r.box else "STANDARD"  # a street address is not delivered to a PO-box-only ZIP
+    kinds = {z: i.kind for z in zips if (i := zipdata.zip_info(z)) is not None}
+    usable = (tuple(z for z in zips if kinds.get(z) == want)
+              or tuple(z for z in zips if kinds.get(z) not in ("UNIQUE", None)) or zips)
     r.city_zips = usable
     if len(usable) == 1:
         if r.zip:

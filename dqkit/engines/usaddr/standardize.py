@@ -26,11 +26,13 @@ from typing import Final
 
 from dqkit.contract.codes import join_address_error_status
 from dqkit.contract.lead import StandardizedAddress
+from dqkit.engines import zipdata
 from dqkit.engines.usaddr.barcode import check_digit
-from dqkit.engines.usaddr.lastline import LastLine, parse_last_line, split_one_line
+from dqkit.engines.usaddr.lastline import LastLine, closest_city_in_state, parse_last_line, split_one_line
 from dqkit.engines.usaddr.match import PointMatch, match_points
 from dqkit.engines.usaddr.parser import ParsedLine, as_unit, parse_tokens, parse_unit
 from dqkit.engines.usaddr.points import EXTRA_CARRIER_ROUTE, EXTRA_DELIVERY_POINT, EXTRA_ZIP4, PointSource
+from dqkit.engines.usaddr.pub28 import DIRECTIONALS
 from dqkit.engines.usaddr.reconcile import Reconciled, reconcile
 from dqkit.engines.usaddr.street import Street
 from dqkit.engines.usaddr.tokens import tokenize
@@ -126,10 +128,10 @@ def _standardize(inp: AddressInput, points: PointSource | None) -> Standardized:
         codes.append("44")
     if not _complete(street) or not (ll.city or ll.zip or ll.state or ll.country):
         codes.append("57")  # a street without a house number, or no last line at all: not enough information
-    r = reconcile(ll)
+    r = reconcile(ll, box=bool(street.po_box))
     m: PointMatch | None = None
     if points is not None and street.name and not r.foreign and not r.military:
-        m = _match(street, r, points)
+        m, r = _match(street, ll, r, points)
         if m is not None and m.street is not None and (m.number_found or m.codes):
             street = _merge(street, m.street)
     codes.extend(c for c in r.codes if c not in codes)
@@ -210,6 +212,11 @@ def _delivery(segments: list[list[str]]) -> tuple[ParsedLine, str, list[str]]:
         if seg[0] in _NOTE_WORDS:
             removed.extend(seg)
             continue
+        if seg[0] in DIRECTIONALS and not street.postdir and street.name and i == best_i + 1:
+            street = replace(street, postdir=DIRECTIONALS[seg[0]])  # "1800 M ST, NW, ..."
+            seg = seg[1:]
+            if not seg:
+                continue
         desig, unit = _unit_of(seg)
         if desig and not street.unit_desig:
             street = replace(street, unit_desig=desig, unit=unit)
@@ -224,7 +231,8 @@ def _delivery(segments: list[list[str]]) -> tuple[ParsedLine, str, list[str]]:
 
 def _unit_of(seg: list[str]) -> tuple[str, str]:
     u = as_unit(seg)
-    if u is None and len(seg) == 1 and (seg[0].isdigit() or len(seg[0]) <= 2):
+    if u is None and len(seg) == 1 and ((any(c.isdigit() for c in seg[0]) and len(seg[0]) <= 6)
+                                        or len(seg[0]) == 1):
         return parse_unit(seg[0])
     return u if u is not None else ("", "")
 
@@ -232,23 +240,32 @@ def _unit_of(seg: list[str]) -> tuple[str, str]:
 # ---- matching ------------------------------------------------------------------------------------------
 
 
-def _match(street: Street, r: Reconciled, points: PointSource) -> PointMatch | None:
-    from dqkit.engines import zipdata
-
+def _match(street: Street, ll: LastLine, r: Reconciled,
+           points: PointSource) -> tuple[PointMatch | None, Reconciled]:
+    """Match to the points, trying the last line's ZIP, then the ZIPs of the input city (as written and as
+    corrected). When the address is found in another ZIP, the last line is reconciled again with that ZIP and
+    status 01 (ZIP corrected from city and state)."""
     zips: list[str] = []
     if r.zip:
         zips.append(r.zip)
     zips.extend(r.city_zips)
-    if r.city and r.state:
-        zips.extend(zipdata.zips_for_city(r.city, r.state))
+    state = r.state or ll.state
+    for city in (ll.city, r.city):
+        if city and state:
+            zips.extend(zipdata.zips_for_city(closest_city_in_state(city, state) or city, state))
     if not zips:
-        return None
+        return None, r
     m = match_points(street, zips, points)
     if not m.covered:
-        return None
+        return None, r
     if m.zip and m.zip != r.zip and (m.number_found or not r.zip):
-        r.use_zip(m.zip)
-    return m
+        again = reconcile(LastLine(city=ll.city, state=state, zip=m.zip, country=ll.country))
+        again.codes = ["01", *(c for c in again.codes if c != "01")]
+        again.corrected.discard("zip")
+        again.added.discard("zip")
+        (again.corrected if ll.zip else again.added).add("zip")
+        return m, again
+    return m, r
 
 
 def _merge(parsed: Street, ref: Street) -> Street:
@@ -307,7 +324,9 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
     if not (lat and lng):
         lat, lng = "", ""
         geomatch = "7" if geomatch in ("0", "5") else geomatch
-    if level == MatchLevel.ADDRESS:
+    if "57" in codes:
+        address_code = "-99"
+    elif level == MatchLevel.ADDRESS:
         address_code = "1"
     elif level in (MatchLevel.MULTIPLE, MatchLevel.PREMISES) and m is not None and m.candidates > 1:
         address_code = str(m.candidates)

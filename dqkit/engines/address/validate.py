@@ -1,0 +1,344 @@
+"""Validate: one whole address in, one verdict out (confidence, what was corrected, match type, the address).
+
+US input goes through the standardizer (`dqkit.engines.usaddr.standardize`) with this index as its point
+source: it parses to Publication 28, reconciles city / state / ZIP with the ZIP data and matches the house number
+to the reference, naming every correction. When it cannot place the address (a street typo beyond its reach, a
+wrong city with no ZIP), the search matcher is asked too, with its typo tolerance and word dropping; the better
+verdict wins. Other countries use the search matcher alone.
+
+Confidence: Verified match (one address), Interaction required (one address, but only after heavy repair),
+Premises partial (building found, unit missing or unknown), Street partial (street found, house number missing or
+not on it), Multiple matches, Verified place (only the locality), No matches, Insufficient search terms (blank).
+`match_confidence` is high for a verified match whose street and number needed no repair, medium for other
+single answers, none otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from dqkit.contract.address import (
+    Address,
+    Confidence,
+    MatchConfidence,
+    MatchType,
+    SearchRequest,
+    ValidationDetail,
+    ValidationResult,
+)
+from dqkit.engines.address.layout import seven_lines
+from dqkit.engines.address.matching import LEVEL_EXACT_LOCALITY, LEVEL_EXACT_STREET
+from dqkit.engines.address.query import parse_query
+from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item
+from dqkit.engines.reference.countries import country
+from dqkit.engines.reference.store import DatasetInfo
+from dqkit.engines.reference.tokens import tokens
+
+if TYPE_CHECKING:
+    from dqkit.engines.address.engine import AddressEngine
+    from dqkit.engines.usaddr.standardize import Standardized
+
+_ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
+_RANK: Final = {
+    Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
+    Confidence.MULTIPLE_MATCHES: 6, Confidence.STREET_PARTIAL: 5, Confidence.VERIFIED_STREET: 4,
+    Confidence.VERIFIED_PLACE: 3, Confidence.NO_MATCHES: 0,
+}
+
+
+@dataclass(slots=True)
+class Verdict:
+    confidence: str
+    item: Item | None
+    detail: ValidationDetail
+    heavy_repair: bool = False  # street name or house number had to be repaired
+    retained_unit: str = ""
+    alternatives: list[Item] | None = None
+
+
+class Validator:
+    def __init__(self, engine: AddressEngine) -> None:
+        self.engine = engine
+        self.ix = engine.index
+        self.searcher = engine.searcher
+
+    def validate(self, ds: DatasetInfo, request: SearchRequest) -> ValidationResult:
+        parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
+        text = ", ".join(parts)
+        if not text or not any(t.isalnum() for t in text):
+            return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
+                                    match_confidence=MatchConfidence.NONE)
+        typed_postcode = self._typed_postcode(ds, text)
+        verdict = self._by_search(ds, text)
+        if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
+            std = self._by_standardizer(ds, text)
+            if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
+                verdict = std
+        return self._result(ds, verdict, bool(typed_postcode))
+
+    # -- the search matcher ------------------------------------------------------------------------------
+    def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
+        found = self.searcher.search(ds, text.rstrip() + " ", 8)
+        if not found.items:
+            return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
+        q = found.query
+        top = found.items[0]
+        detail = self._detail(ds, text, found, top)
+        heavy = bool(found.match and (found.match.fuzzy or (found.match.dropped and detail.street_corrected)))
+        same = [it for it in found.items if it.rank[:3] == top.rank[:3]
+                and not (it.kind == BUILDING and it is not top and it.lo <= top.lo < it.hi)]
+        if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number:
+            b_lo, b_hi = self.ix.building(top.lo)
+            top = Item(BUILDING, top.street, b_lo, b_hi, number_level=top.number_level, word_score=top.word_score)
+            return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy)
+        if top.kind == ADDRESS and top.number_level >= NUMBER_EXACT - 1 and q.number:
+            if len(same) > 1 and not (q.unit and top.unit_level == 2):
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
+            if top.number_level != NUMBER_EXACT:
+                detail.primary_number_corrected = True
+            retained = ""
+            if q.unit and top.unit_level != 2:
+                retained = " ".join(p for p in (q.unit_desig, q.unit) if p)
+                detail.secondary_num_retained = True
+            conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
+                Confidence.VERIFIED_MATCH
+            return Verdict(conf, top, detail, heavy, retained)
+        if top.kind == BUILDING and q.number and not found.number_missing:
+            if len(same) > 1:
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
+            if q.unit:
+                detail.secondary_num_retained = True
+            return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy,
+                           " ".join(p for p in (q.unit_desig, q.unit) if p))
+        if not self._street_matched(ds, found, top):
+            return Verdict(Confidence.VERIFIED_PLACE, top, detail, heavy)
+        if len({it.street for it in found.items if it.word_score == top.word_score}) > 1 and not q.number:
+            return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
+        return Verdict(Confidence.STREET_PARTIAL, top, detail, heavy)
+
+    @staticmethod
+    def _many_repairs(d: ValidationDetail) -> bool:
+        return sum((d.street_corrected, d.city_name_corrected, d.zip_code_corrected, d.state_corrected,
+                    d.primary_number_corrected)) >= 3
+
+    def _street_matched(self, ds: DatasetInfo, found: Found, top: Item) -> bool:
+        if found.match is None:
+            return False
+        i = top.street - ds.street_lo
+        return any(h.levels is not None and int(h.levels[i]) % 2 == 0 and int(h.levels[i]) > 0
+                   for h in found.match.hits)
+
+    def _detail(self, ds: DatasetInfo, text: str, found: Found, top: Item) -> ValidationDetail:
+        """Which parts of the typed address differ from the reference street the search landed on."""
+        d = ValidationDetail()
+        m = found.match
+        if m is None:
+            return d
+        s = self.ix.street(top.street)
+        i = top.street - ds.street_lo
+        facts = country(ds.iso2)
+        typed_pc = self._typed_postcode(ds, text)
+        if typed_pc and typed_pc.replace(" ", "") != s.postcode.replace(" ", ""):
+            d.zip_code_corrected = True
+        street_words = set(tokens(s.text))
+        city_words = set(tokens(s.city))
+        for h in m.hits:
+            lv = int(h.levels[i]) if h.levels is not None else 0
+            if lv in (LEVEL_EXACT_STREET - 4,):  # a typo in the street name
+                d.street_corrected = True
+            if lv == LEVEL_EXACT_LOCALITY - 4 and h.word.text not in street_words:  # a typo in the locality
+                d.city_name_corrected = True
+        for w in m.dropped:
+            t = w.text
+            if _is_postcode_word(ds.iso2, t):
+                continue  # counted above
+            if t in facts.region_codes or _us_state(ds.iso2, t):
+                code = facts.region_codes.get(t) or _us_state(ds.iso2, t)
+                if code and code != s.region:
+                    d.state_corrected = True
+                continue
+            if t in _IGNORED_WORDS:
+                continue
+            if w.complete and (t in street_words or t in city_words):
+                continue
+            if self._alias_city(ds, s.postcode, t):
+                d.city_name_alias_matched = True
+            elif self._before_locality(found, w):
+                d.street_corrected = True
+            else:
+                d.city_name_corrected = True
+        return d
+
+    def _before_locality(self, found: Found, w: object) -> bool:
+        words = found.query.words
+        try:
+            pos = words.index(w)  # type: ignore[arg-type]
+        except ValueError:
+            return False
+        return pos < max(1, len(words) // 2)
+
+    def _alias_city(self, ds: DatasetInfo, postcode: str, word: str) -> bool:
+        if ds.iso2 != "US":
+            return False
+        from dqkit.engines import zipdata
+
+        info = zipdata.zip_info(postcode)
+        return bool(info and any(word in c.split() for c in info.acceptable_cities))
+
+    @staticmethod
+    def _typed_postcode(ds: DatasetInfo, text: str) -> str:
+        if ds.iso2 == "US":
+            m = list(_ZIP_RE.finditer(text))
+            # the house number can be five digits too: a ZIP is a 5-digit group that is not the first token
+            for x in reversed(m):
+                if x.start() > 0 and text[:x.start()].strip():
+                    return x.group()[:5]
+            return ""
+        pat = country(ds.iso2).postcode_re
+        if pat is None:
+            return ""
+        up = text.upper()
+        for cand in re.finditer(r"[A-Z0-9]{2,4} ?[A-Z0-9]{3}", up):
+            if pat.match(cand.group()) and pat.fullmatch(cand.group()):
+                return cand.group()
+        return ""
+
+    # -- the standardizer (US) ---------------------------------------------------------------------------
+    def _by_standardizer(self, ds: DatasetInfo, text: str) -> Verdict | None:
+        from dqkit.engines.usaddr.standardize import MatchLevel, standardize
+
+        st = standardize(text, points=self.ix)
+        if st.match == MatchLevel.NONE:
+            return None
+        detail = _detail_from_standardized(st)
+        zip5 = st.address.ZIP if hasattr(st.address, "ZIP") else ""
+        item = self._item_of(ds, st, zip5)
+        if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
+            heavy = "street" in st.corrected
+            conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
+                Confidence.VERIFIED_MATCH
+            return Verdict(conf, item, detail, heavy, st.street.secondary if st.secondary_retained else "")
+        if st.match == MatchLevel.MULTIPLE:
+            return Verdict(Confidence.MULTIPLE_MATCHES, item, detail)
+        if st.match == MatchLevel.PREMISES and item is not None:
+            return Verdict(Confidence.PREMISES_PARTIAL, item, detail, False, st.street.secondary)
+        if st.match == MatchLevel.STREET and item is not None:
+            return Verdict(Confidence.STREET_PARTIAL, item, detail)
+        if st.match == MatchLevel.LAST_LINE:
+            return Verdict(Confidence.VERIFIED_PLACE, None, detail)
+        return None
+
+    def _item_of(self, ds: DatasetInfo, st: Standardized, zip5: str) -> Item | None:
+        """The reference item the standardizer landed on: the address, its building, or its street."""
+        ix = self.ix
+        s_parts = st.street
+        for s in ix.streets_named(ds, zip5, s_parts.name):
+            row = ix.street(s)
+            if (row.predir, row.suffix, row.postdir) != (s_parts.predir, s_parts.suffix, s_parts.postdir):
+                continue
+            same_number = [a for a in range(row.lo, row.hi) if ix.number_text(a) == s_parts.number]
+            if not same_number:
+                continue
+            exact = [a for a in same_number if ix.strings[int(ix.a_unit[a])] == s_parts.unit]
+            if st.point_id:
+                exact = [a for a in exact if ix.source_ids[a] == st.point_id] or exact
+            if exact and (len(exact) == 1 or not s_parts.unit) and \
+                    (len(same_number) == 1 or s_parts.unit or not ix.has_unit(exact[0])):
+                return Item(ADDRESS, s, exact[0], exact[0] + 1, number_level=NUMBER_EXACT)
+            b_lo, b_hi = ix.building(same_number[0])
+            return Item(BUILDING if b_hi - b_lo > 1 else ADDRESS, s, b_lo, b_hi, number_level=NUMBER_EXACT)
+        for s in ix.streets_named(ds, zip5, s_parts.name):
+            return Item(RANGE, s, int(ix.s_lo[s]), int(ix.s_hi[s]))
+        return None
+
+    # -- the answer --------------------------------------------------------------------------------------
+    def _result(self, ds: DatasetInfo, v: Verdict, with_postcode: bool) -> ValidationResult:
+        conf = v.confidence
+        key = self.engine.item_key(ds, v.item) if v.item is not None else ""
+        address: Address | None = None
+        if v.item is not None:
+            row = self.ix.address(v.item.lo)
+            address = seven_lines(ds.iso2, row)
+            if v.item.kind != ADDRESS:
+                address = self._partial_address(ds, v, address)
+            elif v.retained_unit and ds.iso2 == "US" and not row.unit:
+                address.address_line_1 = f"{address.address_line_1} {v.retained_unit}".strip()
+        suggestions = []
+        if conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and \
+                v.item is not None:
+            items = v.alternatives or [v.item]
+            suggestions = self.engine._suggestions(ds, Found(items[:7], False, parse_query(""), None), "",
+                                                   listing=True).suggestions
+        return ValidationResult(
+            global_address_key=key,
+            confidence=conf,
+            validation_detail=v.detail if conf != Confidence.NO_MATCHES else None,
+            match_type=_match_type(conf, with_postcode),
+            match_confidence=_match_confidence(conf, v),
+            address=address,
+            suggestions=suggestions,
+        )
+
+    def _partial_address(self, ds: DatasetInfo, v: Verdict, full: Address) -> Address:
+        """A building or street verdict: the lines as far as they are known (no unit / no house number)."""
+        assert v.item is not None
+        ix = self.ix
+        s = ix.street(v.item.street)
+        line = " ".join(p for p in (ix.number_text(v.item.lo), s.text) if p) if v.item.kind == BUILDING else s.text
+        full.address_line_1, full.address_line_2, full.address_line_3 = line, "", ""
+        return full
+
+
+_IGNORED_WORDS: Final = frozenset({"US", "USA", "UNITED", "STATES", "AMERICA", "OF"})
+
+
+def _is_postcode_word(iso2: str, t: str) -> bool:
+    if iso2 == "US":
+        return t.isdigit() and len(t) in (4, 5, 9)
+    return any(c.isdigit() for c in t) and any(c.isalpha() for c in t) and len(t) <= 7
+
+
+def _us_state(iso2: str, t: str) -> str:
+    if iso2 != "US":
+        return ""
+    from dqkit.engines.usaddr.pub28 import STATE_NAMES
+
+    return STATE_NAMES.get(t, "")
+
+
+def _detail_from_standardized(st: Standardized) -> ValidationDetail:
+    c = st.corrected
+    return ValidationDetail(
+        street_corrected=bool(c & {"street", "suffix", "directional"}),
+        city_name_corrected="city" in c,
+        city_name_alias_matched=st.alias,
+        state_corrected="state" in c,
+        zip_code_corrected="zip" in c,
+        secondary_num_retained=st.secondary_retained,
+        rural_route_highway_contract_matched=bool(st.street.rr_type in ("RR", "HC")),
+    )
+
+
+def _match_type(conf: str, with_postcode: bool) -> str:
+    suffix = "with_post_code" if with_postcode else "no_post_code"
+    if conf in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED):
+        return f"full_{suffix}"
+    if conf in (Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL, Confidence.VERIFIED_STREET):
+        return f"partial_{suffix}"
+    if conf in (Confidence.MULTIPLE_MATCHES, Confidence.TOO_MANY_MATCHES):
+        return f"multiple_{suffix}"
+    if conf == Confidence.VERIFIED_PLACE:
+        return MatchType.POST_CODE_NO_ADDRESS if with_postcode else MatchType.UNMATCHED
+    return MatchType.UNMATCHED
+
+
+def _match_confidence(conf: str, v: Verdict) -> str:
+    if conf == Confidence.VERIFIED_MATCH:
+        return MatchConfidence.MEDIUM if v.heavy_repair or v.detail.primary_number_corrected else \
+            MatchConfidence.HIGH
+    if conf in (Confidence.INTERACTION_REQUIRED, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL,
+                Confidence.VERIFIED_PLACE, Confidence.VERIFIED_STREET):
+        return MatchConfidence.MEDIUM
+    return MatchConfidence.NONE

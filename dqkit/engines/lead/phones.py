@@ -1,0 +1,249 @@
+"""PHONE_STATUS (E800 to E810) and the phone's own SCORE_RESULT, from bundled numbering data.
+
+Sources, all read once per process:
+
+- `phonenumbers` metadata (libphonenumber, Apache-2.0) for the 25 regions of the North American Numbering Plan:
+  which area codes exist (geographic, toll-free 8XX, premium 900, personal 5XX) and which number patterns are
+  valid behind each. For the US and Canada the patterns admit any prefix 2XX-9XX; for the Caribbean and the
+  Pacific territories they list the prefixes in use. dqkit adds the NANP rules the metadata leaves out: N11
+  service codes (211 ... 911), 555 (directory and fictional numbers) and 950 / 958 / 959 (carrier and test
+  codes) are never subscriber prefixes.
+- `phonenumbers` geocoder data: the place of about 31,000 US and Canadian prefixes ("Jersey City, NJ") and the
+  state or province of every geographic area code. It is read from the package's data files, NANP part only,
+  without importing the whole worldwide table (which costs about 0.5 s and 100 MB).
+- `zipcodes` (through `dqkit.engines.zipdata`): the area codes that serve each ZIP code and each state.
+
+What this data cannot tell: whether a number is assigned to a subscriber, who holds it, whether it was ported,
+and mobile from landline (libphonenumber answers "fixed line or mobile" for every US number). A prefix missing
+from the geocoder data is not evidence of anything (it lists about a fifth of the prefixes in use), so it is
+used only to confirm a number's place, never to reject it.
+
+The statuses, checked in this order (the first failure wins):
+
+- E808: not a 10-digit number once spaces, dots, dashes, parentheses and a leading +1 / 1 are removed;
+  letters (vanity numbers) included.
+- E805 / E802, invalid area code: it starts with 0 or 1, or is no NANP area code in the metadata.
+- E806 / E803, prefix not in the area code: the prefix starts with 0 or 1, is N11, 555, 950, 958 or 959, or
+  the number fits no pattern of its area code.
+- E807 / E804, area code does not serve the ZIP: the area code is used nowhere in the ZIP's state (zipcodes
+  and geocoder), is non-geographic (8XX, 900, 5XX), or the ZIP is unknown.
+- E810 / E809, area code and prefix fine but not the ZIP: the area code is used in the ZIP's state but is not
+  listed for the ZIP, and the geocoder does not place the prefix in one of the ZIP's cities.
+- E801 / E800: the area code serves the ZIP, or the geocoder places the prefix in the ZIP's city (overlay area
+  codes newer than the ZIP data).
+
+The first code of each pair is "number matches the database", used when the number is in the engine's
+`LeadRecords` (none by default, so the engine answers the "does not match" variants).
+
+`PhoneCheck.score` is what a scoring profile answers from the phone alone: 510 bad length or format, 520 invalid
+area code, 530 prefix or ZIP mismatch (E806, E807, E810 and their "matches" twins), 540 valid but not in the
+records, 450 no number; for a number in the records, the record's line class decides (590 cellular, 580 pager,
+else 570 / 560 / 550, no name or address match yet). `LeadRecords.score` then adds the name and address match.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from dqkit.engines import zipdata
+
+if TYPE_CHECKING:
+    from dqkit.engines.lead.records import LeadRecords
+
+
+@dataclass(frozen=True, slots=True)
+class PhoneCheck:
+    """The outcome of one phone number."""
+
+    status: str  # E800..E810 (PHONE_STATUS)
+    score: str  # SCORE_RESULT code for the profile that scores instead
+    digits: str  # the 10-digit NANP number, or "" when unusable
+
+
+MISSING: Final = PhoneCheck("E808", "450", "")
+
+# Status pairs: (matches the database, does not match).
+_BAD_AREA: Final = ("E802", "E805")
+_BAD_PREFIX: Final = ("E803", "E806")
+_NOT_ZIP_AREA: Final = ("E804", "E807")
+_NOT_ZIP: Final = ("E809", "E810")
+_GOOD: Final = ("E800", "E801")
+_SCORE_OF: Final = {"E808": "510", "E805": "520", "E802": "520", "E806": "530", "E803": "530", "E807": "530",
+                    "E804": "530", "E810": "530", "E809": "530", "E801": "540", "E800": "540"}
+_LINE_SCORE: Final = {"R": "570", "B": "560", "M": "550", "C": "590", "P": "580"}
+
+_SEPARATORS: Final = str.maketrans("", "", " ()-./\t")
+_NOT_SUBSCRIBER: Final = frozenset({"211", "311", "411", "511", "611", "711", "811", "911", "555", "950", "958",
+                                    "959"})
+
+
+def nanp_digits(number: str) -> str:
+    """The 10 digits of a NANP number written in any usual way, or "" when it is not one."""
+    s = number.strip().translate(_SEPARATORS)
+    if s.startswith("+"):
+        s = s[1:]
+        if not s.startswith("1"):
+            return ""  # another country code
+    if not (s.isascii() and s.isdigit()):
+        return ""
+    if len(s) == 11 and s[0] == "1":
+        s = s[1:]
+    return s if len(s) == 10 else ""
+
+
+def check_phone(number: str, zip5: str, *, records: LeadRecords | None = None) -> PhoneCheck:
+    """PHONE_STATUS and phone-alone SCORE_RESULT of `number` for a lead in ZIP `zip5`."""
+    if not number.strip():
+        return MISSING
+    digits = nanp_digits(number)
+    if not digits:
+        return PhoneCheck("E808", "510", "")
+    line = records.line_class(digits) if records is not None else None
+    status = _status(digits, zip5.strip()[:5])[0 if line is not None else 1]
+    score = _SCORE_OF[status]
+    if line is not None and score == "540":
+        score = _LINE_SCORE.get(line, "570")
+    return PhoneCheck(status, score, digits)
+
+
+@functools.lru_cache(maxsize=65536)
+def _status(digits: str, zip5: str) -> tuple[str, str]:
+    """The (matches, does not match) status pair of a 10-digit number for a ZIP."""
+    npa, nxx = digits[:3], digits[3:6]
+    n = _numbering()
+    if npa[0] in "01" or npa not in n.regions_by_npa:
+        return _BAD_AREA
+    if nxx[0] in "01" or nxx in _NOT_SUBSCRIBER or not _fits_pattern(n, digits):
+        return _BAD_PREFIX
+    info = zipdata.zip_info(zip5)
+    if info is None:
+        return _NOT_ZIP_AREA
+    if npa in info.area_codes:
+        return _GOOD
+    place = _prefix_place(n, digits)
+    if place is not None and place[1] == info.state and place[0] in info.cities:
+        return _GOOD
+    states = zipdata.tables().states_by_area_code.get(npa, frozenset())
+    if info.state in states or n.state_of_npa.get(npa) == info.state:
+        return _NOT_ZIP
+    return _NOT_ZIP_AREA
+
+
+def _fits_pattern(n: _Numbering, digits: str) -> bool:
+    return any(general.fullmatch(digits) and types.fullmatch(digits) for general, types in n.regions_by_npa[digits[:3]])
+
+
+def _prefix_place(n: _Numbering, digits: str) -> tuple[str, str] | None:
+    """(CITY, ST) the geocoder gives for the number's prefix (longest known prefix of 6, 5 or 4 digits)."""
+    for k in (6, 5, 4):
+        place = n.places.get(digits[:k])
+        if place is not None:
+            return place
+    return None
+
+
+# ---------------------------------------------------------------- numbering tables, built once
+
+_Pattern = re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Numbering:
+    regions_by_npa: dict[str, tuple[tuple[_Pattern, _Pattern], ...]]  # valid area codes -> region patterns
+    places: dict[str, tuple[str, str]]  # "201200" (NPA + 1..3 digits) -> ("JERSEY CITY", "NJ")
+    state_of_npa: dict[str, str]  # "650" -> "CA" (US and territories; Canadian provinces by abbreviation)
+
+
+_PROBE_PREFIXES: Final = ("234", "345", "456", "567", "678", "789", "892", "923", "202", "301", "412", "520",
+                          "634", "747", "856", "968", "210", "399", "488", "599", "655", "777", "876", "987")
+
+
+@functools.cache
+def _numbering() -> _Numbering:
+    import phonenumbers
+    from phonenumbers import PhoneMetadata
+
+    regions: list[tuple[_Pattern, _Pattern]] = []
+    for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE[1]:
+        md = PhoneMetadata.metadata_for_region(region)
+        if md is None or md.general_desc is None or not md.general_desc.national_number_pattern:
+            continue
+        descs = (md.fixed_line, md.mobile, md.toll_free, md.premium_rate, md.shared_cost, md.personal_number,
+                 md.voip, md.pager, md.uan, md.voicemail)
+        kinds = [d.national_number_pattern for d in descs if d is not None and d.national_number_pattern]
+        if kinds:
+            regions.append((re.compile(md.general_desc.national_number_pattern),
+                            re.compile("|".join(f"(?:{k})" for k in kinds))))
+    geo = _nanp_geodata()
+    places: dict[str, tuple[str, str]] = {}
+    state_of_npa: dict[str, str] = {}
+    states = _state_abbreviations()
+    for key, desc in geo.items():
+        if len(key) == 3:
+            st = states.get(desc.upper(), "")
+            if st:
+                state_of_npa[key] = st
+            elif ", " in desc:  # one-city area codes: "New York, NY"
+                state_of_npa[key] = desc.rsplit(", ", 1)[1].upper()
+        if ", " in desc:
+            city, st = desc.rsplit(", ", 1)
+            places[key] = (city.upper(), st.upper())
+    known_prefixes: dict[str, list[str]] = {}
+    for key in geo:
+        if len(key) > 3:
+            known_prefixes.setdefault(key[:3], []).append(key)
+    by_npa: dict[str, tuple[tuple[_Pattern, _Pattern], ...]] = {}
+    for npa in (f"{a}{b}{c}" for a in "23456789" for b in "0123456789" for c in "0123456789"):
+        relevant = tuple(r for r in regions if r[0].fullmatch(npa + "2345678"))
+        if not relevant:
+            continue
+        # An area code exists when some number behind it is valid: try spread prefixes, then the geocoded ones
+        # (the Caribbean patterns admit only the prefixes in use).
+        probes = [npa + p + "1234" for p in _PROBE_PREFIXES]
+        probes += [k + "2345678"[: 10 - len(k)] for k in known_prefixes.get(npa, [])[:40]]
+        if any(g.fullmatch(d) and t.fullmatch(d) for d in probes for g, t in relevant):
+            by_npa[npa] = relevant
+    return _Numbering(regions_by_npa=by_npa, places=places, state_of_npa=state_of_npa)
+
+
+def _state_abbreviations() -> dict[str, str]:
+    import us
+
+    out = {s.name.upper(): s.abbr for s in us.states.STATES_AND_TERRITORIES}
+    out["WASHINGTON D.C."] = out["WASHINGTON DC"] = "DC"
+    return out
+
+
+_GEO_LINE: Final = re.compile(r"^\s*'1(\d{3,6})':\{'en': (?:u\()?'((?:[^'\\]|\\.)*)'", re.MULTILINE)
+
+
+def _nanp_geodata() -> dict[str, str]:
+    """NANP entries of the phonenumbers geocoder ("201200" -> "Jersey City, NJ"), country code dropped.
+
+    Read from the package's generated data files (sorted by prefix, so the NANP entries come first) instead of
+    importing `phonenumbers.geodata`, which loads every country; falls back to that import if the files are not
+    laid out as expected."""
+    spec = importlib.util.find_spec("phonenumbers")
+    out: dict[str, str] = {}
+    if spec is not None and spec.submodule_search_locations:
+        folder = Path(next(iter(spec.submodule_search_locations))) / "geodata"
+        files = sorted(folder.glob("data*.py"), key=lambda p: int(p.stem[4:] or 0))
+        for path in files:
+            found = _GEO_LINE.findall(path.read_text(encoding="utf-8"))
+            if not found:
+                if out:
+                    break
+                continue
+            for key, text in found:
+                out[key] = codecs.decode(text, "unicode_escape") if "\\" in text else text
+    if len(out) < 1000:  # unexpected layout: take the slow, sure way
+        from phonenumbers import geodata
+
+        out = {k[1:]: v["en"] for k, v in geodata.GEOCODE_DATA.items() if k.startswith("1") and "en" in v}
+    return out

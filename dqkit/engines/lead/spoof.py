@@ -1,0 +1,418 @@
+"""E100 spoof detection: vulgar words, fictional / celebrity / prank names, placeholders, keyboard mash.
+
+The seed's E100 says the lead "matches a database of vulgar, celebrity or joke names". That database is the
+plain-text word lists in `wordlists/` (what each holds and why is in its header). The rules are built so that
+real people are not flagged:
+
+- words are matched as WHOLE TOKENS, never as substrings, so Dickson, Hancock, Sexton, Cockburn, Babcock,
+  Cummings, Assante and Fuchs pass; only the few roots of `vulgar_roots.txt`, which occur in no Census 1990 name,
+  are looked for inside a token (motherfucker);
+- words that are also real names (Dick, Butts, Hooker, Weiner, Test) never flag alone: they count inside a prank
+  pair ("Seymour Butts"), or only as a given name ("Test Smith");
+- names are compared as whole names (Mickey Mouse is a spoof, Mickey Smith and Jane Mouse are not).
+
+Look-alike spellings are undone before matching: case and accents, leet digits and signs (5h1t, @ss, b!tch),
+repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k, s h i t) and spacing
+(Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs (qwerty, asdfgh, hjkl),
+mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx) and name fields made of
+digits.
+
+Fields checked: FIRST, MIDDLE, LAST and FULL_NAME (every rule), BUSINESS_NAME (words, fictional and placeholder
+companies, keyboard runs), STREET1 / STREET2 (words, placeholder and fictional addresses, keyboard runs) and CITY
+(words, placeholder and fictional places, shape rules). PREFIX and SUFFIX are short coded values and are left to
+the syntax checks. Every table is built once per process; per-field answers are cached, since names repeat.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from dqkit.contract.lead import LeadRequest
+
+WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
+
+# Kinds of spoof, as SpoofHit.kind (for analysts; the wire only carries the value).
+VULGAR: Final = "vulgar"
+FICTIONAL: Final = "fictional"
+CELEBRITY: Final = "celebrity"
+PRANK: Final = "prank"
+PLACEHOLDER: Final = "placeholder"
+KEYBOARD: Final = "keyboard"
+REPEATED: Final = "repeated letters"
+
+
+@dataclass(frozen=True, slots=True)
+class SpoofHit:
+    """Why a lead is a spoof: the field(s), the input value, the kind of rule and what it matched."""
+
+    field: str  # "LAST_NAME", "FIRST_NAME+LAST_NAME", "STREET1", ...
+    value: str  # the input text, as Message.VALUE names it
+    kind: str
+    matched: str  # the normalised word or phrase that matched
+
+
+def find_spoof(lead: LeadRequest) -> str | None:
+    """The input value that makes the lead a spoof (for Message.VALUE), or None."""
+    hit = explain_spoof(lead)
+    return hit.value if hit is not None else None
+
+
+def explain_spoof(lead: LeadRequest) -> SpoofHit | None:
+    """The first spoof rule the lead breaks, with its field and kind, or None for a clean lead."""
+    first, middle, last, full = lead.first_name, lead.middle_name, lead.last_name, lead.full_name
+    for field, value in (("FIRST_NAME", first), ("MIDDLE_NAME", middle), ("LAST_NAME", last)):
+        if value:
+            found = _check_field(_NAME, value, field == "FIRST_NAME")
+            if found is not None:
+                return SpoofHit(field, value, *found)
+    if first or last:
+        found = _check_person(first, middle, last)
+        if found is not None:
+            shown = " ".join(v for v in (first, middle, last) if v.strip())
+            return SpoofHit("FIRST_NAME+LAST_NAME", shown, *found)
+    if full:
+        found = _check_field(_FULL, full, True)
+        if found is not None:
+            return SpoofHit("FULL_NAME", full, *found)
+    for field, value, kind in (("BUSINESS_NAME", lead.business_name, _BUSINESS), ("STREET1", lead.street1, _STREET),
+                               ("STREET2", lead.street2, _STREET), ("CITY", lead.city, _CITY)):
+        if value:
+            found = _check_field(kind, value, False)
+            if found is not None:
+                return SpoofHit(field, value, *found)
+    return None
+
+
+def check_value(value: str, field: str = "FULL_NAME") -> SpoofHit | None:
+    """Check one value as if it stood in `field` (FIRST_NAME, LAST_NAME, FULL_NAME, BUSINESS_NAME, STREET1,
+    CITY ...): for columns outside a lead, and for tests."""
+    kind = _FIELD_KIND.get(field.upper(), _FULL)
+    found = _check_field(kind, value, field.upper() in ("FIRST_NAME", "FULL_NAME"))
+    return SpoofHit(field.upper(), value, *found) if found is not None else None
+
+
+# ---------------------------------------------------------------- normalisation
+
+_NAME, _FULL, _BUSINESS, _STREET, _CITY = "name", "full", "business", "street", "city"
+_FIELD_KIND: Final = {"FIRST_NAME": _NAME, "MIDDLE_NAME": _NAME, "LAST_NAME": _NAME, "FULL_NAME": _FULL,
+                      "BUSINESS_NAME": _BUSINESS, "STREET1": _STREET, "STREET2": _STREET, "CITY": _CITY}
+
+_SPLIT: Final = re.compile(r"[^a-z0-9@!|+$€]+")
+_LEET_CHARS: Final = frozenset("0134578@!|+$€9")
+_LEET: Final = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g",
+                              "@": "a", "!": "i", "|": "l", "+": "t", "$": "s", "€": "e"})
+_LEET_L: Final = str.maketrans({"1": "l", "!": "l"})
+_NOT_LETTER: Final = re.compile(r"[^a-z]+")
+_DOUBLE: Final = re.compile(r"([a-z])\1")
+_RUN3: Final = re.compile(r"([a-z])\1{2,}")
+_RUN4: Final = re.compile(r"([a-z])\1{3,}")
+_ROMAN: Final = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii", "xiii"})
+_ALL_DOUBLES: Final = re.compile(r"([a-z])\1+")
+_CHUNK_REPEAT: Final = re.compile(r"(.{1,4})\1{2,}")  # lololol, hahaha, asdasdasd
+_TWICE: Final = re.compile(r"(.{3,})\1")  # asdasd when the chunk is a keyboard run
+_VOWELS: Final = frozenset("aeiouy")
+
+
+def _fold(text: str) -> str:
+    s = text.lower()
+    if not s.isascii():
+        s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
+    return s
+
+
+def _deleet(token: str) -> list[str]:
+    """A raw token as letters: itself when plain; its look-alike readings when it mixes letters and signs."""
+    if token.isalpha():
+        return [token]
+    if not any(c.isalpha() for c in token) or not (_LEET_CHARS & set(token)):
+        return [_NOT_LETTER.sub("", token) or token]  # digits stay digits (house numbers, "12345")
+    out = [_NOT_LETTER.sub("", token.translate(_LEET))]
+    if "1" in token or "!" in token:
+        out.append(_NOT_LETTER.sub("", token.translate(_LEET_L).translate(_LEET)))
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(tokens, extra candidates) of a value. Tokens are its words in look-alike-free lower case (first reading);
+    extras are other readings: merged runs of single letters (f.u.c.k), joined short pieces (fu ck), the second
+    reading of a 1 or !."""
+    raw = [t for t in _SPLIT.split(_fold(text)) if t]
+    tokens: list[str] = []
+    extras: list[str] = []
+    for t in raw:
+        readings = _deleet(t)
+        tokens.append(readings[0])
+        extras.extend(readings[1:])
+    singles: list[str] = []
+    for t in [*tokens, ""]:
+        if len(t) == 1 and t.isalpha():
+            singles.append(t)
+            continue
+        if len(singles) >= 3:
+            extras.append("".join(singles))
+        singles = []
+    for a, b in itertools.pairwise(tokens):
+        if min(len(a), len(b)) <= 2 and len(a) + len(b) >= 4 and a.isalpha() and b.isalpha():
+            extras.append(a + b)
+    return tuple(t for t in tokens if t), tuple(extras)
+
+
+def _variants(token: str) -> Iterator[str]:
+    """A token and its readings with repeated letters undone (fuuuck -> fuck, asss -> ass, shitt -> shit)."""
+    yield token
+    if _DOUBLE.search(token):
+        yield _RUN3.sub(r"\1", token)
+        yield _RUN3.sub(r"\1\1", token)
+        yield _ALL_DOUBLES.sub(r"\1", token)
+
+
+def _squash(tokens: Iterable[str]) -> str:
+    return "".join(tokens)
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _lines(name: str) -> list[str]:
+    """Entries of a word list: one a line, '#' comments and blank lines skipped."""
+    text = (WORDLISTS / name).read_text(encoding="utf-8")
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _phrase_key(text: str) -> str:
+    return _squash(_tokens(text)[0])
+
+
+_STREET_WORDS: Final = {"street": "st", "drive": "dr", "lane": "ln", "terrace": "ter", "avenue": "ave",
+                        "place": "pl", "road": "rd", "point": "pt", "boulevard": "blvd", "court": "ct",
+                        "apartment": "apt", "north": "n", "south": "s", "east": "e", "west": "w"}
+_LEGAL_FORMS: Final = frozenset({"inc", "llc", "corp", "co", "ltd", "incorporated", "corporation", "company",
+                                 "lp", "llp", "plc"})
+_TITLES: Final = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "rev", "sir", "jr", "sr", "ii", "iii",
+                            "iv", "esq", "phd", "md"})
+# Credentials and legal forms that are written without vowels; they are not keyboard mash.
+_NO_VOWEL_WORDS: Final = frozenset({"llc", "pllc", "lcsw", "lmft", "lpcc", "dds", "dmd", "cpa", "msw", "phd",
+                                    "bsn", "mba", "cfp", "rn", "lpn", "np", "pc", "pa", "llp", "ltd", "jr", "sr",
+                                    "mr", "mrs", "ms", "dr", "st", "mt", "ft", "hwy", "blvd", "ct", "pkwy", "rd",
+                                    "ln", "pl", "sq", "trl", "xing", "spgs", "hts", "twp", "vlg", "cntr", "ctr"})
+
+
+def _keyboard_runs() -> tuple[frozenset[str], frozenset[str]]:
+    """(keyboard-row runs of 4+, alphabet and digit runs of 4+), both directions. 'wert' and 'trew' are real
+    surnames and are dropped."""
+    def runs(rows: tuple[str, ...]) -> set[str]:
+        out: set[str] = set()
+        for row in rows:
+            for n in range(4, len(row) + 1):
+                for i in range(len(row) - n + 1):
+                    out |= {row[i : i + n], row[i : i + n][::-1]}
+        return out
+
+    keys = runs(("qwertyuiop", "asdfghjkl", "zxcvbnm")) - {"wert", "trew"}
+    alpha = runs(("abcdefghijklmnopqrstuvwxyz", "1234567890"))
+    return frozenset(keys), frozenset(alpha)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    vulgar: frozenset[str]
+    roots: re.Pattern[str]
+    fictional_tokens: frozenset[str]
+    placeholder_tokens: frozenset[str]
+    given_placeholders: frozenset[str]
+    person_phrases: dict[str, str]  # squashed name -> kind
+    business_phrases: dict[str, str]
+    city_phrases: frozenset[str]
+    street_phrases: frozenset[str]
+    key_runs: frozenset[str]
+    alpha_runs: frozenset[str]
+
+
+@functools.cache
+def _tables() -> _Tables:
+    words = set(_lines("vulgar_words.txt"))
+    compounds: set[str] = set()
+    for line in _lines("vulgar_affixes.txt"):
+        side, affix = line.split()
+        for w in words:
+            compounds.add(affix + w if side == "prefix" else w + affix)
+    roots = _lines("vulgar_roots.txt")
+    placeholder_lines = _lines("placeholder_tokens.txt")
+    person: dict[str, str] = {}
+    for name, kind in (("placeholder_names.txt", PLACEHOLDER), ("celebrity_names.txt", CELEBRITY),
+                       ("fictional_names.txt", FICTIONAL), ("prank_names.txt", PRANK)):
+        for phrase in _lines(name):
+            person[_phrase_key(phrase)] = kind
+    business = {_phrase_key(p): PLACEHOLDER for p in _lines("fictional_companies.txt")}
+    cities: set[str] = set()
+    streets: set[str] = set()
+    for line in _lines("fictional_places.txt"):
+        kind, _, text = line.partition(" ")
+        (cities if kind == "city" else streets).add(_street_key(text) if kind == "street" else _phrase_key(text))
+    keys, alpha = _keyboard_runs()
+    return _Tables(
+        vulgar=frozenset(words | compounds),
+        roots=re.compile("|".join(sorted(map(re.escape, roots), key=len, reverse=True))),
+        fictional_tokens=frozenset(_lines("fictional_tokens.txt")),
+        placeholder_tokens=frozenset(p for p in placeholder_lines if not p.startswith("given ")),
+        given_placeholders=frozenset(p.split()[1] for p in placeholder_lines if p.startswith("given ")),
+        person_phrases=person,
+        business_phrases=business,
+        city_phrases=frozenset(cities),
+        street_phrases=frozenset(streets),
+        key_runs=keys,
+        alpha_runs=alpha,
+    )
+
+
+def _street_key(text: str) -> str:
+    return _squash(_STREET_WORDS.get(t, t) for t in _tokens(text)[0])
+
+
+# ---------------------------------------------------------------- rules
+
+_Found = tuple[str, str]  # (kind, matched)
+
+
+def _word_hit(t: _Tables, token: str, kind: str) -> _Found | None:
+    """Whole-word and root rules for one token (and its repeated-letter readings)."""
+    for v in _variants(token):
+        if v in t.vulgar:
+            return VULGAR, v
+        if kind != _STREET and v in t.fictional_tokens:
+            return FICTIONAL, v
+        if kind in (_NAME, _FULL) and v in t.placeholder_tokens:
+            return PLACEHOLDER, v
+        m = t.roots.search(v)
+        if m:
+            return VULGAR, m.group()
+    return None
+
+
+def _shape_hit(t: _Tables, token: str, kind: str) -> _Found | None:
+    """Keyboard runs, vowel-less mash, letters repeated three times, digits for a name."""
+    if kind in (_NAME, _FULL) and token.isdigit():
+        return PLACEHOLDER, token
+    if not token.isalpha():
+        return None
+    if token in t.key_runs or (kind not in (_BUSINESS, _STREET) and token in t.alpha_runs):
+        return KEYBOARD, token
+    if kind in (_BUSINESS, _STREET) or token in _ROMAN:
+        return None
+    if (_RUN4 if kind == _CITY else _RUN3).search(token):  # Kaaawa, HI is real
+        return REPEATED, token
+    m = _CHUNK_REPEAT.fullmatch(token)
+    if m:
+        return REPEATED, token
+    m = _TWICE.fullmatch(token)
+    if m and (m.group(1) in t.key_runs or _is_short_run(t, m.group(1))):
+        return KEYBOARD, token
+    if kind != _CITY and len(token) >= 4 and not (_VOWELS & set(token)) and token not in _NO_VOWEL_WORDS:
+        return KEYBOARD, token
+    if len(token) >= 5 and any(token[i : i + 5] in t.key_runs for i in range(len(token) - 4)):
+        return KEYBOARD, token
+    return None
+
+
+def _is_short_run(t: _Tables, chunk: str) -> bool:
+    """A three-letter keyboard run (asd, jkl, sdf): part of a four-letter one."""
+    return len(chunk) == 3 and any(chunk in run for run in t.key_runs if len(run) == 4)
+
+
+@functools.lru_cache(maxsize=65536)
+def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
+    """Every rule of one field; `given_first` when its first word is a given name (FIRST_NAME, FULL_NAME)."""
+    t = _tables()
+    tokens, extras = _tokens(value)
+    if not tokens:
+        return None
+    for tok in tokens:
+        hit = _word_hit(t, tok, kind)
+        if hit is not None:
+            return hit
+    for tok in extras:
+        for v in _variants(tok):
+            if v in t.vulgar:
+                return VULGAR, v
+            m = t.roots.search(v)
+            if m:
+                return VULGAR, m.group()
+    for tok in tokens:
+        hit = _shape_hit(t, tok, kind)
+        if hit is not None:
+            return hit
+    if kind in (_NAME, _FULL):
+        words = [w for w in tokens if w not in _TITLES] or list(tokens)
+        if given_first and words[0] in t.given_placeholders:
+            return PLACEHOLDER, words[0]
+        hit = _person_phrase(t, words)
+        if hit is not None:
+            return hit
+        if kind == _FULL and "," in value:  # "Mouse, Mickey"
+            head, _, tail = value.partition(",")
+            swapped = [w for w in (*_tokens(tail)[0], *_tokens(head)[0]) if w not in _TITLES]
+            if swapped:
+                if swapped[0] in t.given_placeholders:
+                    return PLACEHOLDER, swapped[0]
+                hit = _person_phrase(t, swapped)
+                if hit is not None:
+                    return hit
+        if kind == _FULL and len(words) >= 2 and all(len(w) == 1 for w in words):
+            return PLACEHOLDER, " ".join(words)
+    elif kind == _BUSINESS:
+        words = list(tokens)
+        while len(words) > 1 and words[-1] in _LEGAL_FORMS:
+            words.pop()
+        key = _squash(words)
+        if key in t.business_phrases:
+            return t.business_phrases[key], key
+        hit = _person_phrase(t, words, placeholders=False)
+        if hit is not None:
+            return hit
+    elif kind == _CITY:
+        key = _squash(tokens)
+        if key in t.city_phrases:
+            return PLACEHOLDER, key
+    elif kind == _STREET:
+        key = _street_key(value)
+        if key in t.street_phrases:
+            return PLACEHOLDER, key
+    return None
+
+
+def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -> _Found | None:
+    """Whole-name matches: all words, and first + last word (a middle name or initial in between)."""
+    keys = [_squash(words)]
+    if len(words) > 2:
+        keys.append(words[0] + words[-1])
+    for key in keys:
+        kind = t.person_phrases.get(key)
+        if kind is not None and (placeholders or kind != PLACEHOLDER):
+            return kind, key
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _check_person(first: str, middle: str, last: str) -> _Found | None:
+    """Rules on the name as a whole: prank pairs, characters, celebrities, placeholders, initials only."""
+    t = _tables()
+    f, m, la = _tokens(first)[0], _tokens(middle)[0], _tokens(last)[0]
+    words = [w for w in (*f, *m, *la) if w not in _TITLES] or [*f, *m, *la]
+    if not words:
+        return None
+    hit = _person_phrase(t, words)
+    if hit is None and m:
+        hit = _person_phrase(t, [w for w in (*f, *la) if w not in _TITLES])
+    if hit is not None:
+        return hit
+    if f and la and len(_squash(f)) == 1 and len(_squash(la)) == 1:
+        return PLACEHOLDER, f"{f[0]} {la[0]}"
+    return None

@@ -1,0 +1,83 @@
+"""Fixtures of the address engine tests: small references written by the tests themselves (US, CA, GB, laid out
+as OpenAddresses paths so the country comes from the path), and the real points of ../shared when present."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dqkit.engines.address import AddressEngine
+
+HEADER = ["LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID"]
+
+US_ROWS = [
+    # a long street with both sides
+    *[(n, "ARCH ST", "", "PHILADELPHIA", "PA", "19106") for n in range(2, 80, 2)],
+    *[(n, "ARCH ST", "", "PHILADELPHIA", "PA", "19106") for n in range(1, 60, 2)],
+    # a building with 40 apartments
+    *[(1200, "MAIN STREET", f"APT {u}", "SPRINGFIELD", "IL", "62701") for u in range(1, 41)],
+    (1201, "MAIN STREET", "", "SPRINGFIELD", "IL", "62701"),
+    (1204, "MAIN STREET", "", "SPRINGFIELD", "IL", "62701"),
+    (12, "MAIN STREET", "", "SPRINGFIELD", "IL", "62701"),
+    (120, "N MAIN ST", "", "SPRINGFIELD", "IL", "62702"),
+    (1200, "MAIN ST", "", "SPRINGFIELD", "MA", "01103"),
+    (77, "MASSACHUSETTS AVENUE", "", "CAMBRIDGE", "MA", "02139"),
+    (1600, "PENNSYLVANIA AVE NW", "", "WASHINGTON", "DC", "20500"),
+    (350, "FIFTH AVENUE", "", "NEW YORK", "NY", "10118"),
+    (1, "ST JAMES PL", "", "BROOKLYN", "NY", "11205"),
+    (500, "ELMWOOD DR", "", "SPRINGFIELD", "IL", "62704"),
+    (502, "ELMWOOD DR", "", "SPRINGFIELD", "IL", "62704"),
+]
+CA_ROWS = [
+    (24, "SUSSEX DRIVE", "", "OTTAWA", "ON", "K1M 1M4"),
+    (111, "WELLINGTON ST", "", "OTTAWA", "ON", "K1A0A9"),
+    *[(301, "FRONT ST W", str(u), "TORONTO", "ON", "M5V 2T6") for u in (101, 102, 201)],
+]
+GB_ROWS = [
+    (10, "DOWNING STREET", "", "LONDON", "", "SW1A 2AA"),
+    (221, "BAKER STREET", "FLAT B", "LONDON", "", "NW1 6XE"),
+    (1, "HIGH STREET", "", "OXFORD", "", "OX1 4AA"),
+]
+
+
+def write_oa(path: Path, rows: list[tuple[object, ...]], *, start_lat: float = 40.0) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(HEADER)
+        for i, (num, street, unit, city, region, pc) in enumerate(rows):
+            w.writerow([f"{-75 + i * 1e-4:.7f}", f"{start_lat + i * 1e-4:.7f}", num, street, unit, city, "", region,
+                        pc, f"{path.stem}-{i}"])
+    return path
+
+
+@pytest.fixture(scope="session")
+def ref_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("oa")
+    return {
+        "us": write_oa(root / "us" / "pa" / "mixed.csv", US_ROWS),
+        "ca": write_oa(root / "ca" / "points.csv", CA_ROWS, start_lat=45.0),
+        "gb": write_oa(root / "gb" / "points.csv", GB_ROWS, start_lat=51.0),
+    }
+
+
+@pytest.fixture(scope="session")
+def engine(ref_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:
+    out = tmp_path_factory.mktemp("idx") / "small.dqidx"
+    return AddressEngine.from_files(list(ref_files.values()), out=out)
+
+
+@pytest.fixture(scope="session")
+def oa_engine(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:
+    files = sorted((shared_dir / "data" / "openaddresses").glob("*.csv"))
+    out = tmp_path_factory.mktemp("oa_idx") / "oa.dqidx"
+    return AddressEngine.from_files(files, out=out)
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("DQKIT_CACHE_DIR", str(tmp_path / "cache"))
+    yield tmp_path / "cache"

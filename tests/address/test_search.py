@@ -1,0 +1,167 @@
+"""Search and type-down: suggestion fields, tolerance of what people type, ranking, grouping."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from dqkit.contract.address import Confidence, SearchRequest, SearchResponse, SearchType, Suggestion
+from dqkit.contract.errors import BadRequestError
+from dqkit.engines.address import AddressEngine
+
+
+def texts(engine: AddressEngine, text: str, country: str = "USA", **kw: object) -> list[str]:
+    return [s.text for s in engine.search(SearchRequest.of(text, country, **kw)).result.suggestions]  # type: ignore[arg-type]
+
+
+def first(engine: AddressEngine, text: str, country: str = "USA") -> Suggestion:
+    res = engine.search(SearchRequest.of(text, country)).result
+    assert res.suggestions, f"no suggestion for {text!r}"
+    return res.suggestions[0]
+
+
+def test_suggestion_has_every_seed_field(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("77 massachusetts ave cambridge")).result
+    assert res.confidence == Confidence.VERIFIED_MATCH
+    assert res.suggestions_key
+    s = res.suggestions[0]
+    assert s.text == "77 MASSACHUSETTS AVE, CAMBRIDGE, MA 02139"
+    assert s.global_address_key and s.format == f"address/format/v1/{s.global_address_key}"
+    names = [a.name for a in s.additional_attributes]
+    assert names == ["picklist_display", "score", "postcode", "full_address", "multiples", "unresolvable_range"]
+    assert s.attribute("postcode") == "02139"
+    assert s.attribute("full_address") == "true" and s.attribute("multiples") == "false"
+    assert 0 <= int(s.attribute("score")) <= 100
+    # matched ranges point at the typed words in the text
+    assert [s.text[a:b] for a, b in s.matched] == ["77", "MASSACHUSETTS", "AVE", "CAMBRIDGE"]
+    # the wire form round-trips through the contract model
+    wire = msgspec.json.encode(engine.search(SearchRequest.of("77 massachusetts")))
+    assert msgspec.json.decode(wire, type=SearchResponse).result.suggestions[0].text == s.text
+
+
+@pytest.mark.parametrize("typed", [
+    "77 Massachusetts Avenue",  # full suffix word
+    "77 massachusetts av",  # another abbreviation
+    "77 MASACHUSETTS AVE",  # one letter missing
+    "77 massachusetst ave",  # two letters swapped
+    "77 masachusets ave",  # two typos in a long word
+    "77, Massachusetts Ave.",  # punctuation
+    "02139 77 massachusetts",  # the ZIP first
+    "77 massachusetts 02139",  # the ZIP in the middle of nothing
+    "77 mass",  # a prefix
+    "77 Massachusetts Ave Cambridge MA 02139 USA",  # the country name
+])
+def test_tolerates_what_people_type(engine: AddressEngine, typed: str) -> None:
+    assert texts(engine, typed)[0] == "77 MASSACHUSETTS AVE, CAMBRIDGE, MA 02139"
+
+
+def test_abbreviations_both_ways(engine: AddressEngine) -> None:
+    # the file says "FIFTH AVENUE" and "MAIN STREET": stored as Pub 28 forms, found by either spelling
+    assert texts(engine, "350 5th ave")[0] == "350 5TH AVE, NEW YORK, NY 10118"
+    assert texts(engine, "350 fifth avenue new york")[0] == "350 5TH AVE, NEW YORK, NY 10118"
+    assert texts(engine, "1 saint james place")[0] == "1 ST JAMES PL, BROOKLYN, NY 11205"
+    assert texts(engine, "120 north main st")[0] == "120 N MAIN ST, SPRINGFIELD, IL 62702"
+    assert texts(engine, "1600 pennsylvania avenue northwest")[0].startswith("1600 PENNSYLVANIA AVE NW")
+
+
+def test_exact_house_number_ranks_first(engine: AddressEngine) -> None:
+    got = texts(engine, "1201 main st")
+    assert got[0] == "1201 MAIN ST, SPRINGFIELD, IL 62701"
+    got = texts(engine, "1200 main st springfield ma")
+    assert got[0] == "1200 MAIN ST, SPRINGFIELD, MA 01103"
+
+
+def test_street_words_rank_above_locality_words(engine: AddressEngine) -> None:
+    # "SPRINGFIELD" is a city; no street is named so: the streets of Springfield come up, not a failure
+    got = texts(engine, "springfield")
+    assert got and all("SPRINGFIELD" in t for t in got)
+
+
+def test_building_with_units_is_one_suggestion(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("1200 main st springfield il")).result
+    s = res.suggestions[0]
+    assert s.text == "1200 MAIN ST APT 1-40, SPRINGFIELD, IL 62701"
+    assert s.attribute("multiples") == "true" and s.attribute("full_address") == "false"
+    assert s.format == ""  # a group: refine or step in first
+    assert res.confidence == Confidence.PREMISES_PARTIAL
+
+
+def test_typing_a_unit_opens_the_building(engine: AddressEngine) -> None:
+    got = texts(engine, "1200 main st apt 17")
+    assert got[0] == "1200 MAIN ST APT 17, SPRINGFIELD, IL 62701"
+    got = texts(engine, "1200 main st # 3")
+    assert got[0] == "1200 MAIN ST APT 3, SPRINGFIELD, IL 62701"
+    got = texts(engine, "1200 main st 3")  # a bare unit after the street
+    assert got[0] == "1200 MAIN ST APT 3, SPRINGFIELD, IL 62701"
+
+
+def test_street_without_number_shows_ranges(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("arch st")).result
+    got = {s.text: s for s in res.suggestions}
+    even = got["2…78 ARCH ST [even], PHILADELPHIA, PA 19106"]
+    odd = got["1…59 ARCH ST [odd], PHILADELPHIA, PA 19106"]
+    for s in (even, odd):
+        assert s.attribute("unresolvable_range") == "true" and s.attribute("multiples") == "true"
+        assert s.format == ""
+
+
+def test_half_typed_unit_designator_does_not_lose_the_building(engine: AddressEngine) -> None:
+    assert texts(engine, "1200 main st ap")[0].startswith("1200 MAIN ST APT 1-40")
+
+
+def test_number_only_and_short_queries(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("1")).result
+    assert res.confidence == Confidence.INSUFFICIENT_SEARCH_TERMS and not res.suggestions
+    res = engine.search(SearchRequest.of("120")).result
+    assert res.suggestions and res.suggestions[0].text.startswith("120 ")
+    res = engine.search(SearchRequest.of("")).result
+    assert res.confidence == Confidence.INSUFFICIENT_SEARCH_TERMS
+
+
+def test_nothing_matched_is_an_answer(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("zzqx wvvk")).result
+    assert res.confidence == Confidence.NO_MATCHES and res.suggestions == []
+
+
+def test_max_suggestions(engine: AddressEngine) -> None:
+    assert len(texts(engine, "arch st 2", max_suggestions=3)) <= 3
+    res = engine.search(SearchRequest.of("springfield", max_suggestions=2)).result
+    assert len(res.suggestions) == 2 and res.more_results_available
+    engine.search(SearchRequest.of("main", max_suggestions=25))
+    engine.search(SearchRequest.of("main", search_type=SearchType.SINGLELINE, max_suggestions=100))
+    for bad, stype in ((0, None), (26, None), (101, SearchType.TYPEDOWN)):
+        with pytest.raises(BadRequestError, match="max_suggestions"):
+            engine.search(SearchRequest.of("main", search_type=stype, max_suggestions=bad))
+
+
+def test_bad_requests(engine: AddressEngine) -> None:
+    with pytest.raises(BadRequestError, match="country_iso"):
+        engine.search(SearchRequest.of("main", ""))
+    with pytest.raises(BadRequestError, match="unknown country_iso"):
+        engine.search(SearchRequest.of("main", "XYZ"))
+    with pytest.raises(BadRequestError, match="unknown dataset"):
+        engine.search(SearchRequest.of("main", datasets=["fr-address"]))
+    with pytest.raises(BadRequestError, match="not a dataset of country"):
+        engine.search(SearchRequest.of("main", "USA", datasets=["gb-address"]))
+    with pytest.raises(BadRequestError, match="location"):
+        engine.search(SearchRequest(components=SearchRequest.of("main").components, location="north"))
+
+
+def test_countries_are_kept_apart(engine: AddressEngine) -> None:
+    assert texts(engine, "10 downing", "GBR")[0] == "10 DOWNING STREET, LONDON, SW1A 2AA"
+    assert texts(engine, "10 downing", "USA") == []
+    assert texts(engine, "24 sussex", "CAN")[0] == "24 SUSSEX DRIVE, OTTAWA ON K1M 1M4"
+    # postcodes are searchable with or without their space
+    assert texts(engine, "k1a0a9", "CAN")[0] == "111 WELLINGTON ST, OTTAWA ON K1A 0A9"
+    assert texts(engine, "downing sw1a 2aa", "GBR")[0] == "10 DOWNING STREET, LONDON, SW1A 2AA"
+
+
+def test_location_biases_ties(engine: AddressEngine) -> None:
+    near_ma = SearchRequest.of("1200 main st")
+    near_ma.location = "42.1,-72.6"
+    assert engine.search(near_ma).result.suggestions[0].text.endswith("MA 01103")
+
+
+def test_singleline_search_type(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("500 elmwood dr springfield il", search_type=SearchType.SINGLELINE))
+    assert res.result.suggestions[0].text == "500 ELMWOOD DR, SPRINGFIELD, IL 62704"

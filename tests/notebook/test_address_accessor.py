@@ -1,0 +1,153 @@
+"""`df.addr.validate()`, `df.addr.search()` and the Series accessor, on the local engine's bundled demo reference
+(addresses are taken from that reference at test time, so the tests follow it when it is regenerated)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import random
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import dqkit.notebook  # noqa: F401  (registers the accessors)
+from dqkit._resources import data_file
+from dqkit.backends.local import LocalBackend
+from dqkit.contract.address import VALIDATION_DETAIL_FLAGS, Confidence, SearchRequest, ValidateResponse
+from dqkit.contract.errors import InputError, TransportError
+
+
+@pytest.fixture(scope="module")
+def backend() -> LocalBackend:
+    return LocalBackend()
+
+
+@pytest.fixture(scope="module")
+def points() -> list[dict[str, str]]:
+    with gzip.open(data_file("demo_reference.csv.gz"), "rt", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if not r["UNIT"]]
+    return random.Random(7).sample(rows, 4)
+
+
+@pytest.fixture
+def frame(points: list[dict[str, str]]) -> pd.DataFrame:
+    df = pd.DataFrame({
+        "Address": [f"{p['NUMBER']} {p['STREET']}" for p in points],
+        "City": [p["CITY"] for p in points],
+        "State": [p["REGION"] for p in points],
+        "ZIP": [p["POSTCODE"] for p in points],
+    }, index=["a", "b", "c", "d"])
+    df.loc["b", "City"] = df.loc["b", "City"][:-1] + ("X" if not df.loc["b", "City"].endswith("X") else "Q")
+    df.loc["d", "Address"] = "zzqx vvkw"
+    return df
+
+
+def test_validate_keeps_rows_and_names_what_was_corrected(frame: pd.DataFrame, backend: LocalBackend,
+                                                          points: list[dict[str, str]]) -> None:
+    before = frame.copy()
+    out = frame.addr.validate(backend=backend)
+    pd.testing.assert_frame_equal(frame, before)
+    assert out.index.equals(frame.index) and list(out.columns[:4]) == list(frame.columns)
+    a = out.loc["a"]
+    assert a["addr_confidence"] == Confidence.VERIFIED_MATCH and bool(a["addr_verified"])
+    assert a["addr_address_line_1"] == f"{points[0]['NUMBER']} {points[0]['STREET']}"
+    assert a["addr_postal_code"] == points[0]["POSTCODE"] and isinstance(a["addr_global_address_key"], str)
+    b = out.loc["b"]
+    assert bool(b["addr_city_name_corrected"]) and "city_name_corrected" in b["addr_corrections"]
+    assert b["addr_locality"] == points[1]["CITY"]
+    assert not bool(out.loc["d", "addr_verified"])
+
+
+def test_validate_columns_are_typed(frame: pd.DataFrame, backend: LocalBackend) -> None:
+    out = frame.addr.validate(backend=backend)
+    conf = out["addr_confidence"]
+    assert isinstance(conf.dtype, pd.CategoricalDtype)
+    assert list(conf.cat.categories) == [c.value for c in Confidence]
+    for flag in VALIDATION_DETAIL_FLAGS:
+        assert out[f"addr_{flag}"].dtype == "boolean"
+    assert out["addr_suggestions"].dtype == "Int64"
+    assert isinstance(out["addr_match_type"].dtype, pd.CategoricalDtype)
+
+
+def test_search_gives_the_top_suggestions_side_by_side(frame: pd.DataFrame, backend: LocalBackend,
+                                                       points: list[dict[str, str]]) -> None:
+    out = frame.addr.search(top=2, backend=backend)
+    assert [c for c in out.columns if c.startswith("addr_")] == [
+        "addr_confidence", "addr_confidence_meaning", "addr_more_results", "addr_suggestions",
+        "addr_suggestion_1", "addr_key_1", "addr_final_1", "addr_suggestion_2", "addr_key_2", "addr_final_2",
+        "addr_error"]
+    first = out.loc["a"]
+    assert first["addr_suggestion_1"].startswith(f"{points[0]['NUMBER']} {points[0]['STREET']}")
+    assert bool(first["addr_final_1"])
+    assert (out["addr_suggestions"] <= 2).all()
+    with pytest.raises(InputError, match="top"):
+        frame.addr.search(top=0)
+    with pytest.raises(InputError, match="search_type"):
+        frame.addr.search(search_type="psychic")
+
+
+def test_series_accessor_takes_one_line_addresses(points: list[dict[str, str]], backend: LocalBackend) -> None:
+    p = points[0]
+    s = pd.Series([f"{p['NUMBER']} {p['STREET']}, {p['CITY']} {p['REGION']} {p['POSTCODE']}", None],
+                  index=[5, 6], name="where")
+    out = s.addr.validate(backend=backend)
+    assert list(out.index) == [5, 6] and out.columns[0] == "where"
+    assert out.loc[5, "addr_confidence"] == Confidence.VERIFIED_MATCH
+    assert out.loc[6, "addr_confidence"] != Confidence.VERIFIED_MATCH  # an empty line gets an answer too
+    assert len(s.addr.search(top=1, backend=backend)) == 2
+
+
+def test_series_accessor_refuses_non_text_with_attribute_error() -> None:
+    numbers = pd.Series([1, 2, 3])
+    assert not hasattr(numbers, "addr")
+    with pytest.raises(AttributeError, match="text addresses"):
+        numbers.addr  # noqa: B018
+    assert hasattr(pd.Series(["x"], dtype="category"), "addr")
+
+
+def test_mapping_and_wrong_input(frame: pd.DataFrame, backend: LocalBackend) -> None:
+    renamed = frame.rename(columns={"Address": "where"})
+    assert renamed.addr.columns({"ADDRESS": "where"})["STREET1"] == "where"
+    out = renamed.addr.validate(backend=backend, mapping={"ADDRESS": "where"})
+    assert out.loc["a", "addr_confidence"] == Confidence.VERIFIED_MATCH
+    with pytest.raises(InputError, match="not in the input"):
+        frame.addr.validate(mapping={"ZIP": "nope"})
+    with pytest.raises(InputError, match="unknown address field"):
+        frame.addr.validate(mapping={"MOOD": "City"})
+    with pytest.raises(InputError, match="no address columns"):
+        pd.DataFrame({"x": [1]}).addr.validate()
+    with pytest.raises(InputError, match="country"):
+        frame.addr.validate(country="12")
+
+
+class FlakyAddresses:
+    """Fault injection: the local backend, except that one address loses its connection."""
+
+    def __init__(self, inner: LocalBackend, lost: str) -> None:
+        self.inner, self.lost, self.asked = inner, lost, 0
+
+    @property
+    def name(self) -> str:
+        return "flaky-" + self.inner.name
+
+    def validate(self, request: SearchRequest) -> ValidateResponse:
+        self.asked += 1
+        if self.lost in request.text:
+            raise TransportError("connection reset by peer")
+        return self.inner.validate(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_failed_address_keeps_its_row_and_is_asked_again_next_time(frame: pd.DataFrame,
+                                                                      backend: LocalBackend) -> None:
+    flaky = FlakyAddresses(backend, lost="zzqx")
+    out = frame.addr.validate(backend=flaky)
+    assert len(out) == 4 and "connection reset" in out.loc["d", "addr_error"]
+    assert pd.isna(out.loc["d", "addr_confidence"]) and pd.isna(out.loc["d", "addr_verified"])
+    assert out["addr_error"].isna().sum() == 3
+    flaky.asked = 0
+    frame.addr.validate(backend=flaky)
+    assert flaky.asked == 1  # the three answers came from the cache; the failure was asked again

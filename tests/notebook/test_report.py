@@ -1,0 +1,83 @@
+"""`dqkit report`: one self-contained HTML file, the same bytes for the same input except the line with the date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dqkit.cli import main
+from dqkit.report import GENERATED_MARK, build_report
+from tests.notebook.test_plots import LEADS
+
+
+@pytest.fixture
+def leads_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "leads.csv"
+    LEADS.to_csv(path, index=False)
+    return path
+
+
+def differing_lines(a: str, b: str) -> list[tuple[str, str]]:
+    la, lb = a.splitlines(), b.splitlines()
+    assert len(la) == len(lb)
+    return [(x, y) for x, y in zip(la, lb, strict=True) if x != y]
+
+
+def test_the_report_is_one_offline_file(leads_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r" / "report.html"
+    assert main(["report", str(leads_csv), "-o", str(out), "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert str(out.resolve()) in said and "8 leads" in said
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    # Offline: nothing is fetched. Plotly's bundle is inline; no script or stylesheet comes from elsewhere.
+    assert not re.search(r"<script[^>]+src=", text) and not re.search(r"<link[^>]+href=", text)
+    assert "cdn.plot.ly" not in text.replace("https://cdn.plot.ly", "")  # only mentioned inside the bundle
+    assert text.count("Plotly.newPlot(") >= 4
+    for heading in ("Result codes", "Audit by lead source", "Figures"):
+        assert f"<h2>{heading}</h2>" in text
+    assert sum(1 for line in text.splitlines() if line.startswith(GENERATED_MARK)) == 1
+    # Nothing that changes between runs (transaction IDs) is in it.
+    assert "TRANSACTION" not in text and "transaction_id" not in text
+
+
+def test_same_input_same_file_except_the_date_line(leads_csv: Path, tmp_path: Path) -> None:
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    assert main(["report", str(leads_csv), "-o", str(a), "--quiet", "--no-cache"]) == 0
+    assert main(["report", str(leads_csv), "-o", str(b), "--quiet"]) == 0
+    diff = differing_lines(a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8"))
+    assert all(x.startswith(GENERATED_MARK) and y.startswith(GENERATED_MARK) for x, y in diff)
+    assert len(diff) <= 1
+
+
+def test_only_the_date_line_carries_the_date() -> None:
+    results = LEADS.leads.verify(cache=False)
+    first = build_report(results, generated=dt.datetime(2025, 1, 2, 3, 4, tzinfo=dt.UTC))
+    later = build_report(results, generated=dt.datetime(2026, 7, 8, 9, 10, tzinfo=dt.UTC))
+    assert differing_lines(first, later) == [
+        (f"{GENERATED_MARK}Generated 2025-01-02 03:04 UTC.</p>", f"{GENERATED_MARK}Generated 2026-07-08 09:10 UTC.</p>")
+    ]
+
+
+def test_a_file_dqkit_verify_wrote_is_reported_as_it_is(leads_csv: Path, tmp_path: Path) -> None:
+    verified = tmp_path / "verified.csv"
+    assert main(["verify", str(leads_csv), "-o", str(verified)]) == 0
+    out = tmp_path / "from_verified.html"
+    assert main(["report", str(verified), "-o", str(out), "--quiet"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "8 leads" in text and "verified by" not in text  # reported, not verified again
+    rows = pd.read_csv(verified, dtype=str, keep_default_na=False)
+    assert f"<td class=\"text\">{rows['result_code'].iloc[1]}</td>" in text
+
+
+def test_bad_input_gets_a_clear_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.html")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    nothing = tmp_path / "nothing.csv"
+    nothing.write_text("colour,shape\nred,round\n")
+    assert main(["report", str(nothing), "-o", str(tmp_path / "y.html"), "--quiet"]) == 1
+    assert "no lead columns" in capsys.readouterr().err
