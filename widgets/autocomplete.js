@@ -455,7 +455,7 @@ export function createController({
     state.items = [];
     state.open = false;
     state.active = -1;
-    state.status = `${state.refine.prompt} in ${item.text}`;
+    state.status = `${state.refine.prompt}: ${item.text}`;
     changed();
     if (item.kind !== "range") {
       // A building or street can be listed at once; a range can only be refined by the number typed.
@@ -754,8 +754,8 @@ function render({ model, el }) {
     // Refine mode: the chip names the building or range; the box asks for the unit or number.
     chip.hidden = !s.refine;
     chipText.textContent = s.refine ? s.refine.text : "";
-    input.placeholder = s.refine ? `${s.refine.prompt}…` : model.get("placeholder") || "";
-    label.textContent = s.refine ? `${s.refine.prompt} in ${s.refine.text}` : "Address";
+    input.placeholder = s.refine ? (s.refine.kind === "range" ? "House number…" : "Unit or number…") : model.get("placeholder") || "";
+    label.textContent = s.refine ? s.refine.prompt : "Address";
     status.textContent = s.slow ? "Waiting for the kernel…" : s.status;
     error.textContent = s.error;
     error.hidden = !s.error;

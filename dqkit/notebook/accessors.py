@@ -5,6 +5,7 @@
     df.leads.audit()            on a verified frame: rates per lead source, faults shown apart
     df.addr.validate()          each row an address: confidence, corrections, the address found (`addr_*`)
     df.addr.search(top=3)       each row's top suggestions side by side
+    df.addr.standardize()       each row's US address in USPS Publication 28 form, offline (`std_*`)
     s.addr.validate() / .search() / .standardize()      the same for a Series of one-line addresses
 
 On Dask DataFrames the same `df.leads.verify()`, `df.addr.validate()` and `df.addr.search()` run partition by
@@ -129,6 +130,14 @@ class AddressAccessor:
         return addresses.search(self._df, top=top, backend=backend, mapping=mapping, country=country,
                                 search_type=search_type, datasets=datasets, prefix=prefix, cache=cache,
                                 progress=progress, concurrency=concurrency)
+
+    def standardize(self, *, mapping: Mapping[str, str] | None = None, prefix: str = "std_") -> pd.DataFrame:
+        """USPS Publication 28 form of each row's US address, offline (no backend, no cache): `std_*` columns
+        named as in `df.leads.verify()` (std_full_address, std_city, std_zip, std_error_status, ...), the
+        delivery line's parts, `std_valid` and `std_corrected`."""
+        from dqkit.notebook.standardize import standardize_frame
+
+        return standardize_frame(self._df, mapping=mapping, prefix=prefix)
 
     def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
         """Address field -> the input column validate/search would read it from."""

@@ -1,7 +1,7 @@
 """AddressAutocomplete: type an address in a notebook, pick a suggestion, get the formatted 7-line address.
 
 The browser half is `widgets/autocomplete.js` (plain ES module, no build step). It sends each debounced keystroke
-to this object over the widget's comm. The local engine is answered inline (a few ms); any other backend goes
+to this object over the widget's comm. An in-process backend is answered inline (a few ms); a remote one goes
 through `RequestQueue`, a worker thread, so the kernel's message loop never waits on the network; its answers are
 sent, and `.value` set, back on the kernel's event loop, where observers expect to run.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +20,7 @@ import traitlets
 
 from dqkit._resources import bundled
 from dqkit.backends.base import AddressBackend
+from dqkit.backends.select import BackendLike, address_backend, is_remote
 from dqkit.contract.address import MAX_SUGGESTIONS, Address, FormatResult, SearchRequest, SearchType
 from dqkit.contract.errors import InputError
 from dqkit.widgets.channel import (
@@ -33,14 +33,6 @@ from dqkit.widgets.channel import (
 )
 
 ADDRESS_LINES: tuple[str, ...] = tuple(Address.__struct_fields__)
-
-
-@functools.cache
-def default_backend() -> AddressBackend:
-    """One local backend per kernel (the demo reference opens once, on first use), shared by every widget."""
-    from dqkit.backends.local import LocalBackend
-
-    return LocalBackend()
 
 
 def _is_local(backend: AddressBackend) -> bool:
@@ -60,11 +52,13 @@ class AddressAutocomplete(anywidget.AnyWidget):
     `w.observe(callback, "value")`. `.address_key` is the chosen global_address_key, `.address` the same value
     as an `Address`.
 
-    backend          any AddressBackend: `LocalBackend()`, an HTTP client, ... (default: the shared local one)
+    backend          what every dqkit surface accepts: None or "local" (the in-process engine on the demo
+                     reference, shared per process), "vendor", the URL of a `dqkit serve`, a BackendSpec, or
+                     any AddressBackend object; `token` goes to the HTTP clients
     country          ISO code searched ("USA"; two-letter codes are accepted); `countries` adds a picker
     max_suggestions  suggestions per keystroke (1..25, default 7)
-    threaded         answer on a worker thread (default: yes, except for the in-process local engine)
-    warm_up          open the backend's reference in the background now (default: for the local engine)
+    threaded         answer on a worker thread (default: for remote backends; in-process ones answer inline)
+    warm_up          open the local engine's reference in the background now (default: for the local engine)
     """
 
     _esm = bundled("widgets", "autocomplete.js")
@@ -81,34 +75,32 @@ class AddressAutocomplete(anywidget.AnyWidget):
 
     def __init__(
         self,
-        backend: AddressBackend | None = None,
+        backend: BackendLike = None,
         country: str = "USA",
         *,
+        token: str | None = None,
         countries: Sequence[str] | None = None,
         max_suggestions: int = 7,
         threaded: bool | None = None,
         warm_up: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        if backend is not None and not isinstance(backend, AddressBackend):
-            raise InputError(f"backend must implement AddressBackend (search, refine, format, ...), "
-                             f"not {type(backend).__name__}")
+        resolved = address_backend(backend, token=token)  # InputError for anything that cannot serve
         country = normalize_country(country)
         chosen = [normalize_country(c) for c in countries] if countries else [country]
         if country not in chosen:
             chosen.insert(0, country)
         super().__init__(country=country, countries=chosen, max_suggestions=max_suggestions, **kwargs)
-        self._backend = backend
-        self._handler = RequestHandler(lambda: self.backend, lambda: self.max_suggestions)
+        self._backend = resolved
+        self._handler = RequestHandler(lambda: self._backend, lambda: self.max_suggestions)
         self._queue = RequestQueue(self._handler.answer, self._deliver)
         self._loop: asyncio.AbstractEventLoop | None = None
-        local = backend is None or _is_local(backend)
-        # The in-process engine answers in a few milliseconds: answering inline saves two thread hops per
-        # keystroke. Any other backend (HTTP) runs on the worker so a slow answer never blocks the kernel.
-        self._threaded = (not local) if threaded is None else threaded
+        # An in-process backend answers in a few milliseconds: answering inline saves two thread hops per
+        # keystroke. A remote one (HTTP) runs on the worker so a slow answer never blocks the kernel.
+        self._threaded = is_remote(resolved) if threaded is None else threaded
         self.on_msg(self._on_custom)
         if warm_up is None:
-            warm_up = local
+            warm_up = _is_local(resolved)
         if warm_up:
             # Open the demo reference now, off the main thread, so the first keystroke is not the slow one.
             threading.Thread(target=self._warm_up, name="dqkit-autocomplete-warm-up", daemon=True).start()
@@ -145,7 +137,7 @@ class AddressAutocomplete(anywidget.AnyWidget):
 
     @property
     def backend(self) -> AddressBackend:
-        return self._backend if self._backend is not None else default_backend()
+        return self._backend
 
     @property
     def address(self) -> Address | None:

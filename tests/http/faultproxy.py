@@ -103,13 +103,10 @@ class FaultProxy:
             out_headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_HEADERS}
         if fault == "drop_after":
             return self._drop(request)
-        response = web.Response(status=status, body=data, headers=out_headers)
-        await response.prepare(request)
-        await response.write_eof()
-        if status == 200:
+        if status == 200:  # counted before writing: the client may read the answer before write_eof returns
             with self._lock:
                 self.delivered_ok[ref] += 1
-        return response
+        return web.Response(status=status, body=data, headers=out_headers)
 
     @staticmethod
     def _drop(request: web.Request) -> web.StreamResponse:

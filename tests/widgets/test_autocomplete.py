@@ -47,8 +47,10 @@ def test_defaults_and_country_choices() -> None:
 def test_bad_arguments_are_refused_clearly() -> None:
     with pytest.raises(InputError, match="three-letter ISO code"):
         AddressAutocomplete(FakeBackend(), country="United States")
-    with pytest.raises(InputError, match="must implement AddressBackend"):
+    with pytest.raises(InputError, match="cannot answer address questions"):
         AddressAutocomplete(object())  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="unknown backend"):
+        AddressAutocomplete("carrier-pigeon")
     w, _ = make()
     with pytest.raises(traitlets.TraitError, match="three-letter"):
         w.country = "XX1"
@@ -109,7 +111,7 @@ def test_in_a_kernel_the_backend_runs_off_the_loop_and_value_is_set_on_it() -> N
     """With an event loop running (as in ipykernel), the handler only enqueues; the answer is sent and `.value`
     set back on the loop's thread, where observers run."""
     backend = FakeBackend()
-    w, sent = make(backend)
+    w, sent = make(backend, threaded=True)
     observed: list[str] = []
     w.observe(lambda ch: observed.append(threading.current_thread().name), "value")
 
@@ -132,7 +134,7 @@ def test_in_a_kernel_the_backend_runs_off_the_loop_and_value_is_set_on_it() -> N
 
 
 def test_close_stops_the_worker() -> None:
-    w, _ = make()
+    w, _ = make(threaded=True)
 
     async def drive() -> None:
         w._on_custom(w, request("search", 1, text="1"), [])
@@ -145,9 +147,9 @@ def test_close_stops_the_worker() -> None:
     assert not thread.is_alive()
 
 
-def test_unthreaded_widgets_answer_inline_even_with_a_loop() -> None:
+def test_in_process_backends_answer_inline_even_with_a_loop() -> None:
     backend = FakeBackend()
-    w, sent = make(backend, threaded=False)
+    w, sent = make(backend)
 
     async def drive() -> None:
         w._on_custom(w, request("search", 1, text="7 Elm"), [])
@@ -157,6 +159,20 @@ def test_unthreaded_widgets_answer_inline_even_with_a_loop() -> None:
     assert backend.threads == {threading.current_thread().name}
 
 
-def test_the_local_engine_is_answered_inline_and_anything_else_threaded() -> None:
-    assert AddressAutocomplete(warm_up=False)._threaded is False
-    assert AddressAutocomplete(FakeBackend())._threaded is True
+def test_remote_backends_are_answered_on_the_worker() -> None:
+    class Remote(FakeBackend):
+        remote = True
+
+    assert AddressAutocomplete(Remote())._threaded is True
+    assert AddressAutocomplete(FakeBackend())._threaded is False
+    assert AddressAutocomplete(FakeBackend(), threaded=True)._threaded is True
+
+
+def test_the_default_is_the_shared_local_backend() -> None:
+    from dqkit.backends.local import LocalBackend
+    from dqkit.backends.select import address_backend
+
+    w = AddressAutocomplete(warm_up=False)
+    assert isinstance(w.backend, LocalBackend)
+    assert w.backend is address_backend(None) is AddressAutocomplete("local", warm_up=False).backend
+    assert w._threaded is False

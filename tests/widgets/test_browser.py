@@ -21,10 +21,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from lab_server import Lab, jupyter_lab, write_notebook
+
+if TYPE_CHECKING:
+    from dqkit.contract.address import Suggestion
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -54,8 +57,9 @@ class Target:
 
 
 def choose_target() -> Target:
-    """A final address of the demo reference that is listed, but not first, for a two-word prefix (so picking it
-    takes the arrow keys), found with the same local backend the notebook uses."""
+    """The second suggestion for a two-word prefix of a demo address (so picking it takes two arrow presses),
+    when it is a final address that its own full text also finds; found with the same local backend the notebook
+    uses."""
     import msgspec
 
     from dqkit.backends.local import LocalBackend
@@ -63,27 +67,62 @@ def choose_target() -> Target:
 
     backend = LocalBackend()
 
-    def keys(text: str) -> list[str]:
-        return [s.global_address_key for s in backend.search(SearchRequest.of(text, "USA")).result.suggestions]
+    def search(text: str) -> list[Suggestion]:
+        return backend.search(SearchRequest.of(text, "USA")).result.suggestions
 
-    fallback: Target | None = None
     for start in ("10", "12", "20", "100"):
-        for pick in backend.search(SearchRequest.of(start, "USA")).result.suggestions:
-            if not pick.is_final or pick.global_address_key not in keys(pick.text):
+        for seed in search(start):
+            prefix = " ".join(seed.text.split()[:2])
+            listed = search(prefix)
+            if len(listed) < 2 or not listed[1].is_final:
                 continue
-            prefix = " ".join(pick.text.split()[:2])
-            listed = keys(prefix)
-            if len(listed) < 2 or pick.global_address_key not in listed:
+            pick = listed[1]
+            if pick.global_address_key not in {s.global_address_key for s in search(pick.text)}:
                 continue
             fmt = backend.format(pick.global_address_key).result
-            target = Target(prefix=prefix, full=pick.text, text=pick.text, key=pick.global_address_key,
-                            address=msgspec.to_builtins(fmt.address))
-            if listed.index(pick.global_address_key) > 0:
-                return target
-            fallback = fallback or target
-    if fallback is None:
-        pytest.fail("the demo reference has no two-word prefix listing several final addresses")
-    return fallback
+            return Target(prefix=prefix, full=pick.text, text=pick.text, key=pick.global_address_key,
+                          address=msgspec.to_builtins(fmt.address))
+    pytest.fail("the demo reference has no two-word prefix listing several final addresses")
+
+
+@dataclass(frozen=True)
+class GroupTarget:
+    """A building with units: typed, picked (the widget lists its units), then refined by a unit number."""
+
+    query: str
+    text: str
+    units: int
+    refinement: str
+    unit_text: str
+    address: dict[str, str]
+
+
+def choose_group_target() -> GroupTarget:
+    import msgspec
+
+    from dqkit.backends.local import LocalBackend
+    from dqkit.contract.address import SearchRequest
+
+    backend = LocalBackend()
+    for start in ("12 ", "1000", "1 ", "100", "2"):
+        for s in backend.search(SearchRequest.of(start, "USA", max_suggestions=25)).result.suggestions:
+            if s.is_final or s.attribute("multiples") != "true" or s.attribute("unresolvable_range") == "true":
+                continue
+            query = " ".join(s.text.split(",")[0].split()[:4])
+            if s.global_address_key not in {x.global_address_key for x in
+                                            backend.search(SearchRequest.of(query, "USA")).result.suggestions}:
+                continue
+            units = backend.step_in(s.global_address_key).result.suggestions
+            if len(units) < 2 or not units[1].is_final:
+                continue
+            refinement = units[1].text.split(",")[0].split()[-1]
+            refined = backend.refine(s.global_address_key, refinement).result.suggestions
+            if [u.global_address_key for u in refined] != [units[1].global_address_key]:
+                continue
+            fmt = backend.format(units[1].global_address_key).result
+            return GroupTarget(query=query, text=s.text, units=len(units), refinement=refinement,
+                               unit_text=units[1].text, address=msgspec.to_builtins(fmt.address))
+    pytest.fail("the demo reference has no building with units to refine")
 
 
 NOTEBOOK_CELLS = [
@@ -144,7 +183,7 @@ def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     server, tmp = lab
-    target = choose_target()
+    target, group = choose_target(), choose_group_target()
     outfile, pidfile = tmp / "value.json", tmp / "kernel.pid"
     cells = [c.format(pidfile=str(pidfile), outfile=str(outfile)) if "{pidfile" in c else c for c in NOTEBOOK_CELLS]
     write_notebook(server.root / "widget.ipynb", cells)
@@ -160,7 +199,10 @@ def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
             page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
             page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
             try:
-                _drive(page, expect, server, target, outfile, console)
+                _drive(page, expect, server, target, outfile)
+                _refine_unit(page, expect, group, outfile)
+                errors = [c for c in console if c.startswith("pageerror")]
+                assert not errors, errors
             except Exception:
                 page.screenshot(path=str(ARTIFACTS / "widget_failure.png"))
                 (ARTIFACTS / "widget_failure_console.txt").write_text("\n".join(console[-200:]))
@@ -170,7 +212,7 @@ def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
             browser.close()
 
 
-def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path, console: list[str]) -> None:
+def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path) -> None:
     page.goto(server.page("lab/tree/widget.ipynb"), wait_until="domcontentloaded", timeout=60_000)
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
     expect(cells.first).to_be_visible(timeout=60_000)
@@ -245,8 +287,43 @@ def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path, c
     expect(out).to_contain_text("VALUE=", timeout=30_000)
     printed = out.inner_text().strip()
     assert json.loads(printed.split("VALUE=", 1)[1]) == target.address
-    errors = [c for c in console if c.startswith("pageerror")]
-    assert not errors, errors
+
+
+def _refine_unit(page: Any, expect: Any, group: GroupTarget, outfile: Path) -> None:
+    """Pick a building: the widget lists its units and asks for one; typing the number refines to it."""
+    combo = page.locator(".dqkit-ac input[role='combobox']")
+    listbox = page.locator(".dqkit-ac [role='listbox']")
+    options = listbox.locator("[role='option']")
+    combo.click()
+    combo.fill("")
+    combo.press_sequentially(group.query, delay=TYPE_DELAY_MS)
+    expect(options.filter(has_text=group.text).first).to_be_visible(timeout=30_000)
+    texts = [t.strip() for t in options.all_inner_texts()]
+    index = next(i for i, t in enumerate(texts) if t.startswith(group.text))
+    for _ in range(index + 1):
+        combo.press("ArrowDown")
+    combo.press("Enter")
+
+    chip = page.locator(".dqkit-ac__chip")
+    expect(chip).to_be_visible(timeout=30_000)
+    expect(chip).to_contain_text(group.text)
+    expect(combo).to_have_value("")
+    expect(options).to_have_count(group.units, timeout=30_000)  # the building's units, listed at once
+    combo.press_sequentially(group.refinement, delay=TYPE_DELAY_MS)
+    expect(options).to_have_count(1, timeout=30_000)
+    expect(options.first).to_contain_text(group.unit_text)
+    expect(options.first).to_have_attribute("aria-selected", "true")  # a single answer is pre-selected
+    page.screenshot(path=str(ARTIFACTS / "widget_refine.png"))
+    combo.press("Enter")
+
+    box = page.locator(".dqkit-ac__address")
+    expect(box.locator("dd[data-line='address_line_1']")).to_have_text(group.address["address_line_1"],
+                                                                       timeout=30_000)
+    expect(chip).to_be_hidden()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and json.loads(outfile.read_text()) != group.address:
+        time.sleep(0.1)
+    assert json.loads(outfile.read_text()) == group.address
 
 
 def _run_cell(page: Any, cell: Any) -> None:

@@ -262,7 +262,7 @@ class AddressEngine:
             members = [m for m in self.searcher.members(item) if ix.number_text(m.lo).startswith(q.number)]
             if len(members) == 1 and members[0].kind == ADDRESS:
                 members = []  # a different number: do not pretend it is the one asked for
-        items: list[Item] = []
+        items = []
         for m in members:
             if m.kind == BUILDING and q.unit:
                 hits = self.searcher._unit_hits(m.lo, m.hi, q.unit, True)

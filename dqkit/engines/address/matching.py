@@ -215,12 +215,12 @@ class Matcher:
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
-        acc = kept[0].levels.astype(np.int32)  # type: ignore[union-attr]
+        levels = [h.levels for h in kept if h.levels is not None]
+        acc = levels[0].astype(np.int32)
         ok = acc > 0
-        for h in kept[1:]:
-            lv = h.levels
-            ok &= lv > 0  # type: ignore[operator]
-            acc += lv  # type: ignore[arg-type]
+        for lv in levels[1:]:
+            ok &= lv > 0
+            acc += lv
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
-from dqkit.engines.usaddr.pub28 import UNITS
+from dqkit.engines.usaddr.pub28 import UNITS, UNITS_WITHOUT_NUMBER
 
 _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
 _NUMBERISH: Final = re.compile(r"^\d+[A-Z]?$|^[A-Z]?\d+$")
@@ -67,7 +67,8 @@ def parse_query(text: str) -> Query:
         t = toks[i]
         last = i == n - 1
         complete = not (last and ends_open)
-        if (is_unit_designator(t) or t in _GB_UNIT_WORDS) and (complete or t == "#"):
+        designator = (is_unit_designator(t) or t in _GB_UNIT_WORDS) and UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER
+        if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
                 q.unit_desig = UNITS.get(t, t)
                 q.unit = toks[i + 1]

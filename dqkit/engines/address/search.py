@@ -201,9 +201,9 @@ class Searcher:
         ix = self.ix
         exact: list[tuple[int, int]] = []
         prefix: list[tuple[int, int]] = []
-        u = unit.upper()
+        u = _ukey(unit)
         for a in range(lo, hi):
-            val = ix.strings[int(ix.a_unit[a])]
+            val = _ukey(ix.strings[int(ix.a_unit[a])])
             if val == u or (val and val.lstrip("0") == u.lstrip("0")):
                 exact.append((a, 2))
             elif not complete and val.startswith(u):
@@ -347,6 +347,11 @@ class Searcher:
         return ix.number_text(first), ix.number_text(last), side
 
 
+def _ukey(unit: str) -> str:
+    """A unit compared without case, spaces or dashes ("1-2" == "12", "r a" == "RA")."""
+    return "".join(c for c in unit.upper() if c.isalnum())
+
+
 def _unit_readings(q: Query) -> list[tuple[set[int], str, bool]]:
     """Ways to read trailing words as a unit typed without designator: one short value ("4", "B", "E"), or
     two short ones run together ("R A" -> "RA"); the last word first."""
@@ -355,9 +360,11 @@ def _unit_readings(q: Query) -> list[tuple[set[int], str, bool]]:
     for i in reversed(range(len(ws))):
         if ws[i].maybe_unit:
             out.append(({i}, ws[i].text, ws[i].complete))
-    if len(ws) >= 3 and len(ws[-1].text) <= 2 and len(ws[-2].text) <= 2:
-        out.append(({len(ws) - 2, len(ws) - 1}, ws[-2].text + ws[-1].text, ws[-1].complete))
-    return out[:3]
+    for i in range(1, len(ws) - 1):
+        a, b = ws[i], ws[i + 1]
+        if len(a.text) <= 2 and len(b.text) <= 3 and a.text.isalnum() and b.text.isalnum() and b.maybe_unit:
+            out.append(({i, i + 1}, a.text + b.text, b.complete))
+    return out[:4]
 
 
 def _with(base: Item, kind: str, lo: int, hi: int, *, parity: int = PARITY_ALL, unit_level: int = 0) -> Item:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from dqkit.engines.usaddr.standardize import Standardized
 
 _ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
-_RANK: Final = {
+_RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
     Confidence.MULTIPLE_MATCHES: 6, Confidence.STREET_PARTIAL: 5, Confidence.VERIFIED_STREET: 4,
     Confidence.VERIFIED_PLACE: 3, Confidence.NO_MATCHES: 0,
@@ -199,10 +199,11 @@ class Validator:
         pat = country(ds.iso2).postcode_re
         if pat is None:
             return ""
-        up = text.upper()
-        for cand in re.finditer(r"[A-Z0-9]{2,4} ?[A-Z0-9]{3}", up):
-            if pat.match(cand.group()) and pat.fullmatch(cand.group()):
-                return cand.group()
+        toks = tokens(text)
+        for i in range(len(toks) - 1, 0, -1):  # from the end: the postcode closes the address
+            for cand in (f"{toks[i - 1]} {toks[i]}", toks[i]):
+                if any(c.isdigit() for c in cand) and pat.fullmatch(cand):
+                    return cand
         return ""
 
     # -- the standardizer (US) ---------------------------------------------------------------------------
@@ -213,7 +214,7 @@ class Validator:
         if st.match == MatchLevel.NONE:
             return None
         detail = _detail_from_standardized(st)
-        zip5 = st.address.ZIP if hasattr(st.address, "ZIP") else ""
+        zip5 = st.address.zip
         item = self._item_of(ds, st, zip5)
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
             heavy = "street" in st.corrected

@@ -29,7 +29,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -66,27 +66,35 @@ def find_spoof(lead: LeadRequest) -> str | None:
 
 def explain_spoof(lead: LeadRequest) -> SpoofHit | None:
     """The first spoof rule the lead breaks, with its field and kind, or None for a clean lead."""
-    first, middle, last, full = lead.first_name, lead.middle_name, lead.last_name, lead.full_name
-    for field, value in (("FIRST_NAME", first), ("MIDDLE_NAME", middle), ("LAST_NAME", last)):
-        if value:
-            found = _check_field(_NAME, value, field == "FIRST_NAME")
-            if found is not None:
-                return SpoofHit(field, value, *found)
+    first, middle, last = lead.first_name, lead.middle_name, lead.last_name
+    check = _check_field
+    if first:
+        found = check(_NAME, first, True)
+        if found is not None:
+            return SpoofHit("FIRST_NAME", first, *found)
+    if middle:
+        found = check(_NAME, middle, False)
+        if found is not None:
+            return SpoofHit("MIDDLE_NAME", middle, *found)
+    if last:
+        found = check(_NAME, last, False)
+        if found is not None:
+            return SpoofHit("LAST_NAME", last, *found)
     if first or last:
         found = _check_person(first, middle, last)
         if found is not None:
             shown = " ".join(v for v in (first, middle, last) if v.strip())
             return SpoofHit("FIRST_NAME+LAST_NAME", shown, *found)
-    if full:
-        found = _check_field(_FULL, full, True)
+    if lead.full_name:
+        found = check(_FULL, lead.full_name, True)
         if found is not None:
-            return SpoofHit("FULL_NAME", full, *found)
-    for field, value, kind in (("BUSINESS_NAME", lead.business_name, _BUSINESS), ("STREET1", lead.street1, _STREET),
-                               ("STREET2", lead.street2, _STREET), ("CITY", lead.city, _CITY)):
+            return SpoofHit("FULL_NAME", lead.full_name, *found)
+    for field, kind in _OTHER_FIELDS:
+        value = getattr(lead, field)
         if value:
-            found = _check_field(kind, value, False)
+            found = check(kind, value, False)
             if found is not None:
-                return SpoofHit(field, value, *found)
+                return SpoofHit(field.upper(), value, *found)
     return None
 
 
@@ -101,21 +109,27 @@ def check_value(value: str, field: str = "FULL_NAME") -> SpoofHit | None:
 # ---------------------------------------------------------------- normalisation
 
 _NAME, _FULL, _BUSINESS, _STREET, _CITY = "name", "full", "business", "street", "city"
+_OTHER_FIELDS: Final = (("business_name", _BUSINESS), ("street1", _STREET), ("street2", _STREET),
+                         ("city", _CITY))
 _FIELD_KIND: Final = {"FIRST_NAME": _NAME, "MIDDLE_NAME": _NAME, "LAST_NAME": _NAME, "FULL_NAME": _FULL,
                       "BUSINESS_NAME": _BUSINESS, "STREET1": _STREET, "STREET2": _STREET, "CITY": _CITY}
 
 _SPLIT: Final = re.compile(r"[^a-z0-9@!|+$€]+")
+_PLAIN: Final = re.compile(r"[a-z0-9 ]+")
 _LEET_CHARS: Final = frozenset("0134578@!|+$€9")
 _LEET: Final = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g",
                               "@": "a", "!": "i", "|": "l", "+": "t", "$": "s", "€": "e"})
 _LEET_L: Final = str.maketrans({"1": "l", "!": "l"})
 _NOT_LETTER: Final = re.compile(r"[^a-z]+")
-_DOUBLE: Final = re.compile(r"([a-z])\1")
+_REPEATS: Final = re.compile(r"([a-z])\1\1|([aeiouy])\2")  # what _variants can undo
 _RUN3: Final = re.compile(r"([a-z])\1{2,}")
 _RUN4: Final = re.compile(r"([a-z])\1{3,}")
 _ROMAN: Final = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii", "xiii"})
-_ALL_DOUBLES: Final = re.compile(r"([a-z])\1+")
-_CHUNK_REPEAT: Final = re.compile(r"(.{1,4})\1{2,}")  # lololol, hahaha, asdasdasd
+_DOUBLE_VOWEL: Final = re.compile(r"([aeiouy])\1+")
+_CHUNK_REPEAT: Final = re.compile(r"(.{2,4})\1{2,}")  # lololol, hahaha, asdasdasd
+# Three-letter keyboard runs without a vowel (jkl, sdf); Census names of three consonants (Khn, Vlk, Wms) are not.
+_SHORT_RUNS: Final = frozenset({"sdf", "dfg", "fgh", "ghj", "hjk", "jkl", "zxc", "xcv", "cvb", "vbn", "bnm",
+                                "fds", "gfd", "hgf", "jhg", "kjh", "lkj", "cxz", "vcx", "bvc", "nbv", "mnb"})
 _TWICE: Final = re.compile(r"(.{3,})\1")  # asdasd when the chunk is a keyboard run
 _VOWELS: Final = frozenset("aeiouy")
 
@@ -144,13 +158,27 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(tokens, extra candidates) of a value. Tokens are its words in look-alike-free lower case (first reading);
     extras are other readings: merged runs of single letters (f.u.c.k), joined short pieces (fu ck), the second
     reading of a 1 or !."""
-    raw = [t for t in _SPLIT.split(_fold(text)) if t]
+    low = text.lower()
+    if low.isascii() and low.isalpha():  # the common case: one plain word
+        return (low,), ()
     tokens: list[str] = []
     extras: list[str] = []
-    for t in raw:
-        readings = _deleet(t)
-        tokens.append(readings[0])
-        extras.extend(readings[1:])
+    if low.isascii() and _PLAIN.fullmatch(low):  # words and numbers, no signs
+        for t in low.split():
+            if t.isalpha() or t.isdigit():
+                tokens.append(t)
+            else:
+                readings = _deleet(t)
+                tokens.append(readings[0])
+                extras.extend(readings[1:])
+        if all(len(t) > 2 for t in tokens):
+            return tuple(tokens), tuple(extras)
+    else:
+        for t in _SPLIT.split(_fold(text)):
+            if t:
+                readings = _deleet(t)
+                tokens.append(readings[0])
+                extras.extend(readings[1:])
     singles: list[str] = []
     for t in [*tokens, ""]:
         if len(t) == 1 and t.isalpha():
@@ -165,13 +193,10 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(t for t in tokens if t), tuple(extras)
 
 
-def _variants(token: str) -> Iterator[str]:
-    """A token and its readings with repeated letters undone (fuuuck -> fuck, asss -> ass, shitt -> shit)."""
-    yield token
-    if _DOUBLE.search(token):
-        yield _RUN3.sub(r"\1", token)
-        yield _RUN3.sub(r"\1\1", token)
-        yield _ALL_DOUBLES.sub(r"\1", token)
+def _variants(token: str) -> tuple[str, ...]:
+    """Readings of a token with repeated letters undone: runs of three or more to one or two letters (fuuuck,
+    asss), doubled vowels to one (shiit). Doubled consonants stay: Fagg, Crapp and Loll are surnames."""
+    return (_RUN3.sub(r"\1", token), _RUN3.sub(r"\1\1", token), _DOUBLE_VOWEL.sub(r"\1", token))
 
 
 def _squash(tokens: Iterable[str]) -> str:
@@ -223,6 +248,7 @@ def _keyboard_runs() -> tuple[frozenset[str], frozenset[str]]:
 
 @dataclass(frozen=True, slots=True)
 class _Tables:
+    words: dict[str, dict[str, tuple[str, str]]]  # field kind -> token -> (kind of spoof, matched)
     vulgar: frozenset[str]
     roots: re.Pattern[str]
     fictional_tokens: frozenset[str]
@@ -234,6 +260,7 @@ class _Tables:
     street_phrases: frozenset[str]
     key_runs: frozenset[str]
     alpha_runs: frozenset[str]
+    key_run5: re.Pattern[str]  # a keyboard run of five inside a token (asdfgjkl, zqwertyx)
 
 
 @functools.cache
@@ -248,21 +275,35 @@ def _tables() -> _Tables:
     placeholder_lines = _lines("placeholder_tokens.txt")
     person: dict[str, str] = {}
     for name, kind in (("placeholder_names.txt", PLACEHOLDER), ("celebrity_names.txt", CELEBRITY),
-                       ("fictional_names.txt", FICTIONAL), ("prank_names.txt", PRANK)):
+                       ("fictional_names.txt", FICTIONAL), ("prank_names.txt", PRANK),
+                       ("vulgar_phrases.txt", VULGAR)):
         for phrase in _lines(name):
             person[_phrase_key(phrase)] = kind
-    business = {_phrase_key(p): PLACEHOLDER for p in _lines("fictional_companies.txt")}
+    business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
     for line in _lines("fictional_places.txt"):
         kind, _, text = line.partition(" ")
         (cities if kind == "city" else streets).add(_street_key(text) if kind == "street" else _phrase_key(text))
     keys, alpha = _keyboard_runs()
+    vulgar = frozenset(words | compounds)
+    fictional = frozenset(_lines("fictional_tokens.txt"))
+    placeholder = frozenset(p for p in placeholder_lines if not p.startswith("given "))
+    by_kind: dict[str, dict[str, tuple[str, str]]] = {}
+    for kind in (_NAME, _FULL, _BUSINESS, _STREET, _CITY):
+        table: dict[str, tuple[str, str]] = {}
+        if kind in (_NAME, _FULL):
+            table.update((w, (PLACEHOLDER, w)) for w in placeholder)
+        if kind != _STREET:
+            table.update((w, (FICTIONAL, w)) for w in fictional)
+        table.update((w, (VULGAR, w)) for w in vulgar)
+        by_kind[kind] = table
     return _Tables(
-        vulgar=frozenset(words | compounds),
+        words=by_kind,
+        vulgar=vulgar,
         roots=re.compile("|".join(sorted(map(re.escape, roots), key=len, reverse=True))),
-        fictional_tokens=frozenset(_lines("fictional_tokens.txt")),
-        placeholder_tokens=frozenset(p for p in placeholder_lines if not p.startswith("given ")),
+        fictional_tokens=fictional,
+        placeholder_tokens=placeholder,
         given_placeholders=frozenset(p.split()[1] for p in placeholder_lines if p.startswith("given ")),
         person_phrases=person,
         business_phrases=business,
@@ -270,7 +311,15 @@ def _tables() -> _Tables:
         street_phrases=frozenset(streets),
         key_runs=keys,
         alpha_runs=alpha,
+        key_run5=re.compile("|".join(sorted(k for k in keys if len(k) == 5))),
     )
+
+
+def _business_key(words: list[str]) -> str:
+    """A company name without its trailing legal forms ("Umbrella Corporation" = "Umbrella Corp" = "Umbrella")."""
+    while len(words) > 1 and words[-1] in _LEGAL_FORMS:
+        words = words[:-1]
+    return _squash(words)
 
 
 def _street_key(text: str) -> str:
@@ -282,18 +331,22 @@ def _street_key(text: str) -> str:
 _Found = tuple[str, str]  # (kind, matched)
 
 
-def _word_hit(t: _Tables, token: str, kind: str) -> _Found | None:
+def _word_hit(t: _Tables, table: dict[str, _Found], token: str) -> _Found | None:
     """Whole-word and root rules for one token (and its repeated-letter readings)."""
-    for v in _variants(token):
-        if v in t.vulgar:
-            return VULGAR, v
-        if kind != _STREET and v in t.fictional_tokens:
-            return FICTIONAL, v
-        if kind in (_NAME, _FULL) and v in t.placeholder_tokens:
-            return PLACEHOLDER, v
-        m = t.roots.search(v)
-        if m:
-            return VULGAR, m.group()
+    hit = table.get(token)
+    if hit is not None:
+        return hit
+    m = t.roots.search(token)
+    if m:
+        return VULGAR, m.group()
+    if _REPEATS.search(token):
+        for i, v in enumerate(_variants(token)):
+            hit = table.get(v)
+            if hit is not None and (i < 2 or hit[0] == VULGAR):  # Noone is not "none"
+                return hit
+            m = t.roots.search(v)
+            if m:
+                return VULGAR, m.group()
     return None
 
 
@@ -309,15 +362,16 @@ def _shape_hit(t: _Tables, token: str, kind: str) -> _Found | None:
         return None
     if (_RUN4 if kind == _CITY else _RUN3).search(token):  # Kaaawa, HI is real
         return REPEATED, token
-    m = _CHUNK_REPEAT.fullmatch(token)
-    if m:
+    if _CHUNK_REPEAT.search(token):
         return REPEATED, token
+    if token in _SHORT_RUNS and kind != _CITY:
+        return KEYBOARD, token
     m = _TWICE.fullmatch(token)
     if m and (m.group(1) in t.key_runs or _is_short_run(t, m.group(1))):
         return KEYBOARD, token
     if kind != _CITY and len(token) >= 4 and not (_VOWELS & set(token)) and token not in _NO_VOWEL_WORDS:
         return KEYBOARD, token
-    if len(token) >= 5 and any(token[i : i + 5] in t.key_runs for i in range(len(token) - 4)):
+    if len(token) >= 5 and t.key_run5.search(token):
         return KEYBOARD, token
     return None
 
@@ -334,12 +388,13 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
     tokens, extras = _tokens(value)
     if not tokens:
         return None
+    table = t.words[kind]
     for tok in tokens:
-        hit = _word_hit(t, tok, kind)
+        hit = _word_hit(t, table, tok)
         if hit is not None:
             return hit
     for tok in extras:
-        for v in _variants(tok):
+        for v in (tok, *_variants(tok)):
             if v in t.vulgar:
                 return VULGAR, v
             m = t.roots.search(v)
@@ -369,9 +424,7 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
             return PLACEHOLDER, " ".join(words)
     elif kind == _BUSINESS:
         words = list(tokens)
-        while len(words) > 1 and words[-1] in _LEGAL_FORMS:
-            words.pop()
-        key = _squash(words)
+        key = _business_key(words)
         if key in t.business_phrases:
             return t.business_phrases[key], key
         hit = _person_phrase(t, words, placeholders=False)
@@ -408,6 +461,8 @@ def _check_person(first: str, middle: str, last: str) -> _Found | None:
     words = [w for w in (*f, *m, *la) if w not in _TITLES] or [*f, *m, *la]
     if not words:
         return None
+    if words[0] in t.given_placeholders:  # "Mr Test", "Test Smith"
+        return PLACEHOLDER, words[0]
     hit = _person_phrase(t, words)
     if hit is None and m:
         hit = _person_phrase(t, [w for w in (*f, *la) if w not in _TITLES])

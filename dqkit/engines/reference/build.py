@@ -189,8 +189,8 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     sid_arr = [sids[i] for i in a_order.tolist()]
     arrays["sid.blob"], arrays["sid.off"] = pack_strings(sid_arr)
     names_ = ("predir", "name", "suffix", "postdir", "city", "region", "postcode", "text")
-    for nm, col in zip(names_, st_r, strict=True):
-        arrays[f"s.{nm}"] = col[s_order].astype(np.int32)
+    for nm, st_col in zip(names_, st_r, strict=True):
+        arrays[f"s.{nm}"] = st_col[s_order].astype(np.int32)
     s_ds_sorted = st_ds[s_order].astype(np.uint8)
     arrays["s.ds"] = s_ds_sorted
     arrays["s.lo"] = bounds[:-1].astype(np.int64)

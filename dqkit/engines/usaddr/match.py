@@ -56,20 +56,33 @@ def _find_name(names: Sequence[str], name: str, *, fuzzy: bool) -> tuple[str, bo
     if not fuzzy:
         if name in names:
             return name, False
-        key = name_key(name)
-        same = [n for n in names if name_key(n) == key]
+        same = _keys_of(tuple(names)).get(name_key(name), ())
         return (same[0], True) if len(same) == 1 else ("", False)
     key = name_key(name)
     if len(key) < 4:
         return "", False
     digits = _digits(key)
-    keys = [name_key(n) for n in names]
+    keys = _key_list(tuple(names))
     limit = 1 if len(key) < 8 else 2
     best = [b for b in process.extract(key, keys, scorer=DamerauLevenshtein.distance, score_cutoff=limit,
                                        limit=3) if _digits(b[0]) == digits]
     if not best or (len(best) > 1 and best[1][1] == best[0][1]):
         return "", False
     return names[best[0][2]], True
+
+
+@functools.lru_cache(maxsize=4096)
+def _keys_of(names: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """name_key -> the names of one ZIP that have it (computed once per ZIP's name list)."""
+    out: dict[str, list[str]] = {}
+    for n in names:
+        out.setdefault(name_key(n), []).append(n)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_list(names: tuple[str, ...]) -> list[str]:
+    return [name_key(n) for n in names]
 
 
 def _digits(s: str) -> str:

@@ -18,7 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dqkit.engines import zipdata
-from dqkit.engines.usaddr.lastline import LastLine, city_key, closest_city, closest_city_in_state
+from dqkit.engines.usaddr.lastline import (
+    LastLine,
+    city_key,
+    closest_city,
+    closest_city_in_state,
+    zip_city_keys,
+)
 from dqkit.engines.usaddr.pub28 import MILITARY_CITIES, MILITARY_STATES, TERRITORIES
 
 _MILITARY_ZIP3 = {"AA": ("340",), "AE": tuple(f"0{n}" for n in range(90, 99)),
@@ -134,7 +140,7 @@ def _set_city(r: Reconciled, name: str, code: str) -> None:
 def _with_zip(r: Reconciled, info: zipdata.ZipInfo) -> None:
     city, state = r.city, r.state
     ckey = city_key(city)
-    names = {city_key(c): c for c in info.cities}
+    names = zip_city_keys(info.zip)
     if state and state != info.state:
         # the ZIP is of another state: the city and state win if they name a real city there
         if city and zipdata.zips_for_city(closest_city_in_state(city, state) or city, state):

@@ -20,6 +20,7 @@ a ZIP+4 record) unless a reference says otherwise.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
@@ -250,13 +251,18 @@ def _match(street: Street, ll: LastLine, r: Reconciled,
         zips.append(r.zip)
     zips.extend(r.city_zips)
     state = r.state or ll.state
-    for city in (ll.city, r.city):
-        if city and state:
-            zips.extend(zipdata.zips_for_city(closest_city_in_state(city, state) or city, state))
-    if not zips:
-        return None, r
-    m = match_points(street, zips, points)
-    if not m.covered:
+    m = match_points(street, zips, points) if zips else None
+    if m is None or not m.number_found:
+        # not in the last line's ZIP: try every ZIP of the city as written and as corrected
+        more = list(zips)
+        for city in dict.fromkeys((ll.city, r.city)):
+            if city and state:
+                more.extend(zipdata.zips_for_city(closest_city_in_state(city, state) or city, state))
+        if len(more) > len(zips):
+            wider = match_points(street, more, points)
+            if m is None or wider.number_found or (wider.street is not None and m.street is None):
+                m = wider
+    if m is None or not m.covered:
         return None, r
     if m.zip and m.zip != r.zip and (m.number_found or not r.zip):
         again = reconcile(LastLine(city=ll.city, state=state, zip=m.zip, country=ll.country))
@@ -370,7 +376,7 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
         fipscode=fips,
         address_error_status=join_address_error_status(codes),
         address_code=address_code,
-        firmline=" ".join(t for t in tokenize(inp.firm) if t != ",")[: _MAX["firm"]],
+        firmline=" ".join(t for t in tokenize(inp.firm) if t != ",")[: _MAX["firm"]] if inp.firm else "",
         geomatch=geomatch,
         matchzipfive="T" if r.matched and r.info is not None else "F",
         matchzipnine="T" if zip4 else "F",
@@ -379,6 +385,7 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
     )
 
 
+@functools.lru_cache(maxsize=65536)
 def _coord(v: str, places: int, width: int) -> str:
     try:
         s = f"{float(v):.{places}f}"

@@ -1,0 +1,138 @@
+"""The reference index: import, country from the path, persistence, the standardizer's PointSource, errors."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from dqkit.cli import main as cli
+from dqkit.contract.errors import InputError, ReferenceDataError
+from dqkit.engines.address import AddressEngine
+from dqkit.engines.reference import ReferenceIndex, build_index, source_of
+from dqkit.engines.usaddr import PointSource, standardize
+
+from .conftest import US_ROWS, write_oa
+
+
+@pytest.mark.parametrize(("path", "country", "region"), [
+    ("oa/us/ca/alameda.csv", "US", "CA"),
+    ("us/ca/alameda.csv.gz", "US", "CA"),
+    ("data/ca/points.csv", "CA", ""),
+    ("gb/points.csv", "GB", ""),
+    ("downloads/alameda.csv", "US", ""),
+    ("alameda.csv", "US", ""),
+])
+def test_country_from_the_openaddresses_path(path: str, country: str, region: str) -> None:
+    src = source_of(path)
+    assert (src.iso2, src.region) == (country, region)
+
+
+def test_explicit_country_wins() -> None:
+    assert source_of("us/ca/alameda.csv", "gb").iso2 == "GB"
+    with pytest.raises(InputError):
+        source_of("x.csv", "ZZ")
+
+
+def test_gzip_and_plain_give_the_same_index(tmp_path: Path) -> None:
+    plain = write_oa(tmp_path / "us" / "il" / "springfield.csv", US_ROWS)
+    gz = tmp_path / "us" / "il" / "springfield.csv.gz"
+    with open(plain, "rb") as f, gzip.open(gz, "wb") as g:
+        shutil.copyfileobj(f, g)
+    a = build_index([plain], tmp_path / "a.dqidx")
+    b = build_index([gz], tmp_path / "b.dqidx")
+    assert a.addresses == b.addresses == len(US_ROWS)
+    ia, ib = ReferenceIndex(a.path), ReferenceIndex(b.path)
+    assert [ia.address(i).line for i in range(20)] == [ib.address(i).line for i in range(20)]
+    assert ia.build_id != ib.build_id  # every build gets its own key space
+
+
+def test_street_forms_are_publication_28(engine: AddressEngine) -> None:
+    ix = engine.index
+    lines = {ix.address(a).line for a in range(ix.address_count)}
+    assert "350 5TH AVE" in lines and "1200 MAIN ST APT 7" in lines and "1600 PENNSYLVANIA AVE NW" in lines
+
+
+def test_index_is_the_standardizers_point_source(engine: AddressEngine) -> None:
+    ix = engine.index
+    assert isinstance(ix, PointSource)
+    pts = ix.points_on_street("62701", "MAIN")
+    assert len(pts) == 43 and {p.street.suffix for p in pts} == {"ST"}
+    assert {p.city for p in pts} == {"SPRINGFIELD"} and {p.state for p in pts} == {"IL"}
+    assert ix.points_on_street("62701", "NO SUCH") == () and ix.points_on_street("00000", "MAIN") == ()
+    assert set(ix.street_names("62701")) == {"MAIN"}
+    assert ix.street_names("99999") == ()
+    st = standardize("1201 main street springfield il 62701", points=ix)
+    assert st.point_id and st.address.street1 == "1201 MAIN ST"
+
+
+def test_opening_is_instant_and_needs_no_source(ref_files: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "x.dqidx"
+    build_index(list(ref_files.values()), out)
+    t = time.perf_counter()
+    for _ in range(20):
+        ReferenceIndex(out)
+    assert time.perf_counter() - t < 2  # generous: about a millisecond each, even on a busy machine
+    copy = tmp_path / "moved.dqidx"
+    shutil.copy(out, copy)
+    assert ReferenceIndex(copy).address_count == ReferenceIndex(out).address_count
+
+
+def test_bad_files_get_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        build_index([tmp_path / "missing.csv"], tmp_path / "o.dqidx")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("A,B\n1,2\n")
+    with pytest.raises(InputError, match="NUMBER and STREET"):
+        build_index([bad], tmp_path / "o.dqidx")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("LON,LAT,NUMBER,STREET\n")
+    with pytest.raises(InputError, match="no usable address"):
+        build_index([empty], tmp_path / "o.dqidx")
+    with pytest.raises(InputError, match="no reference files"):
+        build_index([], tmp_path / "o.dqidx")
+
+
+def test_bad_indexes_get_clear_errors(tmp_path: Path, ref_files: dict[str, Path]) -> None:
+    with pytest.raises(ReferenceDataError, match="does not exist"):
+        ReferenceIndex(tmp_path / "nope.dqidx")
+    junk = tmp_path / "junk.dqidx"
+    junk.write_bytes(b"hello world, not an index at all")
+    with pytest.raises(ReferenceDataError, match="not a dqkit reference index"):
+        ReferenceIndex(junk)
+    good = tmp_path / "good.dqidx"
+    build_index([ref_files["us"]], good)
+    cut = tmp_path / "cut.dqidx"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(ReferenceDataError, match="truncated"):
+        ReferenceIndex(cut)
+
+
+def test_rows_without_street_are_skipped_and_cities_filled_from_zip(tmp_path: Path) -> None:
+    f = tmp_path / "us" / "or" / "portland.csv"
+    f.parent.mkdir(parents=True)
+    f.write_text("LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID,HASH\n"
+                 "-122.8,45.4,14824,SW SCHOLLS FERRY RD,# 101,,,,97007,,ba9f\n"
+                 "-122.8,45.4,,,,,,,97007,,zz\n")
+    r = build_index([f], tmp_path / "p.dqidx")
+    assert r.addresses == 1
+    row = ReferenceIndex(r.path).address(0)
+    assert (row.street.city, row.street.region, row.unit_desig, row.unit) == ("BEAVERTON", "OR", "#", "101")
+    assert row.source_id == "ba9f"
+
+
+def test_cli_index_build_and_info(ref_files: dict[str, Path], tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cli.dqidx"
+    assert cli(["index", "build", str(ref_files["us"]), str(ref_files["gb"]), "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "us-address" in said and "gb-address" in said
+    assert cli(["index", "info", str(out)]) == 0
+    assert "gb-address" in capsys.readouterr().out
+    assert cli(["index", "build", str(tmp_path / "missing.csv"), "-o", str(out)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert cli(["index", "build", str(ref_files["us"]), "--country", "gb", "-o", str(out)]) == 0
+    assert [d.id for d in ReferenceIndex(out).datasets] == ["gb-address"]

@@ -1,0 +1,111 @@
+"""Validate: confidence, validation_detail flags, match_type, match_confidence, the 7-line address."""
+
+from __future__ import annotations
+
+import pytest
+
+from dqkit.contract.address import (
+    Components,
+    Confidence,
+    MatchConfidence,
+    MatchType,
+    SearchRequest,
+    ValidationDetail,
+)
+from dqkit.engines.address import AddressEngine
+
+
+def validate(engine: AddressEngine, text: str, country: str = "USA"):  # type: ignore[no-untyped-def]
+    return engine.validate(SearchRequest.of(text, country)).result
+
+
+def flags(d: ValidationDetail | None) -> set[str]:
+    return {f for f in ValidationDetail.__struct_fields__ if d is not None and getattr(d, f)}
+
+
+def test_verified_match(engine: AddressEngine) -> None:
+    r = validate(engine, "77 Massachusetts Ave, Cambridge, MA 02139")
+    assert r.confidence == Confidence.VERIFIED_MATCH
+    assert r.match_type == MatchType.FULL_WITH_POST_CODE and r.match_confidence == MatchConfidence.HIGH
+    assert flags(r.validation_detail) == set()
+    assert r.address is not None and r.address.address_line_1 == "77 MASSACHUSETTS AVE"
+    assert r.address.postal_code == "02139" and r.address.country == "UNITED STATES"
+    # the key formats to the same address
+    assert engine.format(r.global_address_key).result.address == r.address
+
+
+def test_components_as_separate_lines(engine: AddressEngine) -> None:
+    req = SearchRequest(country_iso="USA", components=Components(["500 Elmwood Drive", "Springfield IL 62704"]))
+    r = engine.validate(req).result
+    assert r.confidence == Confidence.VERIFIED_MATCH and r.address is not None
+    assert r.address.address_line_1 == "500 ELMWOOD DR"
+
+
+@pytest.mark.parametrize(("typed", "flag"), [
+    ("77 Massachusetts Ave, Cambridge, MA 02138", "zip_code_corrected"),
+    ("77 Massachusetts Ave, Cambrige, MA 02139", "city_name_corrected"),
+    ("77 Massachusetts Ave, Boston, MA 02139", "city_name_corrected"),
+    ("77 Massachusetts Ave, Cambridge, NH 02139", "state_corrected"),
+    ("77 Masachusets Ave, Cambridge, MA 02139", "street_corrected"),
+])
+def test_corrections_are_named(engine: AddressEngine, typed: str, flag: str) -> None:
+    r = validate(engine, typed)
+    assert r.confidence in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED), typed
+    assert r.address is not None and r.address.address_line_1 == "77 MASSACHUSETTS AVE"
+    assert flag in flags(r.validation_detail), (typed, r.validation_detail)
+
+
+def test_no_post_code_match_type(engine: AddressEngine) -> None:
+    r = validate(engine, "1600 Pennsylvania Ave NW Washington DC")
+    assert r.confidence == Confidence.VERIFIED_MATCH and r.match_type == MatchType.FULL_NO_POST_CODE
+    assert r.address is not None and r.address.postal_code == "20500"
+
+
+def test_premises_partial_when_the_unit_is_missing(engine: AddressEngine) -> None:
+    r = validate(engine, "1200 Main St, Springfield, IL 62701")
+    assert r.confidence == Confidence.PREMISES_PARTIAL
+    assert r.match_type == MatchType.PARTIAL_WITH_POST_CODE and r.match_confidence == MatchConfidence.MEDIUM
+    assert r.address is not None and r.address.address_line_1 == "1200 MAIN ST"
+    assert r.suggestions and r.suggestions[0].attribute("multiples") == "true"
+    unit = validate(engine, "1200 Main St Apt 40, Springfield, IL 62701")
+    assert unit.confidence == Confidence.VERIFIED_MATCH
+    assert unit.address is not None and unit.address.address_line_1 == "1200 MAIN ST APT 40"
+
+
+def test_unknown_unit_is_retained(engine: AddressEngine) -> None:
+    r = validate(engine, "1201 Main St Apt 9, Springfield, IL 62701")
+    assert r.confidence == Confidence.VERIFIED_MATCH
+    assert "secondary_num_retained" in flags(r.validation_detail)
+    assert r.address is not None and r.address.address_line_1 == "1201 MAIN ST APT 9"
+
+
+def test_street_partial_when_the_number_is_not_on_the_street(engine: AddressEngine) -> None:
+    r = validate(engine, "9999 Arch St, Philadelphia, PA 19106")
+    assert r.confidence == Confidence.STREET_PARTIAL
+    assert r.match_type == MatchType.PARTIAL_WITH_POST_CODE
+    nonum = validate(engine, "Elmwood Dr, Springfield IL 62704")
+    assert nonum.confidence == Confidence.STREET_PARTIAL
+
+
+def test_multiple_matches(engine: AddressEngine) -> None:
+    r = validate(engine, "1200 Main St Springfield")
+    assert r.confidence == Confidence.MULTIPLE_MATCHES
+    assert r.match_type == MatchType.MULTIPLE_NO_POST_CODE and r.match_confidence == MatchConfidence.NONE
+    assert len(r.suggestions) >= 2
+
+
+def test_no_matches_and_blank(engine: AddressEngine) -> None:
+    r = validate(engine, "42 Nowhere Lane, Atlantis")
+    assert r.confidence == Confidence.NO_MATCHES and r.match_type == MatchType.UNMATCHED
+    assert r.global_address_key == "" and r.address is None
+    blank = validate(engine, "  ")
+    assert blank.confidence == Confidence.INSUFFICIENT_SEARCH_TERMS and blank.match_type == MatchType.BLANK
+
+
+def test_other_countries(engine: AddressEngine) -> None:
+    gb = validate(engine, "10 Downing Street, London SW1A 2AA", "GBR")
+    assert gb.confidence == Confidence.VERIFIED_MATCH and gb.match_type == MatchType.FULL_WITH_POST_CODE
+    ca = validate(engine, "24 Sussex Dr, Ottawa ON K1M 1M9", "CAN")
+    assert ca.confidence == Confidence.VERIFIED_MATCH
+    assert "zip_code_corrected" in flags(ca.validation_detail)
+    assert ca.address is not None and ca.address.postal_code == "K1M 1M4"
