@@ -13,6 +13,7 @@ source gives metropolitan areas (CBSA / MSA codes), so none are offered.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
 from collections import defaultdict
@@ -54,33 +55,77 @@ class ZipTables:
     states_by_zip3: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "950" -> {"CA"}
 
 
+# Bump when the cached row layout changes.
+_CACHE_FORMAT = 1
+_Row = tuple[str, str, str, list[str], str, str, list[str], str, str, str, bool, str]
+
+
+def _source_rows() -> list[_Row]:
+    """One row per ZIP from `zipcodes` (about 3 s: it decompresses and parses its JSON) plus county FIPS."""
+    import zipcodes  # imported here: the data load is the cost we pay once
+
+    fips_of = functools.lru_cache(maxsize=None)(_county_fips_lookup())
+    rows: list[_Row] = []
+    for z in zipcodes.list_all():  # type: ignore[no-untyped-call]
+        county = (z["county"] or "").upper()
+        rows.append((
+            z["zip_code"], z["zip_code_type"], z["city"].upper(), [c.upper() for c in z["acceptable_cities"]],
+            z["state"], county, sorted(z["area_codes"] or ()), _coord(z["lat"]), _coord(z["long"]),
+            z["country"] or "", bool(z["active"]), fips_of(county, z["state"]) if county else "",
+        ))
+    return rows
+
+
+def _cache_file() -> Path | None:
+    """Where the prepared rows are kept between runs: keyed by the data's versions, so an upgrade rebuilds."""
+    try:
+        from importlib.metadata import version
+
+        import platformdirs
+
+        fips = COUNTY_FIPS_FILE.stat()
+        key = f"{_CACHE_FORMAT}-{version('zipcodes')}-{fips.st_size}-{int(fips.st_mtime)}"
+        return Path(platformdirs.user_cache_dir("dqkit")) / f"zipdata-{key}.msgpack"
+    except Exception:  # no cache is a slower start, never a failure
+        return None
+
+
+def _rows() -> list[_Row]:
+    """The prepared rows, from the user cache when it holds them (~0.1 s), else from the source (and cached)."""
+    import msgspec
+
+    path = _cache_file()
+    if path is not None and path.exists():
+        try:
+            return msgspec.msgpack.decode(path.read_bytes(), type=list[_Row])
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            pass  # a damaged cache is rebuilt below
+    rows = _source_rows()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(msgspec.msgpack.encode(rows))
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return rows
+
+
 @functools.cache
 def tables() -> ZipTables:
     """Build every index from the bundled data, once per process."""
-    import zipcodes  # imported here: the data load is the cost we pay once
-
     by_zip: dict[str, ZipInfo] = {}
     preferred: dict[tuple[str, str], list[str]] = defaultdict(list)
     alias: dict[tuple[str, str], list[str]] = defaultdict(list)
     codes_by_state: dict[str, set[str]] = defaultdict(set)
     states_by_code: dict[str, set[str]] = defaultdict(set)
-    fips_of = _county_fips_lookup()
-    for z in zipcodes.list_all():  # type: ignore[no-untyped-call]
-        county = (z["county"] or "").upper()
-        info = ZipInfo(
-            zip=z["zip_code"],
-            kind=z["zip_code_type"],
-            city=z["city"].upper(),
-            acceptable_cities=tuple(c.upper() for c in z["acceptable_cities"]),
-            state=z["state"],
-            county=county,
-            area_codes=frozenset(z["area_codes"] or ()),
-            lat=_coord(z["lat"]),
-            lng=_coord(z["long"]),
-            country=z["country"] or "",
-            active=bool(z["active"]),
-            county_fips=fips_of(county, z["state"]) if county else "",
-        )
+    for zip5, kind, city, acceptable, state, county, codes, lat, lng, country, active, fips in _rows():
+        info = ZipInfo(zip=zip5, kind=kind, city=city, acceptable_cities=tuple(acceptable), state=state,
+                       county=county, area_codes=frozenset(codes), lat=lat, lng=lng, country=country,
+                       active=active, county_fips=fips)
         by_zip[info.zip] = info
         preferred[(info.city, info.state)].append(info.zip)
         for c in info.acceptable_cities:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from dqkit.server.testing import serve_fixture
 
-sys.path.insert(0, str(Path(__file__).parent))  # the helpers beside this file (faultproxy, inthread)
+sys.path.insert(0, str(Path(__file__).parent))  # the helpers beside this file (faultproxy, inthread, ...)
 
-TEST_TOKEN = "test-token-3f9a1c"
+from http_helpers import TEST_TOKEN  # noqa: E402
 
 dqkit_server = serve_fixture(tokens=[TEST_TOKEN])

@@ -8,7 +8,7 @@ import threading
 
 import msgspec
 import pytest
-from conftest import TEST_TOKEN
+from http_helpers import TEST_TOKEN
 
 from dqkit.backends.base import AddressBackend, LeadBackend
 from dqkit.client import AddressClient, AsyncAddressClient, AsyncLeadClient, LeadClient

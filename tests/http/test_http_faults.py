@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from conftest import TEST_TOKEN
+from http_helpers import TEST_TOKEN
 from faultproxy import FaultProxy, random_plan, script_plan
 
 from dqkit.client import AsyncAddressClient, AsyncLeadClient, LeadClient

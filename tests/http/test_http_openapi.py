@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from conftest import TEST_TOKEN
+from http_helpers import TEST_TOKEN
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import (
     content_type_conformance,

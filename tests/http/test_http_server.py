@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import msgspec
 import pytest
-from conftest import TEST_TOKEN
+from http_helpers import TEST_TOKEN
 from inthread import served_in_thread
 
 from dqkit.contract.address import SearchRequest, SearchResponse

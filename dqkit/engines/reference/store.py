@@ -167,6 +167,7 @@ class ReferenceIndex:
         ]
         self._tokens: dict[int, TokenIndex] = {}
         self._us = next((d for d in self.datasets if d.iso2 == "US"), None)
+        self._points_cache: dict[tuple[str, str], tuple[AddressPoint, ...]] = {}
 
     # -- sizes and datasets -------------------------------------------------------------------------------
     @property
@@ -256,8 +257,41 @@ class ReferenceIndex:
     def points_on_street(self, zip5: str, name: str) -> Sequence[AddressPoint]:
         if self._us is None:
             return ()
-        return tuple(self.point(a) for s in self.streets_named(self._us, zip5, name)
-                     for a in range(int(self.s_lo[s]), int(self.s_hi[s])))
+        key = (zip5, name)
+        got = self._points_cache.get(key)
+        if got is None:
+            got = tuple(p for s in self.streets_named(self._us, zip5, name) for p in self.street_points(s))
+            if len(self._points_cache) >= 4096:
+                self._points_cache.clear()
+            self._points_cache[key] = got
+        return got
+
+    def street_points(self, s: int) -> list[AddressPoint]:
+        """Every point of street `s`, built in one pass over its slice of the arrays."""
+        row = self.street(s)
+        lo, hi = row.lo, row.hi
+        st = self.strings
+        nums = [st[i] for i in self.a_number[lo:hi].tolist()]
+        desigs = [st[i] for i in self.a_desig[lo:hi].tolist()]
+        units = [st[i] for i in self.a_unit[lo:hi].tolist()]
+        lats = self.a_lat[lo:hi].tolist()
+        lons = self.a_lon[lo:hi].tolist()
+        sids = self.source_ids.range(lo, hi)
+        ex = self.a_extra
+        extras: list[dict[str, str]] = [{} for _ in range(hi - lo)]
+        for col, key in (("zip4", EXTRA_ZIP4), ("crrt", EXTRA_CARRIER_ROUTE), ("dp", EXTRA_DELIVERY_POINT)):
+            if col in ex:
+                for j, i in enumerate(ex[col][lo:hi].tolist()):
+                    if i:
+                        extras[j][key] = st[i]
+        out: list[AddressPoint] = []
+        for j in range(hi - lo):
+            street = Street(number=nums[j], predir=row.predir, name=row.name, suffix=row.suffix,
+                            postdir=row.postdir, unit_desig=desigs[j], unit=units[j])
+            out.append(AddressPoint(id=sids[j], number=nums[j], street=street, unit=units[j], city=row.city,
+                                    state=row.region, zip=row.postcode, lat=_coord(lats[j]), lon=_coord(lons[j]),
+                                    extra=extras[j]))
+        return out
 
     def street_names(self, zip5: str) -> Sequence[str]:
         if self._us is None:
@@ -300,4 +334,4 @@ class ReferenceIndex:
 
 
 def _coord(x: float) -> str:
-    return "" if x != x else f"{x:.7f}".rstrip("0").rstrip(".")
+    return "" if x != x else repr(round(x, 7))

@@ -67,6 +67,18 @@ class StringTable(Sequence[str]):
             return [text[off[k]:off[k + 1]] for k in range(self._n)]
         return [self[k] for k in range(self._n)]
 
+    def range(self, lo: int, hi: int) -> list[str]:
+        """Strings lo..hi-1, decoded with one call (uncached: for tables read in runs, like point ids)."""
+        if hi <= lo:
+            return []
+        off = self._off[lo:hi + 1].tolist()
+        base = off[0]
+        raw = self._blob[base:off[-1]].tobytes()
+        if raw.isascii():
+            text = raw.decode()
+            return [text[off[k] - base:off[k + 1] - base] for k in range(hi - lo)]
+        return [raw[off[k] - base:off[k + 1] - base].decode() for k in range(hi - lo)]
+
     def find(self, s: str) -> int:
         """Id of `s` in a sorted table, or -1."""
         k = bisect.bisect_left(self, s)
