@@ -121,13 +121,17 @@ def main() -> None:
             lat.append(time.perf_counter() - t0)
             cpu.append(time.thread_time() - c0)
         mem_after = rss_mb()
+        for text in full[:20]:  # warm-up: the first validate loads the ZIP tables (a one-time cost per process)
+            eng.validate(SearchRequest.of(text))
         vt = time.perf_counter()
+        vc = time.thread_time()
         n_val = min(a.validate, len(full))
         verified = 0
         for text in (full * (n_val // len(full) + 1))[:n_val]:
             if eng.validate(SearchRequest.of(text)).result.confidence == "Verified match":
                 verified += 1
         val_s = time.perf_counter() - vt
+        val_cpu = time.thread_time() - vc
 
         fts_path = d / f"fts5_{a.rows}.sqlite"
         fts_path.unlink(missing_ok=True)
@@ -160,7 +164,8 @@ def main() -> None:
     print(f"{'per-keystroke mean (ms)':<{w}} {mean:>14.3f} {fmean:>14.3f}")
     print(f"{'per-keystroke CPU p50 / p99 (ms)':<{w}} {f'{c50:.3f} / {c99:.3f}':>14} {'':>14}")
     print(f"{'typo tolerance / ranking / grouping':<{w}} {'yes':>14} {'no':>14}")
-    print(f"{'validate throughput (addresses/s)':<{w}} {n_val / val_s:>14,.0f} {'':>14}")
+    print(f"{'validate throughput (addresses/s, wall)':<{w}} {n_val / val_s:>14,.0f} {'':>14}")
+    print(f"{'validate throughput (addresses/s, CPU)':<{w}} {n_val / val_cpu:>14,.0f} {'':>14}")
     print(f"{'validate: Verified match':<{w}} {verified / n_val:>14.1%} {'':>14}")
     print(f"\nratio dqkit / FTS5 latency: p50 {p50 / f50:.2f}x, p99 {p99 / f99:.2f}x "
           f"(targets: p50 <= 1 ms, p99 <= 5 ms, validate >= 2,000/s, build <= 60 s)")

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -27,14 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import aiohttp  # noqa: E402
-import httpx  # noqa: E402
+import aiohttp
+import httpx
 
-from dqkit.client import AddressClient, LeadClient  # noqa: E402
-from dqkit.contract.address import SearchRequest  # noqa: E402
-from dqkit.contract.lead import LeadRequest, Phone  # noqa: E402
-from dqkit.contract.lead_wire import encode_lead  # noqa: E402
-from dqkit.server.testing import serve_process  # noqa: E402
+from dqkit.client import AddressClient, LeadClient
+from dqkit.contract.address import SearchRequest
+from dqkit.contract.lead import LeadRequest, Phone
+from dqkit.contract.lead_wire import encode_lead
+from dqkit.server.testing import serve_process
 
 LEAD = LeadRequest(first_name="Maria", last_name="Lopez", street1="1600 Main St", city="Springfield", state="IL",
                    zip="62701", phones=(Phone(phone_type="H", phone_number="2175550134"),), cust_ref_no="bench")
@@ -96,16 +95,17 @@ def _pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
 def typist_targets(url: str, token: str | None, count: int) -> list[str]:
     """Address texts to type, taken from the server's own index (whatever reference it holds)."""
     texts: list[str] = []
     with AddressClient(url, token=token) as client:
-        for seed in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12", "15", "20", "100"):
-            result = client.search(SearchRequest.of(seed, search_type="singleline", max_suggestions=25))
-            texts += [s.text for s in result.result.suggestions if s.text]
+        for number in range(1, 40):
+            for letter in "MSOWECPNBR":
+                result = client.search(SearchRequest.of(f"{number} {letter}", max_suggestions=25))
+                texts += [s.text for s in result.result.suggestions if s.text]
             if len(set(texts)) >= count:
                 break
     unique = list(dict.fromkeys(texts)) or ["1 Main St"]
@@ -113,7 +113,7 @@ def typist_targets(url: str, token: str | None, count: int) -> list[str]:
 
 
 async def autocomplete(url: str, token: str | None, typists: int, seconds: float) -> dict[str, float]:
-    targets = typist_targets(url, token, typists)
+    targets = typist_targets(url, token, typists * 8)
     headers = {"content-type": "application/json", **({"auth-token": token} if token else {})}
     server_ms: list[float] = []
     client_ms: list[float] = []
@@ -135,20 +135,25 @@ async def autocomplete(url: str, token: str | None, typists: int, seconds: float
             except aiohttp.ClientError:
                 errors += 1
 
-        async def typist(i: int, text: str) -> None:
+        async def typist(i: int) -> None:
+            # Typist i types addresses i, i + typists, i + 2 * typists, ... one keystroke per tick.
             tasks: list[asyncio.Task[None]] = []
             start = time.perf_counter() + (i / typists) * 0.1  # typists start spread over one tick
             ticks = int(seconds / 0.1)
+            n, typed = i, 0
             for k in range(ticks):
                 delay = start + k * 0.1 - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                prefix = text[: (k % len(text)) + 1]
-                tasks.append(asyncio.create_task(keystroke(prefix)))
+                text = targets[n % len(targets)]
+                typed += 1
+                tasks.append(asyncio.create_task(keystroke(text[:typed])))
+                if typed >= len(text):
+                    n, typed = n + typists, 0
             await asyncio.gather(*tasks)
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(typist(i, t) for i, t in enumerate(targets)))
+        await asyncio.gather(*(typist(i) for i in range(typists)))
         wall = time.perf_counter() - t0
     return {"requests": len(client_ms), "errors": errors, "rate": len(client_ms) / wall,
             "server_p50": _pct(server_ms, 50), "server_p99": _pct(server_ms, 99),

@@ -53,7 +53,7 @@ def _engine(rows: list[dict[str, str]]) -> dict[str, Any]:
     fields = set(LeadRequest.__struct_fields__) - {"phones", "attributes"}
 
     def lead(r: dict[str, str]) -> LeadRequest:
-        kw = {k.lower(): v for k, v in r.items() if k.lower() in fields and v}
+        kw: dict[str, Any] = {k.lower(): v for k, v in r.items() if k.lower() in fields and v}
         phones = (Phone(phone_type=r.get("PHONE_TYPE", ""), phone_number=r["PHONE_NUMBER"]),) \
             if r.get("PHONE_NUMBER") else ()
         return LeadRequest(phones=phones, **kw)

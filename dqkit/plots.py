@@ -59,6 +59,15 @@ def as_text(s: pd.Series) -> pd.Series:
     return s.astype(object).where(s.notna(), "").astype(str)
 
 
+def result_prefix(df: pd.DataFrame) -> str:
+    """The prefix of a frame's lead result columns: "lead_" (the accessor's) or "" (`dqkit verify`'s default)."""
+    for prefix in (LEAD_PREFIX, ""):
+        if f"{prefix}result_code" in df.columns and f"{prefix}outcome" in df.columns:
+            return prefix
+    raise InputError("no lead result columns (lead_result_code, lead_outcome): pass the frame returned by "
+                     "df.leads.verify() or the output of dqkit verify")
+
+
 def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = LEAD_PREFIX) -> str | None:
     """The column of lead sources: `by`, else the column the lead columns map to PARTNER_ID (None if none)."""
     if by is not None:

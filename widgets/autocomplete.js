@@ -215,6 +215,10 @@ export function createDebouncer(fn, wait, timers = defaultTimers) {
   };
 }
 
+function randomPrefix() {
+  return Math.random().toString(36).slice(2, 10);
+}
+
 export class ChannelError extends Error {
   constructor(type, message) {
     super(message);
@@ -228,11 +232,13 @@ export class ChannelError extends Error {
  * its promise; no answer within `timeoutMs` rejects it (a kernel busy running a cell does not answer widget
  * messages). `receive` returns false for messages that are not answers of ours.
  */
-export function createChannel(send, { timeoutMs = 20000, timers = defaultTimers } = {}) {
+export function createChannel(send, { timeoutMs = 20000, timers = defaultTimers, prefix = randomPrefix() } = {}) {
+  // Ids carry a per-view prefix: every view of the widget gets every answer (the comm broadcasts), so two views
+  // of one widget must not mistake each other's answers for their own.
   let nextId = 1;
   const pending = new Map();
   function request(op, params) {
-    const id = nextId++;
+    const id = `${prefix}-${nextId++}`;
     return new Promise((resolve, reject) => {
       const timer = timers.setTimeout(() => {
         pending.delete(id);
@@ -360,9 +366,15 @@ export function createController({
     );
   }
 
-  function showError(err) {
+  // A failed search leaves no suggestions behind: the ones on screen were for other text.
+  function showError(err, { clearList = false } = {}) {
     state.error = err?.message ? String(err.message) : String(err);
     state.status = "";
+    if (clearList) {
+      state.items = [];
+      state.open = false;
+      state.active = -1;
+    }
     changed();
   }
 
@@ -401,7 +413,7 @@ export function createController({
           changed();
           return;
         }
-        showError(err);
+        showError(err, { clearList: op !== "format" });
       },
     );
   }
@@ -673,7 +685,7 @@ function render({ model, el }) {
   const listbox = h("ul", { id: ids.list, class: "dqkit-ac__list", role: "listbox", "aria-labelledby": ids.label, hidden: true });
   const status = h("div", { id: ids.status, class: "dqkit-ac__status", role: "status", "aria-live": "polite" });
   const error = h("div", { class: "dqkit-ac__error", role: "alert" });
-  const addressBox = h("div", { class: "dqkit-ac__address", hidden: true });
+  const addressBox = h("div", { class: "dqkit-ac__address", role: "group", "aria-label": "Chosen address", hidden: true });
   const root = h(
     "div",
     { class: "dqkit-ac" },
@@ -767,7 +779,7 @@ function render({ model, el }) {
     const has = ADDRESS_LINES.some((k) => value[k]);
     addressBox.hidden = !has;
     if (!has) return addressBox.replaceChildren();
-    const dl = h("dl", { class: "dqkit-ac__lines", "aria-label": "Chosen address" });
+    const dl = h("dl", { class: "dqkit-ac__lines" });
     for (const k of ADDRESS_LINES) {
       const v = String(value[k] ?? "");
       dl.append(
@@ -798,6 +810,9 @@ function render({ model, el }) {
 
   input.addEventListener("keydown", (e) => {
     if (e.isComposing) return;
+    // Typing here is not for the notebook: plain keys stay out of JupyterLab's shortcut handling (as ipywidgets'
+    // own text boxes do); combinations with Ctrl/Cmd/Alt still reach it (save, command palette).
+    if (!e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
     const cmd = controller.key(e.key, { altKey: e.altKey });
     if (cmd) {
       if (cmd.type !== "close" || cmd.keepFocus !== false) e.preventDefault();

@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_PREFIXES = ("lead_", "")
-
 
 def register(sub: Any) -> None:
     p = sub.add_parser("report", help="write an HTML report (figures and audit tables) of a file of leads",
@@ -32,11 +30,14 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _verified_prefix(columns: list[str]) -> str | None:
-    for prefix in _PREFIXES:
-        if f"{prefix}result_code" in columns and f"{prefix}outcome" in columns:
-            return prefix
-    return None
+def _verified_prefix(df: Any) -> str | None:
+    from dqkit.contract.errors import InputError
+    from dqkit.plots import result_prefix
+
+    try:
+        return result_prefix(df)
+    except InputError:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.report import write_report
 
     df = read_table(args.input)
-    prefix = _verified_prefix([str(c) for c in df.columns])
+    prefix = _verified_prefix(df)
     backend_name = ""
     if prefix is None:
         from dqkit.backends.select import lead_backend

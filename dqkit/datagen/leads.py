@@ -320,7 +320,7 @@ class _Generator:
                    CUST_REF_NO=f"{src.partner_id[:2]}{n:07d}", CITY=_case(rng, z.city.title()), STATE=z.state,
                    ZIP=z.zip, ADDRESS_TYPE="B" if business else ("H" if rng.random() < 0.8 else ""))
         street = self.street()
-        if rng.random() < 0.12 or business and rng.random() < 0.4:
+        if rng.random() < 0.12 or (business and rng.random() < 0.4):
             unit = self.unit(business)
             if rng.random() < 0.3 and len(street) + len(unit) < 34:
                 street = f"{street} {unit}"

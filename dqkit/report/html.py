@@ -61,9 +61,10 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
-def result_code_summary(results: pd.DataFrame, prefix: str = plots.LEAD_PREFIX) -> pd.DataFrame:
+def result_code_summary(results: pd.DataFrame, prefix: str | None = None) -> pd.DataFrame:
     """Leads per result code, in the seed's order, with meaning, outcome class and share; codes with no lead
     are left out; rows with no answer at all come last."""
+    prefix = plots.result_prefix(results) if prefix is None else prefix
     code = plots.as_text(plots.result_column(results, prefix, "result_code"))
     counts = code.value_counts()
     total = len(code)
@@ -96,11 +97,14 @@ def build_report(
     source: str = "",
     backend: str = "",
     by: str | None = None,
-    prefix: str = plots.LEAD_PREFIX,
+    prefix: str | None = None,
     generated: dt.datetime | None = None,
 ) -> str:
-    """The HTML text of the report of `results` (a frame returned by `df.leads.verify()` or `dqkit verify`)."""
-    if f"{prefix}result_code" not in results.columns:
+    """The HTML text of the report of `results` (a frame returned by `df.leads.verify()` or `dqkit verify`;
+    `prefix` of its result columns found when not given)."""
+    if prefix is None:
+        prefix = plots.result_prefix(results)
+    elif f"{prefix}result_code" not in results.columns:
         raise InputError(f"no {prefix}result_code column: pass the frame returned by df.leads.verify() "
                          "(or the output of dqkit verify)")
     when = (generated or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -165,7 +169,7 @@ def write_report(
     source: str = "",
     backend: str = "",
     by: str | None = None,
-    prefix: str = plots.LEAD_PREFIX,
+    prefix: str | None = None,
     generated: dt.datetime | None = None,
 ) -> Path:
     """Write the report of `results` (see `build_report`) to `path` as UTF-8; returns the path."""

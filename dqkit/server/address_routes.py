@@ -16,8 +16,9 @@ dataset the token is not entitled to). Bodies are JSON; a body that does not dec
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 from starlette.requests import Request
@@ -74,18 +75,49 @@ def _path_key(request: Request) -> str:
     return key
 
 
+class ResponseCache:
+    """The encoded answers of recent searches, by normalized request (LRU).
+
+    Autocomplete traffic repeats itself most where it costs most: the first keystrokes ("1", "12", "12 M") are
+    shared by many users and match the most addresses. The index never changes while the server runs, so an
+    answer stays right; only the event loop touches the cache, so it needs no lock.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[bytes, bytes] = OrderedDict()
+
+    def get(self, key: bytes) -> bytes | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._data[key] = value
+        if len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+SEARCH_CACHE_SIZE: Final = 4096
+
+
 class AddressRoutes:
     """The handlers, bound to the server's engines."""
 
     def __init__(self, engines: ServerEngines) -> None:
         self.engines = engines
+        self.search_cache = ResponseCache(SEARCH_CACHE_SIZE)
 
     def _guarded(self, fn: Callable[[Request], Awaitable[Any]]) -> Handler:
         async def handler(request: Request) -> Response:
             try:
-                return _json(await fn(request))
+                result = await fn(request)
             except ServiceError as exc:
                 return _error(exc, request)
+            if isinstance(result, bytes):
+                return Response(result, media_type="application/json")
+            return _json(result)
 
         return handler
 
@@ -114,7 +146,12 @@ class AddressRoutes:
 
     async def search(self, request: Request) -> Any:
         req = self._search_request(await request.body())
-        return await run_engine(self.engines.address.search, req)
+        key = _encoder.encode(req)
+        cached = self.search_cache.get(key)
+        if cached is None:
+            cached = _encoder.encode(await run_engine(self.engines.address.search, req))
+            self.search_cache.put(key, cached)
+        return cached
 
     async def validate(self, request: Request) -> Any:
         req = self._search_request(await request.body())

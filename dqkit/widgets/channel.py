@@ -51,7 +51,7 @@ class Request(msgspec.Struct, frozen=True):
 
     proto: str
     kind: str
-    id: int
+    id: int | str  # the browser's ids are "<view>-<n>" strings; any int or str is answered as given
     op: str
     params: dict[str, Any] = {}
 
@@ -77,11 +77,11 @@ def decode(content: object) -> Request | None:
         return None
 
 
-def ok(request_id: int, result: object) -> dict[str, Any]:
+def ok(request_id: int | str, result: object) -> dict[str, Any]:
     return {"proto": PROTOCOL, "kind": "response", "id": request_id, "ok": True, "result": result}
 
 
-def error(request_id: int, type_: str, message: str) -> dict[str, Any]:
+def error(request_id: int | str, type_: str, message: str) -> dict[str, Any]:
     return {"proto": PROTOCOL, "kind": "response", "id": request_id, "ok": False,
             "error": {"type": type_, "message": message}}
 

@@ -15,6 +15,6 @@ from dqkit.server.testing import serve_fixture
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers beside this file (faultproxy, inthread, ...)
 
-from http_helpers import TEST_TOKEN  # noqa: E402
+from http_helpers import TEST_TOKEN
 
 dqkit_server = serve_fixture(tokens=[TEST_TOKEN])

@@ -125,7 +125,7 @@ class FaultProxy:
         await site.start()
         server = site._server
         assert server is not None
-        port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
         self.url = f"http://127.0.0.1:{port}"
         started.set()
         await self._stop.wait()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 import pytest
@@ -27,21 +29,21 @@ from dqkit.server.testing import ServedProcess
 
 
 def lead(i: int = 0, **kw: str) -> LeadRequest:
-    fields = {"first_name": "Mary", "last_name": "Jones", "street1": f"{i + 1} Main St", "city": "Springfield",
-              "state": "IL", "zip": "62701", "cust_ref_no": str(i), **kw}
+    fields: dict[str, Any] = {"first_name": "Mary", "last_name": "Jones", "street1": f"{i + 1} Main St",
+                              "city": "Springfield", "state": "IL", "zip": "62701", "cust_ref_no": str(i), **kw}
     return LeadRequest(phones=(Phone(phone_type="H", phone_number="2175550134"),), **fields)
 
 
 @pytest.fixture(scope="module")
-def lead_client(dqkit_server: ServedProcess) -> LeadClient:
+def lead_client(dqkit_server: ServedProcess) -> Iterator[LeadClient]:
     with LeadClient(dqkit_server.url, token=TEST_TOKEN) as client:
-        yield client  # type: ignore[misc]
+        yield client
 
 
 @pytest.fixture(scope="module")
-def address_client(dqkit_server: ServedProcess) -> AddressClient:
+def address_client(dqkit_server: ServedProcess) -> Iterator[AddressClient]:
     with AddressClient(dqkit_server.url, token=TEST_TOKEN) as client:
-        yield client  # type: ignore[misc]
+        yield client
 
 
 def test_sync_clients_implement_the_backend_protocols(lead_client: LeadClient,
@@ -99,8 +101,8 @@ def test_async_clients(dqkit_server: ServedProcess) -> None:
         async with AsyncAddressClient(dqkit_server.url, token=TEST_TOKEN) as addr:
             result = await addr.search("1 Ma")
             assert result.result.suggestions
-            items = await addr.validate_many([s.text for s in result.result.suggestions[:3]])
-            assert all(it.ok for it in items) and len(items) == 3
+            validated = await addr.validate_many([s.text for s in result.result.suggestions[:3]])
+            assert all(it.ok for it in validated) and len(validated) == 3
 
     asyncio.run(main())
 

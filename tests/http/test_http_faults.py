@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from http_helpers import TEST_TOKEN
 from faultproxy import FaultProxy, random_plan, script_plan
+from http_helpers import TEST_TOKEN
 
 from dqkit.client import AsyncAddressClient, AsyncLeadClient, LeadClient
 from dqkit.contract.errors import BadRequestError, RateLimitError, ServerError, TransportError
 from dqkit.contract.lead import LeadRequest
 from dqkit.server.testing import ServedProcess
 
-FAST = {"backoff_base": 0.01, "backoff_max": 0.05}
+FAST: dict[str, Any] = {"backoff_base": 0.01, "backoff_max": 0.05}
 
 
 def lead(i: int) -> LeadRequest:
@@ -43,7 +44,7 @@ class Waits:
         await asyncio.sleep(min(seconds, 0.01))
 
 
-def run_with(proxy: FaultProxy, faults: list[str | None], **settings: float) -> tuple[object, Waits]:
+def run_with(proxy: FaultProxy, faults: list[str | None], **settings: Any) -> tuple[object, Waits]:
     proxy.plan = script_plan(faults)
     waits = Waits()
 

@@ -7,6 +7,8 @@ test case, with a few examples each and a fixed seed, so the whole run takes sec
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import schemathesis
 from http_helpers import TEST_TOKEN
@@ -23,7 +25,7 @@ from dqkit.server.openapi import openapi_document
 from dqkit.server.testing import ServedProcess
 
 SCHEMA = schemathesis.openapi.from_dict(openapi_document(ServerConfig(tokens=frozenset({TEST_TOKEN}))))
-OPERATIONS = {op.label: op for op in (r.ok() for r in SCHEMA.get_all_operations())}
+OPERATIONS = {op.label: op for op in (r.ok() for r in SCHEMA.get_all_operations())}  # type: ignore[union-attr]
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
@@ -41,7 +43,7 @@ def test_operation_never_answers_5xx(dqkit_server: ServedProcess, label: str) ->
     @given(case=operation.as_strategy())
     @settings(max_examples=15, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    def run(case: schemathesis.Case) -> None:
+    def run(case: Any) -> None:
         case.call_and_validate(base_url=dqkit_server.url, headers={"Auth-Token": TEST_TOKEN}, checks=CHECKS,
                                timeout=30)
 

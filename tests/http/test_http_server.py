@@ -96,7 +96,7 @@ def test_lead_content_outcomes_are_200(http: httpx.Client) -> None:
 
 
 def test_token_rules(dqkit_server: ServedProcess) -> None:
-    body, ctype = encode_lead(LEAD, "json")
+    body, _ = encode_lead(LEAD, "json")
     url = dqkit_server.url
     assert "missing" in _error(httpx.post(url + "/search", content=body), 401)["detail"]
     r = httpx.post(url + "/search", content=body, headers={"Auth-Token": "wrong"})
@@ -279,3 +279,22 @@ def test_timeout_seconds_answers_408() -> None:
         assert "Timeout-Seconds" in _error(r, 408)["detail"]
         r = httpx.post(url + "/address/search/v1", json=body, headers={"Timeout-Seconds": "5"}, timeout=30)
         assert r.status_code == 200
+
+
+@pytest.mark.shared
+def test_serving_an_openaddresses_reference(shared_dir: object, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from dqkit.server.testing import serve_process
+
+    csv = Path(str(shared_dir)) / "data" / "openaddresses" / "alameda.csv"
+    # build the index into a temporary cache so the user's cache is not touched
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    with serve_process(references=[csv], env=env) as served, httpx.Client(base_url=served.url, timeout=30) as http:
+        datasets = http.get("/address/datasets/v1").json()["result"]
+        assert datasets and not any(d.get("synthetic") for d in datasets), datasets
+        first = csv.read_text().splitlines()[1].split(",")
+        number, street = first[2], first[3]
+        result = _search(http, f"{number} {street}")
+        assert result["suggestions"], result
+        assert street.split()[0].upper() in result["suggestions"][0]["text"].upper()

@@ -203,3 +203,35 @@ def test_rate_limiter_spaces_requests() -> None:
     assert len(spacing) == 4 and spacing == sorted(spacing)
     assert [round(s, 1) for s in spacing] == [0.1, 0.2, 0.3, 0.4]
     assert len(paused) == 1 and 1.9 < paused[0] <= 2.0
+
+
+def test_serve_command_options(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from dqkit.cli import build_parser, main
+    from dqkit.cli.serve_cmd import config_from_args
+
+    csv = Path(str(tmp_path)) / "ref.csv"
+    csv.write_text("LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID\n")
+    monkeypatch.setenv("DQKIT_SERVE_TOKENS", "env-token")
+    args = build_parser().parse_args([
+        "serve", "--host", "127.0.0.1", "--port", "0", "--token", "t1", "--token", "t2", "--client-id", "C1",
+        "--client-id", "C2", "--allow-ip", "10.0.0.0/8", "--allow-ip", "127.0.0.1", "--reference", str(csv),
+        "--reference", str(csv), "--rate-limit", "100", "--max-body-bytes", "4096"])
+    cfg = config_from_args(args)
+    assert cfg.tokens == frozenset({"t1", "t2", "env-token"}) and cfg.client_ids == frozenset({"C1", "C2"})
+    assert cfg.partner_ids is None and len(cfg.allow_ips) == 2 and len(cfg.references) == 2
+    assert cfg.rate_limit == 100 and cfg.max_body_bytes == 4096
+    assert main(["serve", "--allow-ip", "nonsense"]) == 1
+    assert main(["serve", "--reference", str(csv) + ".missing"]) == 1
+
+
+def test_search_response_cache_is_lru() -> None:
+    from dqkit.server.address_routes import ResponseCache
+
+    cache = ResponseCache(2)
+    cache.put(b"a", b"1")
+    cache.put(b"b", b"2")
+    assert cache.get(b"a") == b"1"  # a is now the most recent
+    cache.put(b"c", b"3")
+    assert cache.get(b"b") is None and cache.get(b"a") == b"1" and cache.get(b"c") == b"3"

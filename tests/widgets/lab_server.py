@@ -7,6 +7,7 @@ on 127.0.0.1 on a free port with a random token, fetches no news and checks for 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import secrets
@@ -20,6 +21,14 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM if the test process dies without cleaning up (a hard timeout kill)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -99,7 +108,7 @@ def jupyter_lab(tmp: Path, *, start_timeout: float = 60.0) -> Iterator[Lab]:
         cmd.append("--allow-root")
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent)
     lab = Lab(f"http://127.0.0.1:{port}", token, root, log, proc)
     try:
         deadline = time.monotonic() + start_timeout

@@ -136,7 +136,39 @@ w.observe(lambda change: OUT.write_text(json.dumps(change["new"], sort_keys=True
 w""",
     # Cell 1: read `.value` back in the kernel.
     """print("VALUE=" + json.dumps(w.value, sort_keys=True))""",
+    # Cell 2: the baseline: a bare anywidget that echoes a message from the browser, painting nothing but a frame.
+    # Its round trip is the floor of any widget's keystroke latency on this machine (server, websocket, kernel).
+    """import anywidget
+
+class Echo(anywidget.AnyWidget):
+    _esm = '''
+export default { render({ model, el }) {
+  const b = document.createElement("button");
+  b.textContent = "echo"; b.className = "dqkit-echo"; el.append(b);
+  window.__dqkitEcho = [];
+  model.on("msg:custom", (m) => {
+    const answered = performance.now();
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => window.__dqkitEcho.push([answered - m.t, performance.now() - m.t]);
+      ch.port2.postMessage(0);
+    });
+  });
+  b.addEventListener("click", async () => {
+    for (let i = 0; i < %d; i++) {
+      model.send({ t: performance.now() });
+      await new Promise((r) => setTimeout(r, %d));
+    }
+  });
+} };'''
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_msg(lambda widget, content, buffers: self.send(content))
+
+Echo()""",
 ]
+ECHO_ROUNDS = 30
 
 PAINT_PROBE = """() => {
   window.__dqkitPaints = [];
@@ -185,7 +217,8 @@ def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
     server, tmp = lab
     target, group = choose_target(), choose_group_target()
     outfile, pidfile = tmp / "value.json", tmp / "kernel.pid"
-    cells = [c.format(pidfile=str(pidfile), outfile=str(outfile)) if "{pidfile" in c else c for c in NOTEBOOK_CELLS]
+    cells = [NOTEBOOK_CELLS[0].format(pidfile=str(pidfile), outfile=str(outfile)), NOTEBOOK_CELLS[1],
+             NOTEBOOK_CELLS[2] % (ECHO_ROUNDS, TYPE_DELAY_MS)]
     write_notebook(server.root / "widget.ipynb", cells)
     ARTIFACTS.mkdir(exist_ok=True)
 
@@ -201,6 +234,7 @@ def test_type_pick_and_read_value_in_the_kernel(lab: tuple[Lab, Path]) -> None:
             try:
                 _drive(page, expect, server, target, outfile)
                 _refine_unit(page, expect, group, outfile)
+                _measure_echo(page, expect)
                 errors = [c for c in console if c.startswith("pageerror")]
                 assert not errors, errors
             except Exception:
@@ -267,6 +301,7 @@ def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path) -
     expect(active).to_have_attribute("aria-selected", "true")
     expect(active).to_contain_text(target.text)
     combo.press("Enter")
+    expect(combo).to_be_focused()  # JupyterLab did not take the Enter for itself
 
     # The browser shows the 7-line address...
     box = page.locator(".dqkit-ac__address")
@@ -341,6 +376,34 @@ def _run_cell(page: Any, cell: Any) -> None:
         except PlaywrightTimeout:
             if attempt:
                 raise
+
+
+def _measure_echo(page: Any, expect: Any) -> None:
+    """Time the bare echo widget the same way (send -> answer -> painted frame) and add it to the report."""
+    _run_cell(page, page.locator(".jp-NotebookPanel .jp-Cell").nth(2))
+    button = page.locator("button.dqkit-echo")
+    expect(button).to_be_visible(timeout=30_000)
+    button.click()
+    page.wait_for_function(f"() => window.__dqkitEcho && window.__dqkitEcho.length >= {ECHO_ROUNDS}",
+                           timeout=30_000)
+    samples: list[list[float]] = page.evaluate("window.__dqkitEcho")
+    trip = [float(x[0]) for x in samples]
+    painted = [float(x[1]) for x in samples]
+    path = ARTIFACTS / "widget_latency.json"
+    report = json.loads(path.read_text())
+    report["baseline"] = {
+        "what": "a bare anywidget echoing one message: send -> answer, and -> the next painted frame",
+        "rounds": len(samples),
+        "round_trip_p50_ms": round(statistics.median(trip), 2),
+        "round_trip_p95_ms": round(percentile(trip, 95), 2),
+        "painted_p50_ms": round(statistics.median(painted), 2),
+        "painted_p95_ms": round(percentile(painted, 95), 2),
+    }
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    b = report["baseline"]
+    print(f"bare anywidget echo on the same page: round trip p50 {b['round_trip_p50_ms']} ms, "
+          f"p95 {b['round_trip_p95_ms']} ms; to the painted frame p50 {b['painted_p50_ms']} ms, "
+          f"p95 {b['painted_p95_ms']} ms")
 
 
 def _report_latency(paints: list[dict[str, Any]], keystrokes: int) -> None:

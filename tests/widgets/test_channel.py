@@ -37,12 +37,19 @@ class TestDecode:
         r = decode({"proto": PROTOCOL, "kind": "request", "id": 7, "op": "search", "params": {"text": "1"}})
         assert r == Request(PROTOCOL, "request", 7, "search", {"text": "1"})
 
+    def test_string_ids_are_answered_as_given(self) -> None:
+        r = decode({"proto": PROTOCOL, "kind": "request", "id": "k3f9-12", "op": "step_in", "params": {"key": "x"}})
+        assert r is not None
+        h, _ = handler()
+        assert h.answer(r).message["id"] == "k3f9-12"
+
     @pytest.mark.parametrize("content", [
         None, "search", [1, 2], {}, {"method": "update"},
         {"proto": "other", "kind": "request", "id": 1, "op": "search"},
         {"proto": PROTOCOL, "kind": "response", "id": 1, "op": "search"},
         {"proto": PROTOCOL, "kind": "request", "op": "search"},  # no id: nothing to answer
-        {"proto": PROTOCOL, "kind": "request", "id": "one", "op": "search"},
+        {"proto": PROTOCOL, "kind": "request", "id": 1.5, "op": "search"},
+        {"proto": PROTOCOL, "kind": "request", "id": None, "op": "search"},
         {"proto": PROTOCOL, "kind": "request", "id": 1, "op": "search", "params": [1]},
     ])
     def test_other_traffic_and_garbage_is_ignored(self, content: object) -> None:

@@ -307,6 +307,24 @@ describe("createChannel", () => {
     await assert.rejects(p, (e) => e.type === "timeout" && /No answer from the kernel in 5 s/.test(e.message));
     assert.equal(ch.receive({ proto: PROTOCOL, kind: "response", id: sent[0].id, ok: true, result: 1 }), true);
   });
+  it("two views of one widget do not take each other's answers", async () => {
+    const t = fakeTimers();
+    const sentA = [];
+    const sentB = [];
+    const a = createChannel((m) => sentA.push(m), { timers: t });
+    const b = createChannel((m) => sentB.push(m), { timers: t });
+    const pa = a.request("search", { text: "1" });
+    const pb = b.request("search", { text: "2" });
+    assert.notEqual(sentA[0].id, sentB[0].id);
+    const answerB = { proto: PROTOCOL, kind: "response", id: sentB[0].id, ok: true, result: "for B" };
+    const answerA = { proto: PROTOCOL, kind: "response", id: sentA[0].id, ok: true, result: "for A" };
+    for (const msg of [answerB, answerA]) {
+      a.receive(msg); // the comm delivers every answer to every view
+      b.receive(msg);
+    }
+    assert.equal(await pa, "for A");
+    assert.equal(await pb, "for B");
+  });
   it("ignores messages that are not its answers", () => {
     const ch = createChannel(() => {}, { timers: fakeTimers() });
     assert.equal(ch.receive(null), false);
@@ -434,6 +452,21 @@ describe("controller: typing and stale answers", () => {
     k.requests[2].resolve(list([final("10 A St", "A")]));
     await flush();
     assert.equal(c.state.error, "");
+  });
+
+  it("a failed search closes the suggestions of the previous text", async () => {
+    const { c, t, k } = setup();
+    c.input("10");
+    k.requests[0].resolve(list([final("10 A St", "A")]));
+    await flush();
+    assert.equal(c.state.open, true);
+    t.advance(100);
+    c.input("10 A");
+    k.requests[1].reject(new Error("400 Bad Request: no reference data for country 'CAN'"));
+    await flush();
+    assert.match(c.state.error, /no reference data/);
+    assert.equal(c.state.open, false);
+    assert.deepEqual(c.state.items, []);
   });
 
   it("an error answering an old keystroke is dropped like any stale answer", async () => {

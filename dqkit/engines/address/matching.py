@@ -23,6 +23,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
+from dqkit.engines.reference.build import FIELD_STREET
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, TokenIndex
 from dqkit.engines.reference.tokens import unit_designator_prefix
 
@@ -33,6 +34,7 @@ LEVEL_PREFIX_LOCALITY: Final = 3
 LEVEL_FUZZY_STREET: Final = 2
 LEVEL_FUZZY_LOCALITY: Final = 1
 DROP_PENALTY: Final = 7
+_SPARSE_MAX: Final = 4096  # candidate streets up to which the other words are checked street by street
 MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
 
@@ -182,10 +184,16 @@ class Matcher:
     # -- all words ---------------------------------------------------------------------------------------
     def match(self, q: Query) -> StreetMatch:
         words = list(q.words)
+        sparse = self._selective(words)
+        if sparse is not None:
+            result = self._combine(sparse, [])
+            if result is not None:
+                return result
         hits = [self._word(w, fuzzy=False) for w in words]
-        result = self._combine(hits, [])
-        if result is not None:
-            return result
+        if sparse is None:
+            result = self._combine(hits, [])
+            if result is not None:
+                return result
         # 1. typos for every word long enough
         if any(max_typos(w.text) for w in words):
             hits = [self._word(w, fuzzy=True) if max_typos(w.text) else h for w, h in zip(words, hits, strict=True)]
@@ -205,6 +213,59 @@ class Matcher:
             if best is not None:
                 return best
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
+
+    def _selective(self, words: list[Word]) -> list[WordHit] | None:
+        """The strict AND, evaluated the cheap way: the most selective word over all streets, every other word
+        only on the streets that word left (through the forward index). None when that shortcut does not apply
+        (a single word, a word needing typo matching, too many candidates, or a word matching none of them):
+        the caller then takes the general path, which gives the same answer for the cases handled here."""
+        if len(words) < 2:
+            return None
+        tk = self.tk
+        ps_ptr, pl_ptr = tk.ps_ptr, tk.pl_ptr
+        specs: list[tuple[list[int], int, int, int]] = []
+        for w in words:
+            exact_ids = [i for f in w.forms if (i := tk.find(f)) >= 0]
+            plo, phi = tk.prefix_range(w.text) if not w.complete else (0, 0)
+            size = int(ps_ptr[phi] - ps_ptr[plo] + pl_ptr[phi] - pl_ptr[plo]) if phi > plo else 0
+            size += sum(int(ps_ptr[i + 1] - ps_ptr[i] + pl_ptr[i + 1] - pl_ptr[i]) for i in exact_ids)
+            if size == 0:
+                return None
+            specs.append((exact_ids, plo, phi, size))
+        first = min(range(len(words)), key=lambda i: specs[i][3])
+        h0 = self.match_word(words[first])
+        if h0.levels is None:
+            return None
+        cand = np.flatnonzero(h0.levels)
+        if len(cand) == 0 or len(cand) > _SPARSE_MAX:
+            return None
+        g = cand + self.ds.street_lo
+        fa, fb = self.ix.fw_ptr[g], self.ix.fw_ptr[g + 1]
+        lens = fb - fa
+        starts = np.cumsum(lens) - lens
+        idx = np.repeat(fa - starts, lens) + np.arange(int(lens.sum()))
+        ent = self.ix.fw_tok[idx]
+        in_street = self.ix.fw_field[idx] == FIELD_STREET
+        out: list[WordHit] = []
+        for i, w in enumerate(words):
+            if i == first:
+                out.append(h0)
+                continue
+            exact_ids, plo, phi, _ = specs[i]
+            lvl = np.zeros(len(ent), dtype=np.int8)
+            if phi > plo:
+                sel = (ent >= plo) & (ent < phi)
+                lvl[sel] = np.where(in_street[sel], LEVEL_PREFIX_STREET, LEVEL_PREFIX_LOCALITY)
+            if exact_ids:
+                sel = ent == exact_ids[0] if len(exact_ids) == 1 else np.isin(ent, exact_ids)
+                lvl[sel] = np.where(in_street[sel], LEVEL_EXACT_STREET, LEVEL_EXACT_LOCALITY)
+            per = np.maximum.reduceat(lvl, starts)
+            if not per.any():
+                return None
+            dense = np.zeros(self.n, dtype=np.int8)
+            dense[cand] = per
+            out.append(WordHit(w, dense, {tk.vocab[j] for j in exact_ids}, "" if w.complete else w.text))
+        return out
 
     def _word(self, w: Word, *, fuzzy: bool) -> WordHit:
         return self.match_word(w, fuzzy=fuzzy)

@@ -31,6 +31,7 @@ NUMBER_EXACT: Final = 3
 NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
 NUMBER_PREFIX: Final = 1
 _PRIOR_CAP: Final = (1 << 20) - 1
+_FEW_STREETS: Final = 512  # below this many candidate streets, look the number up street by street
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 
 
@@ -130,19 +131,33 @@ class Searcher:
         ix = self.ix
         tk = self.matcher(ds).tk
         ni = numint(q.number)
-        lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
-        hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
-        if lo == hi:
-            return [], False, 0
-        addrs = tk.num_order[lo:hi]
-        st = ix.a_street[addrs].astype(np.int64)
-        score_of = np.full(ds.street_hi - ds.street_lo, -10_000, dtype=np.int32)
-        score_of[m.streets - ds.street_lo] = m.scores
-        sc = score_of[st - ds.street_lo]
-        keep = sc > -10_000
-        if not keep.any():
-            return [], False, 0
-        addrs, st, sc = addrs[keep], st[keep], sc[keep]
+        if len(m.streets) <= _FEW_STREETS:
+            # few candidate streets: binary-search the number in each (street, number) key range
+            keys = (m.streets << 24) | ni
+            starts = ix.a_key.searchsorted(keys, "left")
+            ends = ix.a_key.searchsorted(keys, "right")
+            has = ends > starts
+            if not has.any():
+                return [], False, 0
+            starts, ends, sc_st = starts[has], ends[has], m.scores[has]
+            lens = ends - starts
+            addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+            sc = np.repeat(sc_st, lens)
+            st = ix.a_street[addrs].astype(np.int64)
+        else:
+            lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
+            hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
+            if lo == hi:
+                return [], False, 0
+            addrs = tk.num_order[lo:hi]
+            st = ix.a_street[addrs].astype(np.int64)
+            score_of = np.full(ds.street_hi - ds.street_lo, -10_000, dtype=np.int32)
+            score_of[m.streets - ds.street_lo] = m.scores
+            sc = score_of[st - ds.street_lo]
+            keep = sc > -10_000
+            if not keep.any():
+                return [], False, 0
+            addrs, st, sc = addrs[keep], st[keep], sc[keep]
         num_id = ix.strings.find(q.number)
         exact = ix.a_number[addrs] == num_id if num_id >= 0 else np.zeros(len(addrs), dtype=bool)
         nlevel = np.where(exact, NUMBER_EXACT, NUMBER_NUMERIC)

@@ -20,9 +20,10 @@ SCORE_RESULT with records (`LeadRecords.score`), the phone's records first:
 | address only | 630 | 620 | 610 |
 | nothing | 570 | 560 | 550 |
 
-A record of line class C answers 590 (probable cellular), P 580 (probable pager). When the phone is in no record
-but the lead's full name and address are (the person is known, not the phone), the answer is 850 (header data).
-Otherwise the phone's own code stands (`PhoneCheck.score`: 450, 510, 520, 530, 540). The best match over all of
+A record of line class C answers 590 (probable cellular), P 580 (probable pager). When the phone is valid but in
+no record while the lead's full name and address are (the person is known, not the phone), the answer is 850
+(header data). Otherwise the phone's own code stands (`PhoneCheck.score`: 450 missing, 510 bad length or
+format, 520 invalid area code, 530 prefix or ZIP mismatch, 540 unverifiable). The best match over all of
 the phone's records wins. Names compare after upper-casing and dropping punctuation (a given name also matches
 its initial); business names after dropping legal forms (Inc, LLC ...); streets by house number and street name
 words, suffixes and directions abbreviated the USPS way.
@@ -62,6 +63,7 @@ _RANK: Final = {code: i for i, level in enumerate((_FULL_ADDR, _SURNAME_ADDR, _F
                                                    _BUSINESS, _ADDRESS, _NOTHING)) for code in level}
 
 _NON_ALNUM: Final = re.compile(r"[^A-Z0-9 ]+")
+_NOT_STREET_CHAR: Final = re.compile(r"[^A-Z0-9# ]+")
 _STREET_ABBR: Final = {"STREET": "ST", "AVENUE": "AVE", "AV": "AVE", "ROAD": "RD", "DRIVE": "DR", "LANE": "LN",
                        "COURT": "CT", "BOULEVARD": "BLVD", "PLACE": "PL", "TERRACE": "TER", "CIRCLE": "CIR",
                        "PARKWAY": "PKWY", "HIGHWAY": "HWY", "TRAIL": "TRL", "WAY": "WAY", "SQUARE": "SQ",
@@ -144,10 +146,10 @@ class LeadRecords:
     def score(self, lead: LeadRequest, name: NameParser, phone: PhoneCheck) -> str:
         """SCORE_RESULT of a lead whose name was parsed into `name` and whose first phone gave `phone`."""
         if phone.score in ("450", "510", "520") or not phone.digits:
-            return self._header_or(lead, name, phone.score)
+            return phone.score
         found = self._by_phone.get(phone.digits)
         if not found:
-            return self._header_or(lead, name, phone.score)
+            return self._header_or(lead, name, phone.score) if phone.score == "540" else phone.score
         first, last = _name_key(name.first_name), _name_key(name.last_name)
         business = _business_key(name.business_name) if name.business_name_ind == "Y" else ""
         street, zip5 = _street_key(lead.street1), lead.zip.strip()[:5]
@@ -231,7 +233,7 @@ def _business_matches(known: str, given: str) -> bool:
 
 def _street_key(text: str) -> str:
     """House number and street words, abbreviated; units and everything after them dropped."""
-    words = _NON_ALNUM.sub(" ", text.upper().replace("#", " # ")).split()
+    words = _NOT_STREET_CHAR.sub(" ", text.upper().replace("#", " # ")).split()
     out: list[str] = []
     for w in words:
         if w in _UNIT_WORDS or w == "#":

@@ -406,7 +406,8 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
             return hit
     if kind in (_NAME, _FULL):
         words = [w for w in tokens if w not in _TITLES] or list(tokens)
-        if given_first and words[0] in t.given_placeholders:
+        surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
+        if given_first and not surname_first and words[0] in t.given_placeholders:
             return PLACEHOLDER, words[0]
         hit = _person_phrase(t, words)
         if hit is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -112,11 +113,17 @@ class TokenIndex:
             out[c] = (lo, i + 1)
         return out
 
+    @cached_property
+    def ids(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.words)}
+
     def find(self, word: str) -> int:
-        return self.vocab.find(word)
+        return self.ids.get(word, -1)
 
     def prefix_range(self, prefix: str) -> tuple[int, int]:
-        return self.vocab.prefix_range(prefix)
+        words = self.words
+        lo = bisect.bisect_left(words, prefix)
+        return lo, bisect.bisect_left(words, prefix + "\U0010ffff", lo)
 
 
 class ReferenceIndex:
@@ -271,9 +278,9 @@ class ReferenceIndex:
         row = self.street(s)
         lo, hi = row.lo, row.hi
         st = self.strings
-        nums = [st[i] for i in self.a_number[lo:hi].tolist()]
-        desigs = [st[i] for i in self.a_desig[lo:hi].tolist()]
-        units = [st[i] for i in self.a_unit[lo:hi].tolist()]
+        nums = st.many(self.a_number[lo:hi].tolist())
+        desigs = st.many(self.a_desig[lo:hi].tolist())
+        units = st.many(self.a_unit[lo:hi].tolist())
         lats = self.a_lat[lo:hi].tolist()
         lons = self.a_lon[lo:hi].tolist()
         sids = self.source_ids.range(lo, hi)
@@ -334,4 +341,4 @@ class ReferenceIndex:
 
 
 def _coord(x: float) -> str:
-    return "" if x != x else repr(round(x, 7))
+    return "" if x != x else repr(x)  # the shortest text that reads back as the stored double

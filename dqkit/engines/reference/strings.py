@@ -67,6 +67,11 @@ class StringTable(Sequence[str]):
             return [text[off[k]:off[k + 1]] for k in range(self._n)]
         return [self[k] for k in range(self._n)]
 
+    def many(self, ids: list[int]) -> list[str]:
+        """The strings of several ids (decode-cached)."""
+        get = self._cache.get
+        return [s if (s := get(i)) is not None else self[i] for i in ids]
+
     def range(self, lo: int, hi: int) -> list[str]:
         """Strings lo..hi-1, decoded with one call (uncached: for tables read in runs, like point ids)."""
         if hi <= lo:

@@ -59,6 +59,7 @@ def token_spans(text: str) -> list[tuple[str, int, int]]:
     return [(fold(m.group()), m.start(), m.end()) for m in TOKEN_RE.finditer(text)]
 
 
+@lru_cache(maxsize=65536)
 def street_word_forms(word: str) -> tuple[str, ...]:
     """Every form under which the index stores one word of a street name (itself first)."""
     forms = [word]
