@@ -153,3 +153,18 @@ def test_error_message_and_reject() -> None:
     msg = eng.error_message("E500", "from 10.0.0.1")
     assert msg.message.result_code == "E500" and "account representative" in msg.message.value
     assert "10.0.0.1" in msg.message.value
+
+
+def test_standardized_address_and_s102() -> None:
+    eng = LeadEngine()
+    ok = eng.verify(LeadRequest(full_name="Ann Lee", zip="94110", street1="123 Valencia Street",
+                                city="san fransisco", state="CA"))
+    sa = ok.standardized_address
+    assert ok.message.result_code == "S100" and sa is not None
+    assert (sa.street1, sa.city, sa.zip) == ("123 VALENCIA ST", "SAN FRANCISCO", "94110")
+    assert "04" in sa.address_error_status and sa.geomatch == "5" and sa.county_code == "075"
+    bad_zip = eng.verify(LeadRequest(full_name="Ann Lee", zip="99999", street1="1 Main St"))
+    assert bad_zip.message.result_code == "S102" and bad_zip.message.type == "STATUS"
+    assert "58" in bad_zip.message.value
+    no_number = eng.verify(LeadRequest(full_name="Ann Lee", zip="94110", street1="Main St"))
+    assert no_number.message.result_code == "S102" and "57" in no_number.message.value

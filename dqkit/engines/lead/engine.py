@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
-from dqkit.contract.codes import PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS, MatchLevel
+from dqkit.contract.codes import ADDRESS_ERROR_STATUSES, PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS, MatchLevel
 from dqkit.contract.lead import APOSTROPHE_FIELDS, ELSGenericMessage, LeadRequest, Message, Stage1Data
 from dqkit.contract.lead_wire import WireProblem, check_lead
 from dqkit.engines.lead.names import parse_name
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 INVALID_CHARACTERS: Final = "^%$?*><=&"
 _INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + "]")
 _NO_MATCH_LEVELS: Final = frozenset({MatchLevel.NO_MATCH})
+# Address status codes that explain an invalid address, named in the S102 VALUE.
+_INVALID_ADDRESS_CODES: Final = frozenset({"57", "58", "59", "30", "61", "23", "47", "64"})
 
 
 @dataclass(frozen=True)
@@ -180,15 +182,18 @@ class LeadEngine:
             stage1.phone_status = checks[0].status
             stage1.phone_desc = PHONE_STATUSES[checks[0].status]
         standardized = None
+        value = ""
         if self._standardize is not None:
             outcome = self._standardize(lead, p.points)
             standardized = outcome.address
             if not outcome.valid:
                 code = "S102"
+                value = "; ".join(f"{c} {ADDRESS_ERROR_STATUSES.get(c, '')}" for c in outcome.codes
+                                  if c in _INVALID_ADDRESS_CODES)
         rc = RESULT_CODES[code]
         return ELSGenericMessage(
             transaction_id=self._transaction_id(),
-            message=Message(type=rc.type, result_code=code, value=rc.value),
+            message=Message(type=rc.type, result_code=code, value=f"{rc.value}: {value}" if value else rc.value),
             input_data=echo if p.echo_input else None,
             standardized_address=standardized,
             stage1_data=stage1,
