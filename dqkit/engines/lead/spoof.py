@@ -156,7 +156,8 @@ def _deleet(token: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(tokens, extra candidates) of a value. Tokens are its words in look-alike-free lower case (first reading);
-    extras are other readings: merged runs of single letters (f.u.c.k), joined short pieces (fu ck), the second
+    extras are other readings: merged runs of single letters (f.u.c.k), joined pairs of two-letter pieces (fu ck),
+    the second
     reading of a 1 or !."""
     low = text.lower()
     if low.isascii() and low.isalpha():  # the common case: one plain word
@@ -188,15 +189,21 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             extras.append("".join(singles))
         singles = []
     for a, b in itertools.pairwise(tokens):
-        if min(len(a), len(b)) <= 2 and len(a) + len(b) >= 4 and a.isalpha() and b.isalpha():
+        if len(a) <= 2 and len(b) <= 2 and len(a) + len(b) >= 4 and a.isalpha() and b.isalpha():
             extras.append(a + b)
     return tuple(t for t in tokens if t), tuple(extras)
 
 
-def _variants(token: str) -> tuple[str, ...]:
-    """Readings of a token with repeated letters undone: runs of three or more to one or two letters (fuuuck,
-    asss), doubled vowels to one (shiit). Doubled consonants stay: Fagg, Crapp and Loll are surnames."""
-    return (_RUN3.sub(r"\1", token), _RUN3.sub(r"\1\1", token), _DOUBLE_VOWEL.sub(r"\1", token))
+def _variants(token: str) -> list[tuple[str, bool]]:
+    """Readings of a token with repeated letters undone, each with "vowels only": runs of three or more to one
+    or two letters (fuuuck, asss), doubled vowels to one (shiit, True). Doubled consonants stay: Fagg, Crapp and
+    Loll are surnames."""
+    out: list[tuple[str, bool]] = []
+    if _RUN3.search(token):
+        out += [(_RUN3.sub(r"\1", token), False), (_RUN3.sub(r"\1\1", token), False)]
+    if _DOUBLE_VOWEL.search(token):
+        out.append((_DOUBLE_VOWEL.sub(r"\1", token), True))
+    return out
 
 
 def _squash(tokens: Iterable[str]) -> str:
@@ -340,9 +347,9 @@ def _word_hit(t: _Tables, table: dict[str, _Found], token: str) -> _Found | None
     if m:
         return VULGAR, m.group()
     if _REPEATS.search(token):
-        for i, v in enumerate(_variants(token)):
+        for v, vowels_only in _variants(token):
             hit = table.get(v)
-            if hit is not None and (i < 2 or hit[0] == VULGAR):  # Noone is not "none"
+            if hit is not None and (not vowels_only or hit[0] == VULGAR):  # Noone is not "none"
                 return hit
             m = t.roots.search(v)
             if m:
@@ -394,7 +401,7 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         if hit is not None:
             return hit
     for tok in extras:
-        for v in (tok, *_variants(tok)):
+        for v in (tok, *(v for v, _ in _variants(tok))):
             if v in t.vulgar:
                 return VULGAR, v
             m = t.roots.search(v)
