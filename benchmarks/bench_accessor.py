@@ -12,10 +12,11 @@ standardization) serves every phase, after a warm-up on the first 500 rows, so n
     pandas/dask   `dd.from_pandas(df, 8).leads.verify(cache=False)` on a local cluster of 2 worker processes,
                   against `no cache` on pandas (one process)
 
-"peak MB" is the highest resident memory above the phase's start, sampled every 10 ms. The machine may be shared
-with other work: numbers are noisy; run it on a quiet machine for figures to quote.
+"peak MB" is the highest resident memory above the phase's start, sampled every 10 ms; "CPU s" counts every
+thread of this process (the cache writer's included), which is steadier than wall time on a busy machine. The
+machine may be shared with other work: numbers are noisy; run it on a quiet machine for figures to quote.
 
-    .venv/bin/python benchmarks/bench_accessor.py [--rows 100000] [--seed 20240917] [--no-dask]
+    .venv/bin/python benchmarks/bench_accessor.py [--rows 100000] [--seed 20240917] [--repeat 1] [--no-dask]
 """
 
 from __future__ import annotations
@@ -61,12 +62,23 @@ class PeakMemory:
         return (self.peak - self.start) / 1e6
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+def timed(fn: Callable[[], Any]) -> tuple[float, float, float, Any]:
+    """Wall seconds, CPU seconds of this process (all its threads), peak MB above the start, and the result."""
     with PeakMemory() as mem:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
-        seconds = time.perf_counter() - t
-    return seconds, mem.peak_mb, out
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c
+    return seconds, cpu, mem.peak_mb, out
+
+
+def _warm_worker() -> int:
+    """Run on each Dask worker before the clock: the engine's tables load once per process."""
+    from dqkit.backends.select import lead_backend
+    from dqkit.contract.lead import LeadRequest, Phone
+
+    lead = LeadRequest(first_name="Ann", last_name="Lee", street1="1 Main St", zip="02134",
+                       phones=(Phone(phone_number="6175550101"),))
+    return len(lead_backend().verify_leads([lead]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=100_000, help="leads to generate (default 100,000)")
     ap.add_argument("--seed", type=int, default=20240917, help="generator seed")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask comparison")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the in-process phases; the best is kept")
     args = ap.parse_args(argv)
 
     import dqkit.notebook  # noqa: F401  (registers df.leads)
@@ -98,30 +111,38 @@ def main(argv: list[str] | None = None) -> int:
     def direct() -> list[Any]:
         return backend.verify_leads([lead_from_row(r, columns) for r in df.to_dict("records")])
 
-    rows: list[tuple[str, float, float]] = []
-    results: dict[str, Any] = {}
-    for name, fn in (
+    def cold() -> pd.DataFrame:
+        options.cache_dir = work / f"cache-{time.monotonic_ns()}"  # an empty cache every time
+        return df.leads.verify(backend=backend)
+
+    phases: list[tuple[str, Callable[[], Any]]] = [
         ("direct: lead_from_row + LocalBackend.verify_leads", direct),
-        ("accessor: df.leads.verify(), empty cache", lambda: df.leads.verify(backend=backend)),
+        ("accessor: df.leads.verify(), empty cache", cold),
         ("accessor: df.leads.verify(), warm cache", lambda: df.leads.verify(backend=backend)),
         ("accessor: df.leads.verify(cache=False)", lambda: df.leads.verify(backend=backend, cache=False)),
-    ):
-        seconds, peak, out = timed(fn)
-        rows.append((name, seconds, peak))
-        results[name] = out
-        print(f"  {name}: {seconds:.2f} s", flush=True)
+    ]
+    best: dict[str, tuple[float, float, float]] = {}
+    results: dict[str, Any] = {}
+    for round_ in range(args.repeat):  # phases alternate, so that a burst of load hits them alike
+        for name, fn in phases:
+            seconds, cpu, peak, out = timed(fn)
+            if name not in best or seconds < best[name][0]:
+                best[name] = (seconds, cpu, peak)
+            results[name] = out
+            print(f"  round {round_ + 1}: {name}: {seconds:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+    rows = [(name, *best[name]) for name, _ in phases]
 
-    dask_rows: list[tuple[str, float, float]] = []
+    dask_rows: list[tuple[str, float, float, float]] = []
     if not args.no_dask:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=40) as cluster, Client(cluster):
+                          silence_logs=40) as cluster, Client(cluster) as client:
+            client.run(_warm_worker)
             ddf = dd.from_pandas(df, npartitions=8)
-            dd.from_pandas(df.head(400), npartitions=2).leads.verify(cache=False).compute()  # workers warm up
-            seconds, peak, out = timed(lambda: ddf.leads.verify(cache=False).compute())
-            dask_rows.append(("dask: 2 worker processes, 8 partitions, cache=False", seconds, peak))
+            seconds, cpu, peak, out = timed(lambda: ddf.leads.verify(cache=False).compute())
+            dask_rows.append(("dask: 2 worker processes, 8 partitions, cache=False", seconds, cpu, peak))
             print(f"  dask: {seconds:.2f} s", flush=True)
             same = out.drop(columns="lead_transaction_id").reset_index(drop=True)
             ref = results["accessor: df.leads.verify(cache=False)"].drop(columns="lead_transaction_id")
@@ -129,13 +150,16 @@ def main(argv: list[str] | None = None) -> int:
 
     n = len(df)
     print(f"\n`df.leads.verify()` on {n:,} leads, local engine\n")
-    print("| phase | seconds | leads/s | peak MB above start |")
-    print("|---|---:|---:|---:|")
-    for name, seconds, peak in rows + dask_rows:
-        print(f"| {name} | {seconds:.2f} | {n / seconds:,.0f} | {peak:,.0f} |")
+    print("| phase | wall s | CPU s (this process) | leads/s (wall) | peak MB above start |")
+    print("|---|---:|---:|---:|---:|")
+    for name, seconds, cpu, peak in rows + dask_rows:
+        print(f"| {name} | {seconds:.2f} | {cpu:.2f} | {n / seconds:,.0f} | {peak:,.0f} |")
     t_direct, t_cold, t_warm, t_nocache = (r[1] for r in rows)
-    print(f"\naccessor overhead, empty cache vs direct: {t_cold / t_direct - 1:+.1%} (target <= +10%)")
-    print(f"accessor overhead, cache=False vs direct: {t_nocache / t_direct - 1:+.1%}")
+    c_direct, c_cold, _, c_nocache = (r[2] for r in rows)
+    print(f"\naccessor overhead, empty cache vs direct: {t_cold / t_direct - 1:+.1%} wall, "
+          f"{c_cold / c_direct - 1:+.1%} CPU (target <= +10%)")
+    print(f"accessor overhead, cache=False vs direct: {t_nocache / t_direct - 1:+.1%} wall, "
+          f"{c_nocache / c_direct - 1:+.1%} CPU")
     print(f"warm rerun vs first run: {t_cold / t_warm:.0f}x faster (target >= 20x)")
     if dask_rows:
         print(f"dask (2 workers) vs pandas (1 process), cache off: {t_nocache / dask_rows[0][1]:.2f}x")

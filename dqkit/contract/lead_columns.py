@@ -92,8 +92,9 @@ def _text(value: Any) -> str:
             return ""
         if value.is_integer():
             return str(int(value))
-    text = str(value).strip()
-    return "" if text in ("nan", "NaN", "None", "<NA>") else text
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers, without importing pandas
+        return ""
+    return str(value).strip()  # the text "None" or "nan" typed into a form is a value, not a missing one
 
 
 def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadRequest:

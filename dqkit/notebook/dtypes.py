@@ -8,6 +8,7 @@ newer vendor code) is kept: it is appended to the categories rather than lost.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -91,12 +92,17 @@ LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
 def _transpose(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
     """Column name -> object array of its values ("" where a row lacks it)."""
     n, width = len(rows), len(names)
-    if n and all(list(r) == list(names) for r in (rows[0], rows[-1])):
-        try:  # the common case: every row has exactly `names`, in order; one 2-D array, sliced by column
-            matrix = np.array([tuple(r.values()) for r in rows], dtype=object)
-        except ValueError:
-            matrix = None
-        if matrix is not None and matrix.shape == (n, width):
+    if n and width > 1:
+        # The common case: every row has every name. Fill one 2-D array row by row (numpy need not discover a
+        # shape) with the row's values picked in `names` order, then slice it by column.
+        pick = operator.itemgetter(*names)
+        matrix = np.empty((n, width), dtype=object)
+        try:
+            for i, r in enumerate(rows):
+                matrix[i] = pick(r)
+        except KeyError:  # some row lacks a name: take the slow path
+            pass
+        else:
             return {name: matrix[:, k] for k, name in enumerate(names)}
     return {name: np.array([r.get(name, "") for r in rows], dtype=object) for name in names}
 

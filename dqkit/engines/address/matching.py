@@ -35,6 +35,7 @@ LEVEL_FUZZY_STREET: Final = 2
 LEVEL_FUZZY_LOCALITY: Final = 1
 DROP_PENALTY: Final = 7
 _SPARSE_MAX: Final = 4096  # candidate streets up to which the other words are checked street by street
+_SPARSE_MIN_STREETS: Final = 65536  # below this, one byte per street per word is cheaper than the detour
 MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
 
@@ -219,7 +220,7 @@ class Matcher:
         only on the streets that word left (through the forward index). None when that shortcut does not apply
         (a single word, a word needing typo matching, too many candidates, or a word matching none of them):
         the caller then takes the general path, which gives the same answer for the cases handled here."""
-        if len(words) < 2:
+        if len(words) < 2 or self.n < _SPARSE_MIN_STREETS:
             return None
         tk = self.tk
         ps_ptr, pl_ptr = tk.ps_ptr, tk.pl_ptr

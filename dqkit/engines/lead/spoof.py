@@ -157,8 +157,7 @@ def _deleet(token: str) -> list[str]:
 def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(tokens, extra candidates) of a value. Tokens are its words in look-alike-free lower case (first reading);
     extras are other readings: merged runs of single letters (f.u.c.k), joined pairs of two-letter pieces (fu ck),
-    the second
-    reading of a 1 or !."""
+    the second reading of a 1 or !."""
     low = text.lower()
     if low.isascii() and low.isalpha():  # the common case: one plain word
         return (low,), ()
@@ -256,6 +255,7 @@ def _keyboard_runs() -> tuple[frozenset[str], frozenset[str]]:
 @dataclass(frozen=True, slots=True)
 class _Tables:
     words: dict[str, dict[str, tuple[str, str]]]  # field kind -> token -> (kind of spoof, matched)
+    prefixed: re.Pattern[str]  # a vulgar prefix and the rest ("lilpussyface": "pussyface")
     vulgar: frozenset[str]
     roots: re.Pattern[str]
     fictional_tokens: frozenset[str]
@@ -274,8 +274,11 @@ class _Tables:
 def _tables() -> _Tables:
     words = set(_lines("vulgar_words.txt"))
     compounds: set[str] = set()
+    prefixes: list[str] = []
     for line in _lines("vulgar_affixes.txt"):
         side, affix = line.split()
+        if side == "prefix":
+            prefixes.append(affix)
         for w in words:
             compounds.add(affix + w if side == "prefix" else w + affix)
     roots = _lines("vulgar_roots.txt")
@@ -307,6 +310,7 @@ def _tables() -> _Tables:
         by_kind[kind] = table
     return _Tables(
         words=by_kind,
+        prefixed=re.compile(f"(?:{'|'.join(sorted(prefixes, key=len, reverse=True))})(.{{3,}})"),
         vulgar=vulgar,
         roots=re.compile("|".join(sorted(map(re.escape, roots), key=len, reverse=True))),
         fictional_tokens=fictional,
@@ -346,6 +350,10 @@ def _word_hit(t: _Tables, table: dict[str, _Found], token: str) -> _Found | None
     m = t.roots.search(token)
     if m:
         return VULGAR, m.group()
+    if len(token) >= 6:
+        m = t.prefixed.fullmatch(token)
+        if m and m.group(1) in t.vulgar:
+            return VULGAR, token
     if _REPEATS.search(token):
         for v, vowels_only in _variants(token):
             hit = table.get(v)
