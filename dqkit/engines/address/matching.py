@@ -13,7 +13,6 @@ are dropped (each drop costs score). That is what lets validate land on an addre
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -201,18 +200,14 @@ class Matcher:
             result = self._combine(hits, [], fuzzy=True)
             if result is not None:
                 return result
-        # 2. drop one, then two words (the combination with the best top score wins)
+        # 2. let one, then two words miss (each miss costs DROP_PENALTY): a wrong ZIP, a city the index spells
+        #    differently, a word beyond typo reach
         for r in (1, 2):
             if len(hits) <= r:
                 break
-            best: StreetMatch | None = None
-            for drop in itertools.combinations(range(len(hits)), r):
-                kept = [h for i, h in enumerate(hits) if i not in drop]
-                got = self._combine(kept, [hits[i].word for i in drop], fuzzy=True)
-                if got is not None and (best is None or int(got.scores.max()) > int(best.scores.max())):
-                    best = got
-            if best is not None:
-                return best
+            result = self._combine(hits, [], fuzzy=True, may_miss=r)
+            if result is not None:
+                return result
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
 
     def _selective(self, words: list[Word]) -> list[WordHit] | None:
@@ -271,26 +266,39 @@ class Matcher:
     def _word(self, w: Word, *, fuzzy: bool) -> WordHit:
         return self.match_word(w, fuzzy=fuzzy)
 
-    def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False) -> StreetMatch | None:
-        """AND of the hits; words without any hit are set aside. None when nothing is left."""
+    def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False,
+                 may_miss: int = 0) -> StreetMatch | None:
+        """AND of the hits (up to `may_miss` of them may miss a street, at a cost each); words without any hit
+        at all are set aside. None when no street is left."""
         kept = [h for h in hits if h.hit]
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
         levels = [h.levels for h in kept if h.levels is not None]
-        acc = levels[0].astype(np.int32)
-        ok = acc > 0
-        for lv in levels[1:]:
-            ok &= lv > 0
-            acc += lv
-        idx = np.flatnonzero(ok)
-        if len(idx) == 0:
-            return None
+        acc = levels[0].astype(np.int16)
+        if may_miss:
+            count = (levels[0] > 0).astype(np.int8)
+            for lv in levels[1:]:
+                count += lv > 0
+                acc += lv
+            idx = np.flatnonzero(count >= len(levels) - may_miss)
+            if len(idx) == 0:
+                return None
+            misses = len(levels) - count[idx].astype(np.int32)
+        else:
+            ok = levels[0] > 0
+            for lv in levels[1:]:
+                ok &= lv > 0
+                acc += lv
+            idx = np.flatnonzero(ok)
+            if len(idx) == 0:
+                return None
+            misses = np.zeros(len(idx), dtype=np.int32)
         penalty = DROP_PENALTY * (len(dropped) + sum(1 for w in missing if not harmless(w)))
-        scores = acc[idx] - penalty
+        scores = acc[idx].astype(np.int32) - penalty - DROP_PENALTY * misses
         all_words = len(kept) + len(dropped) + len(missing)
         return StreetMatch(
-            streets=idx.astype(np.int64) + self.ds.street_lo, scores=scores.astype(np.int32), hits=kept,
+            streets=idx.astype(np.int64) + self.ds.street_lo, scores=scores, hits=kept,
             dropped=dropped + missing, fuzzy=fuzzy or any(h.fuzzy for h in kept),
             max_score=LEVEL_EXACT_STREET * all_words,
         )

@@ -67,7 +67,8 @@ def parse_query(text: str) -> Query:
         t = toks[i]
         last = i == n - 1
         complete = not (last and ends_open)
-        designator = (is_unit_designator(t) or t in _GB_UNIT_WORDS) and UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER
+        designator = (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)) and \
+            UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not q.unit
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
                 q.unit_desig = UNITS.get(t, t)

@@ -86,7 +86,7 @@ class Validator:
         q = found.query
         top = found.items[0]
         detail = self._detail(ds, text, found, top)
-        heavy = bool(found.match and (found.match.fuzzy or (found.match.dropped and detail.street_corrected)))
+        heavy = bool(found.match and (found.match.fuzzy or detail.street_corrected))
         same = [it for it in found.items if it.rank[:3] == top.rank[:3]
                 and not (it.kind == BUILDING and it is not top and it.lo <= top.lo < it.hi)]
         if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number:
@@ -150,7 +150,8 @@ class Validator:
                 d.street_corrected = True
             if lv == LEVEL_EXACT_LOCALITY - 4 and h.word.text not in street_words:  # a typo in the locality
                 d.city_name_corrected = True
-        for w in m.dropped:
+        missed_here = [h.word for h in m.hits if h.levels is not None and int(h.levels[i]) == 0]
+        for w in [*m.dropped, *missed_here]:
             t = w.text
             if _is_postcode_word(ds.iso2, t):
                 continue  # counted above
