@@ -30,7 +30,7 @@ from dqkit.contract.errors import InputError
 from dqkit.notebook.columns import address_parts, country_iso3, resolve_address_columns
 from dqkit.notebook.dtypes import ADDRESS_CATEGORIES, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
-from dqkit.notebook.pipeline import Operation, one_by_one, with_concurrency
+from dqkit.notebook.pipeline import Operation, namespace, one_by_one, with_concurrency
 
 PREFIX: Final = "addr_"
 ADDRESS_LINES: Final = ("address_line_1", "address_line_2", "address_line_3", "locality", "region", "postal_code",
@@ -171,7 +171,7 @@ def validate(
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
     op: Operation[SearchRequest, ValidateResponse] = Operation(
-        namespace=f"{be.name}|address.validate", result_type=ValidateResponse,
+        namespace=namespace(be, "address.validate"), result_type=ValidateResponse,
         call=with_concurrency(native, concurrency) if callable(native) else one_by_one(be.validate),
         remote=is_remote(be), batched=callable(native))
     job = FrameJob(fields=fields, names=VALIDATE_NAMES, request=_request_builder(country, None, None, datasets),
@@ -211,7 +211,7 @@ def search(
     max_suggestions = top + 1
     native = getattr(be, "search_many", None)
     op: Operation[SearchRequest, SearchResponse] = Operation(
-        namespace=f"{be.name}|address.search", result_type=SearchResponse,
+        namespace=namespace(be, "address.search"), result_type=SearchResponse,
         call=with_concurrency(native, concurrency) if callable(native) else one_by_one(be.search),
         remote=is_remote(be), batched=callable(native))
     job = FrameJob(

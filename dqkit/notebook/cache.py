@@ -23,7 +23,7 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -31,10 +31,13 @@ FILE_NAME: Final = "results-v1.sqlite3"
 MAX_RUNS: Final = 32
 _LOOKUP_CHUNK: Final = 500
 
+SCHEMA_VERSION: Final = 2
+# `results` is keyed by the first 8 bytes of the key as the rowid (one B-tree, no second index to keep up);
+# the whole key is stored beside it and checked on every read, so a rowid collision is a miss, never a wrong answer.
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS results (
     id INTEGER PRIMARY KEY,
-    key BLOB NOT NULL UNIQUE,
+    key BLOB NOT NULL,
     value BLOB NOT NULL,
     created REAL NOT NULL
 );
@@ -46,14 +49,28 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
-def cache_key(namespace: str, payload: bytes) -> bytes:
-    """The key of `payload` (an encoded request) under `namespace` (backend name and operation)."""
+def key_function(namespace: str) -> Callable[[bytes], bytes]:
+    """The key maker of `namespace` (backend name and operation): payload (an encoded request) -> 20-byte key."""
     ns = namespace.encode()
-    h = hashlib.blake2b(digest_size=20, person=b"dqkit-cache-v1")
-    h.update(len(ns).to_bytes(4, "big"))
-    h.update(ns)
-    h.update(payload)
-    return h.digest()
+    base = hashlib.blake2b(digest_size=20, person=b"dqkit-cache-v1")
+    base.update(len(ns).to_bytes(4, "big"))
+    base.update(ns)
+
+    def key(payload: bytes) -> bytes:
+        h = base.copy()
+        h.update(payload)
+        return h.digest()
+
+    return key
+
+
+def cache_key(namespace: str, payload: bytes) -> bytes:
+    """The key of `payload` under `namespace` (see `key_function`)."""
+    return key_function(namespace)(payload)
+
+
+def _rowid(key: bytes) -> int:
+    return int.from_bytes(key[:8], "big", signed=True)
 
 
 class CacheUnavailable(Exception):
@@ -79,6 +96,10 @@ class ResultCache:
             self._con = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             self._con.execute("PRAGMA journal_mode=WAL")
             self._con.execute("PRAGMA synchronous=NORMAL")
+            if self._con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                # A cache of another layout (an older dqkit): start afresh, it only holds copies.
+                self._con.executescript("DROP TABLE IF EXISTS results; DROP TABLE IF EXISTS runs;")
+                self._con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self._con.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise CacheUnavailable(f"cannot use the result cache at {self.path}: {exc}") from exc
@@ -101,23 +122,26 @@ class ResultCache:
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         """The stored answers of those `keys` that have one."""
+        wanted = set(keys)
         found: dict[bytes, bytes] = {}
         with self._lock:
             for i in range(0, len(keys), _LOOKUP_CHUNK):
-                chunk = keys[i : i + _LOOKUP_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                found.update(self._con.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", chunk))
+                ids = [_rowid(k) for k in keys[i : i + _LOOKUP_CHUNK]]
+                marks = ",".join("?" * len(ids))
+                for key, value in self._con.execute(f"SELECT key, value FROM results WHERE id IN ({marks})", ids):
+                    if key in wanted:
+                        found[bytes(key)] = value
         return found
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         now = time.time()
-        rows = [(k, v, now) for k, v in items]
+        rows = [(_rowid(k), k, v, now) for k, v in items]
         if not rows:
             return
         with self._lock:
             self._con.execute("BEGIN")
             try:
-                self._con.executemany("INSERT OR REPLACE INTO results (key, value, created) VALUES (?, ?, ?)",
+                self._con.executemany("INSERT OR REPLACE INTO results (id, key, value, created) VALUES (?, ?, ?, ?)",
                                       rows)
                 self._con.execute("COMMIT")
             except BaseException:
@@ -193,7 +217,8 @@ class CacheWriter:
 
     def __init__(self, cache: ResultCache) -> None:
         self.cache = cache
-        self._queue: queue.Queue[list[tuple[bytes, bytes]] | None] = queue.Queue()
+        # Bounded: if the disk is slower than the backend, the batch waits rather than holding every answer twice.
+        self._queue: queue.Queue[list[tuple[bytes, bytes]] | None] = queue.Queue(maxsize=16)
         self._failed = False
         self._thread = threading.Thread(target=self._run, name="dqkit-cache-writer", daemon=True)
         self._thread.start()

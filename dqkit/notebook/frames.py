@@ -81,6 +81,13 @@ def input_columns(df: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
     return sub
 
 
+def _mergeable(values: np.ndarray[Any, Any]) -> bool:
+    """Whether equal cells of this column are equal values: text, or one kind of number (Python says 1 == 1.0 ==
+    True, which would merge rows that are different requests)."""
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    return kind in ("string", "empty", "integer", "floating", "boolean", "decimal", "date", "datetime")
+
+
 def _fingerprint(sub: pd.DataFrame) -> bytes:
     """A content hash of the values read, row order included (pandas' vectorized row hashes)."""
     if len(sub) == 0:
@@ -90,6 +97,20 @@ def _fingerprint(sub: pd.DataFrame) -> bytes:
     except TypeError:  # unhashable cells (lists, dicts): hash their text
         hashed = pd.util.hash_pandas_object(sub.astype(str), index=False)
     return np.ascontiguousarray(hashed.to_numpy(dtype=np.uint64)).tobytes()
+
+
+def _builder_fingerprint(sub: pd.DataFrame, build: Callable[[dict[str, Any]], Any]) -> bytes:
+    """The encoded requests of up to 64 rows spread over the table: if the way rows become requests changes
+    (a new mapping rule), the run key changes with it, while the warm path builds 64 requests, not all."""
+    import msgspec
+
+    picks = np.unique(np.linspace(0, len(sub) - 1, num=min(64, len(sub))).astype(np.intp))
+    fields = list(sub.columns)
+    encoder = msgspec.msgpack.Encoder(order="deterministic")
+    out = []
+    for values in sub.iloc[picks].itertuples(index=False, name=None):
+        out.append(encoder.encode(build(dict(zip(fields, values, strict=True)))))
+    return b"".join(out)
 
 
 def _to_blob(result: pd.DataFrame) -> bytes:
@@ -162,7 +183,8 @@ def result_columns(
     run_id = b""
     if store is not None and n:
         namespace = f"run|{op.namespace}|{__version__}|{job.options_key}|{','.join(job.names)}"
-        run_id = cache_key(namespace, "\x1f".join(job.fields).encode() + b"\x1e" + _fingerprint(sub))
+        run_id = cache_key(namespace, "\x1f".join(job.fields).encode() + b"\x1e" + _fingerprint(sub)
+                           + b"\x1e" + _builder_fingerprint(sub, job.request))
         blob = store.get_run(run_id)
         if blob is not None:
             remembered = _from_blob(blob, job.names, n)
@@ -170,37 +192,36 @@ def result_columns(
                 return remembered
 
     # Identical rows are read once; identical requests from different rows are merged by the pipeline.
-    fields = list(job.fields)
-    seen: dict[tuple[Any, ...], int] = {}
-    row_to_unique = np.empty(n, dtype=np.intp)
-    requests: list[Req] = []
     # Plain object arrays: iterating pandas' Arrow-backed text columns value by value is many times slower.
     arrays = [sub.iloc[:, k].to_numpy(dtype=object) for k in range(sub.shape[1])]
-    for i, row in enumerate(zip(*arrays, strict=True)):
-        try:
-            j = seen.get(row)
-        except TypeError:  # an unhashable cell: this row is not merged with others
-            j = None
-            seen_row = False
-        else:
-            seen_row = True
-        if j is None:
-            j = len(requests)
-            requests.append(job.request(dict(zip(fields, row, strict=True))))
-            if seen_row:
-                seen[row] = j
-        row_to_unique[i] = j
+    rows = list(zip(*arrays, strict=True))
+    first: dict[tuple[Any, ...], int] = {}
+    try:
+        if not all(_mergeable(a) for a in arrays):
+            raise TypeError
+        row_to_unique = [first.setdefault(row, len(first)) for row in rows]
+        distinct = list(first)
+    except TypeError:  # unhashable cells (lists), or 1 / 1.0 / True mixed in a column: rows are not merged
+        row_to_unique, distinct = list(range(n)), rows
+    fields = list(job.fields)
+    build = job.request
+    requests: list[Req] = [build(dict(zip(fields, row, strict=True))) for row in distinct]
+    del arrays, rows, first, distinct  # a 100,000-row run keeps only what it still needs
 
     threads, size = defaults(op, concurrency, chunk_size)
     batch: BatchResult[Res] = run_batch(op, requests, cache=store, progress=options.show_progress(progress),
                                         desc=job.desc, concurrency=threads, chunk_size=size)
-    typed = job.typed([job.flat(it) for it in batch.items])
+    del requests
+    flat = [job.flat(it) for it in batch.items]
+    clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in batch.items)
+    del batch  # the answers themselves are no longer needed: their flat rows are
+    typed = job.typed(flat)
+    del flat
     # Each row read got its own request unless merged: spread the distinct answers back over the rows.
-    result = typed if len(requests) == n else typed.take(row_to_unique).reset_index(drop=True)
+    result = typed if len(typed) == n else typed.take(np.asarray(row_to_unique, dtype=np.intp))\
+        .reset_index(drop=True)
 
-    if store is not None and n and batch.errors == 0 and all(
-        it.result is not None and op.cacheable(it.result) for it in batch.items
-    ):
+    if store is not None and n and clean:
         try:
             store.put_run(run_id, _to_blob(result))
         except Exception as exc:  # the cache never fails a run

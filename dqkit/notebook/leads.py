@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+import msgspec
 import pandas as pd
 
 from dqkit.backends.base import BatchItem, LeadBackend
@@ -19,7 +20,7 @@ from dqkit.contract.lead import ELSGenericMessage
 from dqkit.contract.lead_columns import RESULT_COLUMNS, error_row, flatten_message, lead_from_row, resolve_columns
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
-from dqkit.notebook.pipeline import Operation, with_concurrency
+from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
 
 PREFIX: Final = "lead_"
 RESULT_NAMES: Final = tuple(RESULT_COLUMNS)
@@ -30,6 +31,11 @@ _RETRY_OUTCOMES: Final = frozenset({Outcome.SERVICE_FAULT, Outcome.ACCOUNT_CONFI
 def cacheable(msg: ELSGenericMessage) -> bool:
     rc = RESULT_CODES.get(msg.message.result_code)
     return rc is None or rc.outcome not in _RETRY_OUTCOMES
+
+
+def without_echo(msg: ELSGenericMessage) -> ELSGenericMessage:
+    """The message as stored in the cache: without InputData, the echo of the request that is its key."""
+    return msgspec.structs.replace(msg, input_data=None) if msg.input_data is not None else msg
 
 
 def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str) -> dict[str, str]:
@@ -58,10 +64,11 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str],
              concurrency: int | None = None) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
-        namespace=f"{backend.name}|lead.verify",
+        namespace=namespace(backend, "lead.verify"),
         result_type=ELSGenericMessage,
         call=with_concurrency(backend.verify_leads, concurrency),
         cacheable=cacheable,
+        stored=without_echo,
         remote=is_remote(backend),
         batched=True,
     )

@@ -22,7 +22,7 @@ import msgspec
 
 from dqkit.backends.base import BatchItem
 from dqkit.contract.errors import DqkitError
-from dqkit.notebook.cache import CacheWriter, ResultCache, cache_key
+from dqkit.notebook.cache import CacheWriter, ResultCache, key_function
 from dqkit.notebook.progress import Progress
 
 Req = TypeVar("Req")
@@ -55,6 +55,10 @@ def _always(_: object) -> bool:
     return True
 
 
+def _same(answer: Res) -> Res:
+    return answer
+
+
 @dataclass(frozen=True)
 class Operation(Generic[Req, Res]):
     """One kind of question to one backend.
@@ -63,6 +67,8 @@ class Operation(Generic[Req, Res]):
     result_type: the answer's typed model, to decode cached answers.
     call:        answers a chunk of requests, one BatchItem per request, in order.
     cacheable:   whether an answer may be stored (not for service or account faults, which a rerun should retry).
+    stored:      the part of an answer worth storing (the lead's InputData echo is dropped: the key holds the
+                 request); what the pipeline returns is always the whole answer.
     remote:      True for HTTP backends: chunks then go out concurrently.
     batched:     True when `call` is the backend's own batch method (an HTTP client's, concurrent inside).
     """
@@ -71,8 +77,19 @@ class Operation(Generic[Req, Res]):
     result_type: type[Res]
     call: Callable[[Sequence[Req]], list[BatchItem[Res]]]
     cacheable: Callable[[Res], bool] = _always
+    stored: Callable[[Res], Res] = _same
     remote: bool = False
     batched: bool = False
+
+
+def namespace(backend: Any, operation: str) -> str:
+    """The cache namespace of `operation` on `backend`: its name (which names its configuration), and for an
+    in-process backend dqkit's version too, since a new version's engine may answer differently."""
+    from dqkit import __version__
+    from dqkit.backends.select import is_remote
+
+    name = str(backend.name)
+    return f"{name}|{operation}" if is_remote(backend) else f"{name}|dqkit-{__version__}|{operation}"
 
 
 def with_concurrency(batch_method: Callable[..., list[BatchItem[Res]]],
@@ -146,7 +163,9 @@ def run_batch(
 ) -> BatchResult[Res]:
     """Answer every request (see the module docstring). Raises only what the caller does (KeyboardInterrupt)."""
     encoder = msgspec.msgpack.Encoder(order="deterministic")
-    keys = [cache_key(op.namespace, encoder.encode(r)) for r in requests]
+    key = key_function(op.namespace)
+    encode = encoder.encode
+    keys = [key(encode(r)) for r in requests]
     first: dict[bytes, int] = {}
     slot = [first.setdefault(k, i) for i, k in enumerate(keys)]  # request -> its first identical request
     uniques = list(first.values())
@@ -171,7 +190,7 @@ def run_batch(
         for u, it in zip(chunk, items, strict=True):
             answers[u] = BatchItem(u, it.result, it.error, it.reference_id)
             if writer is not None and it.result is not None and op.cacheable(it.result):
-                store.append((keys[u], encoder.encode(it.result)))
+                store.append((keys[u], encoder.encode(op.stored(it.result))))
         if writer is not None:
             writer.write(store)
         bar.update(len(chunk))

@@ -4,7 +4,7 @@ as OpenAddresses paths so the country comes from the path), and the real points 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -43,7 +43,7 @@ GB_ROWS = [
 ]
 
 
-def write_oa(path: Path, rows: list[tuple[object, ...]], *, start_lat: float = 40.0) -> Path:
+def write_oa(path: Path, rows: Sequence[tuple[object, ...]], *, start_lat: float = 40.0) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -52,6 +52,17 @@ def write_oa(path: Path, rows: list[tuple[object, ...]], *, start_lat: float = 4
             w.writerow([f"{-75 + i * 1e-4:.7f}", f"{start_lat + i * 1e-4:.7f}", num, street, unit, city, "", region,
                         pc, f"{path.stem}-{i}"])
     return path
+
+
+@pytest.fixture(scope="session")
+def us_rows() -> list[tuple[object, ...]]:
+    return list(US_ROWS)
+
+
+@pytest.fixture(scope="session")
+def oa_writer() -> Callable[..., Path]:
+    """The helper that writes rows as an OpenAddresses CSV file."""
+    return write_oa
 
 
 @pytest.fixture(scope="session")

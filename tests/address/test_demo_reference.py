@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from dqkit._resources import data_file
 from dqkit.contract.address import Confidence, SearchRequest
@@ -37,3 +40,12 @@ def test_demo_engine_is_marked_synthetic_and_cached(cache_dir: Path) -> None:
     assert res.confidence == Confidence.MULTIPLE_MATCHES and res.suggestions
     s = res.suggestions[0]
     assert e.refine(s.global_address_key, "").result.suggestions  # a range or building opens
+
+
+def test_unwritable_cache_falls_back_to_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("DQKIT_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    e = AddressEngine.demo()
+    assert str(e.index.path).startswith(str(tmp_path / "tmp"))

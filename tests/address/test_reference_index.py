@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,6 @@ from dqkit.contract.errors import InputError, ReferenceDataError
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.reference import ReferenceIndex, build_index, source_of
 from dqkit.engines.usaddr import PointSource, standardize
-
-from .conftest import US_ROWS, write_oa
 
 
 @pytest.mark.parametrize(("path", "country", "region"), [
@@ -37,14 +36,15 @@ def test_explicit_country_wins() -> None:
         source_of("x.csv", "ZZ")
 
 
-def test_gzip_and_plain_give_the_same_index(tmp_path: Path) -> None:
-    plain = write_oa(tmp_path / "us" / "il" / "springfield.csv", US_ROWS)
+def test_gzip_and_plain_give_the_same_index(tmp_path: Path, us_rows: list[tuple[object, ...]],
+                                            oa_writer: Callable[..., Path]) -> None:
+    plain = oa_writer(tmp_path / "us" / "il" / "springfield.csv", us_rows)
     gz = tmp_path / "us" / "il" / "springfield.csv.gz"
     with open(plain, "rb") as f, gzip.open(gz, "wb") as g:
         shutil.copyfileobj(f, g)
     a = build_index([plain], tmp_path / "a.dqidx")
     b = build_index([gz], tmp_path / "b.dqidx")
-    assert a.addresses == b.addresses == len(US_ROWS)
+    assert a.addresses == b.addresses == len(us_rows)
     ia, ib = ReferenceIndex(a.path), ReferenceIndex(b.path)
     assert [ia.address(i).line for i in range(20)] == [ib.address(i).line for i in range(20)]
     assert ia.build_id != ib.build_id  # every build gets its own key space
@@ -136,3 +136,15 @@ def test_cli_index_build_and_info(ref_files: dict[str, Path], tmp_path: Path,
     assert "does not exist" in capsys.readouterr().err
     assert cli(["index", "build", str(ref_files["us"]), "--country", "gb", "-o", str(out)]) == 0
     assert [d.id for d in ReferenceIndex(out).datasets] == ["gb-address"]
+
+
+def test_build_from_records_in_memory(tmp_path: Path) -> None:
+    from dqkit.engines.reference import Record, build_from_records
+
+    rec = Record("24", "", "SUSSEX DRIVE", "", "", "", "", "OTTAWA", "ON", "K1M 1M4", -75.69, 45.44, "x1", "",
+                 "", "")
+    r = build_from_records([("CA", rec)], tmp_path / "m.dqidx", synthetic=True, sources=["memory"])
+    ix = ReferenceIndex(r.path)
+    assert r.datasets == {"ca-address": 1} and ix.meta["sources"] == ["memory"]
+    assert ix.datasets[0].synthetic and ix.address(0).line == "24 SUSSEX DRIVE"
+    assert ix.points_on_street("K1M 1M4", "SUSSEX DRIVE") == ()  # the standardizer's source is US only

@@ -125,3 +125,19 @@ def test_datasets(engine: AddressEngine) -> None:
     assert [d.id for d in engine.datasets("CAN")] == ["ca-address"]
     with pytest.raises(BadRequestError):
         engine.datasets("XX1")
+
+
+def test_concurrent_use_from_threads(engine: AddressEngine) -> None:
+    """The server calls the engine from a thread pool: answers must not depend on interleaving."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = ["77 mass", "1200 main st apt 3", "arch st", "springfield il", "10 downing", "masachusets ave",
+             "500 elmwood", "1600 pennsylvania"] * 6
+
+    def run(t: str) -> list[str]:
+        country = "GBR" if "downing" in t else "USA"
+        return [s.text for s in engine.search(SearchRequest.of(t, country)).result.suggestions]
+
+    serial = [run(t) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(run, texts)) == serial

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dqkit.contract.address import Confidence, SearchRequest, SearchResponse, SearchType, Suggestion
 from dqkit.contract.errors import BadRequestError
 from dqkit.engines.address import AddressEngine
+from dqkit.engines.address.query import Word
 
 
 def texts(engine: AddressEngine, text: str, country: str = "USA", **kw: object) -> list[str]:
@@ -165,3 +168,43 @@ def test_location_biases_ties(engine: AddressEngine) -> None:
 def test_singleline_search_type(engine: AddressEngine) -> None:
     res = engine.search(SearchRequest.of("500 elmwood dr springfield il", search_type=SearchType.SINGLELINE))
     assert res.result.suggestions[0].text == "500 ELMWOOD DR, SPRINGFIELD, IL 62704"
+
+
+def test_selective_path_gives_the_same_answers(engine: AddressEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large references check the other words only on the streets the most selective word left; the answers
+    must not depend on which path ran."""
+    import dqkit.engines.address.matching as matching
+
+    queries = ["77 massachusetts ave cambridge ma 02139", "1200 main st springfield il", "arch st philadelphia",
+               "500 elmwood dr springfield il 62704", "77 masachusets ave cambridge", "1200 main st apt 7 62701"]
+    dense = [texts(engine, q) for q in queries]
+    monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)
+    monkeypatch.setattr(matching, "_SPARSE_RATIO", 0)
+    taken = []
+    real = matching.Matcher._selective
+
+    def spy(self: matching.Matcher, words: list[Word]) -> list[matching.WordHit] | None:
+        got = real(self, words)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(matching.Matcher, "_selective", spy)
+    assert [texts(engine, q) for q in queries] == dense
+    assert sum(taken) >= len(queries) - 1
+
+
+def test_garbage_and_huge_input_get_answers(engine: AddressEngine) -> None:
+    for text in ("#" * 5000, "main " * 2000, "\x00\u200b\ufeff", "1" * 500, "!!!,,,;;;", "\U0001f600 st"):
+        res = engine.search(SearchRequest.of(text)).result
+        assert res.confidence in {c.value for c in Confidence}
+        v = engine.validate(SearchRequest.of(text)).result
+        assert v.confidence in {c.value for c in Confidence}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=60), country=st.sampled_from(["USA", "CAN", "GBR", "usa"]))
+def test_any_text_gets_an_answer(engine: AddressEngine, text: str, country: str) -> None:
+    res = engine.search(SearchRequest.of(text, country)).result
+    for s in res.suggestions:
+        assert all(0 <= a < b <= len(s.text) for a, b in s.matched)
+    engine.validate(SearchRequest.of(text, country))

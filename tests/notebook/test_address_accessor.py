@@ -151,3 +151,29 @@ def test_a_failed_address_keeps_its_row_and_is_asked_again_next_time(frame: pd.D
     flaky.asked = 0
     frame.addr.validate(backend=flaky)
     assert flaky.asked == 1  # the three answers came from the cache; the failure was asked again
+
+
+def test_standardize_a_series_of_one_line_addresses() -> None:
+    s = pd.Series(["1600 pennsylvania avenue northwest, washington dc 20500", "see attached",
+                   "1600 pennsylvania avenue northwest, washington dc 20500", None], index=list("wxyz"))
+    out = s.addr.standardize()
+    assert list(out.index) == list("wxyz") and out.columns[0] == "address"
+    w = out.loc["w"]
+    assert (w["std_full_address"], w["std_city"], w["std_state"], w["std_zip"]) == \
+        ("1600 PENNSYLVANIA AVE NW", "WASHINGTON", "DC", "20500")
+    assert (w["std_prim_range"], w["std_prim_name"], w["std_suffix"], w["std_postdir"]) == \
+        ("1600", "PENNSYLVANIA", "AVE", "NW")
+    assert bool(w["std_valid"]) and out["std_valid"].dtype == "boolean"
+    assert not bool(out.loc["x", "std_valid"]) and "57" in out.loc["x", "std_error_codes"]
+    pd.testing.assert_series_equal(out.loc["y"], out.loc["w"], check_names=False)
+    assert out["std_lat"].dtype == "float64"
+
+
+def test_standardize_a_frame_explains_corrections() -> None:
+    df = pd.DataFrame({"street": ["232 sullivan road", "12 main st"], "city": ["seatle", "boston"],
+                       "state": ["wa", "ma"], "zip": ["98146", "02108"]})
+    out = df.addr.standardize()
+    first = out.iloc[0]
+    assert first["std_city"] == "SEATTLE" and "city" in first["std_corrected"]
+    assert "04" in first["std_error_codes"].split() and "City name corrected" in first["std_error_meanings"]
+    assert list(out.columns[:4]) == list(df.columns)

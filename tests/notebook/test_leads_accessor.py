@@ -181,3 +181,32 @@ def test_duplicate_column_names_and_non_string_labels(backend: LocalBackend) -> 
     assert list(out.columns[:4]) == ["first_name", "last_name", "zip", 0]
     dup = pd.DataFrame([["Ann", "Lee", "02134", "x"]], columns=["first_name", "last_name", "zip", "zip"])
     assert len(dup.leads.verify(backend=backend)) == 1
+
+
+def test_cells_python_calls_equal_but_that_are_different_requests_are_not_merged() -> None:
+    counting = CountingLeadBackend()
+    df = pd.DataFrame({"first_name": pd.Series([True, 1, 1], dtype=object), "last_name": ["A", "A", "A"],
+                       "zip": ["02134"] * 3})
+    out = df.leads.verify(backend=counting, cache=False)
+    assert sorted(r.first_name for r in counting.asked) == ["1", "True"]  # the third row merged with the second
+    assert list(out["lead_name_first"]) == ["TRUE", "1", "1"]
+
+
+def test_an_interrupted_run_resumes_where_it_stopped() -> None:
+    leads = pd.DataFrame({"first_name": "Ann", "last_name": [f"Lee{i}" for i in range(300)], "zip": "02134"})
+    crashing = CountingLeadBackend(interrupt_at=130)
+    with pytest.raises(KeyboardInterrupt):
+        leads.leads.verify(backend=crashing, chunk_size=50)
+    resumed = CountingLeadBackend()
+    out = leads.leads.verify(backend=resumed, chunk_size=50)
+    assert len(resumed.asked) == 300 - 100  # the two chunks finished before Ctrl-C are not asked again
+    assert len(out) == 300 and (out["lead_result_code"] == "S100").all()
+    assert list(out["lead_name_last"]) == [f"LEE{i}" for i in range(300)]
+
+
+def test_progress_bar_on_request_and_quiet_by_default_under_test(frame: pd.DataFrame,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    frame.leads.verify(backend=CountingLeadBackend(), cache=False)
+    assert "verify leads" not in capsys.readouterr().err
+    frame.leads.verify(backend=CountingLeadBackend(), cache=False, progress=True)
+    assert "verify leads" in capsys.readouterr().err

@@ -185,3 +185,26 @@ def test_cache_housekeeping(private_cache: Path, counting: CountingLeadBackend) 
     assert cache.prune(older_than_days=1) == 0
     cache.clear()
     assert len(cache) == 0
+
+
+def test_a_key_sharing_its_rowid_with_another_is_a_miss_not_a_wrong_answer(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / FILE_NAME)
+    stored, other = b"12345678" + b"a" * 12, b"12345678" + b"b" * 12  # same first 8 bytes, same rowid
+    cache.put_many([(stored, b"answer")])
+    assert cache.get_many([other]) == {}
+    assert cache.get_many([stored, other]) == {stored: b"answer"}
+    cache.close()
+
+
+def test_the_input_echo_is_not_stored_but_answers_are_whole(private_cache: Path) -> None:
+    from dqkit.backends.local import LocalBackend
+    from dqkit.notebook.leads import lead_job
+
+    backend = LocalBackend()
+    job = lead_job(backend, {"FIRST_NAME": "FIRST_NAME", "LAST_NAME": "LAST_NAME", "ZIP": "ZIP"})
+    cache = open_cache(None)
+    fresh = run_batch(job.operation, [lead("Lee")], cache=cache).items[0].result
+    again = run_batch(job.operation, [lead("Lee")], cache=cache).items[0].result
+    assert fresh is not None and fresh.input_data is not None
+    assert again is not None and again.input_data is None
+    assert again.message == fresh.message and again.stage1_data == fresh.stage1_data

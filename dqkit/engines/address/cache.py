@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
+from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.reference.build import FORMAT_VERSION, build_index
 
 DEMO_REFERENCE: Final = "demo_reference.csv.gz"
@@ -41,10 +43,8 @@ def build_cached(files: Sequence[str | Path], *, out: str | Path | None = None,
             h.update(f"|{p}|{st.st_size}|{st.st_mtime_ns}".encode())
         except OSError:
             h.update(f"|{p}|missing".encode())
-    path = cache_dir() / f"{h.hexdigest()[:24]}.dqidx"
-    if not path.exists():
-        build_index(files, path, country_iso2=country_iso2, synthetic=synthetic)
-    return path
+    return _cached(f"{h.hexdigest()[:24]}.dqidx",
+                   lambda p: build_index(files, p, country_iso2=country_iso2, synthetic=synthetic))
 
 
 def demo_index() -> Path:
@@ -53,7 +53,19 @@ def demo_index() -> Path:
 
     src = data_file(DEMO_REFERENCE)
     digest = hashlib.sha256(src.read_bytes()).hexdigest()[:24]
-    path = cache_dir() / f"demo-v{FORMAT_VERSION}-{digest}.dqidx"
-    if not path.exists():
-        build_index([src], path, country_iso2="US", synthetic=True)
-    return path
+    return _cached(f"demo-v{FORMAT_VERSION}-{digest}.dqidx",
+                   lambda p: build_index([src], p, country_iso2="US", synthetic=True))
+
+
+def _cached(name: str, build: Callable[[Path], object]) -> Path:
+    """The cache entry `name`, built when missing; a read-only cache falls back to the temp directory."""
+    for base in (cache_dir(), Path(tempfile.gettempdir()) / "dqkit-indexes"):
+        path = base / name
+        if path.exists():
+            return path
+        try:
+            build(path)
+            return path
+        except OSError:  # cache not writable (read-only home, a file in the way)
+            continue
+    raise ReferenceDataError(f"cannot write the index {name} to {cache_dir()} nor to the temp directory")

@@ -35,6 +35,7 @@ LEVEL_FUZZY_LOCALITY: Final = 1
 DROP_PENALTY: Final = 7
 _SPARSE_MAX: Final = 4096  # candidate streets up to which the other words are checked street by street
 _SPARSE_MIN_STREETS: Final = 65536  # below this, one byte per street per word is cheaper than the detour
+_SPARSE_RATIO: Final = 16  # ... and above it, when some word hits fewer than 1/16 of the streets
 MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
 
@@ -229,6 +230,8 @@ class Matcher:
                 return None
             specs.append((exact_ids, plo, phi, size))
         first = min(range(len(words)), key=lambda i: specs[i][3])
+        if specs[first][3] * _SPARSE_RATIO > self.n:
+            return None  # no word is selective enough for the detour to pay
         h0 = self.match_word(words[first])
         if h0.levels is None:
             return None

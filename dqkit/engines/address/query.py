@@ -17,7 +17,6 @@ from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms,
 from dqkit.engines.usaddr.pub28 import UNITS, UNITS_WITHOUT_NUMBER
 
 _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
-_NUMBERISH: Final = re.compile(r"^\d+[A-Z]?$|^[A-Z]?\d+$")
 _UNIT_VALUE: Final = re.compile(r"^(\d{1,4}[A-Z]?|[A-Z]\d{0,3}|\d{1,4}-?[A-Z])$")
 _GB_UNIT_WORDS: Final = frozenset({"FLAT"})
 
@@ -52,8 +51,14 @@ class Query:
         return len(self.raw.strip())
 
 
+MAX_CHARS: Final = 200  # an address is shorter; longer input is cut, so no request can cost more than this
+MAX_WORDS: Final = 16
+
+
 def parse_query(text: str) -> Query:
     """Split `text` into house number, unit and words (see the module docstring)."""
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS].rsplit(" ", 1)[0] + " "
     spans = token_spans(text)
     q = Query(raw=text)
     if not spans:
@@ -89,6 +94,8 @@ def parse_query(text: str) -> Query:
             i += 1
             continue
         maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
+        if len(q.words) >= MAX_WORDS:
+            break
         q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit))
         seen_word = True
         i += 1
@@ -96,6 +103,3 @@ def parse_query(text: str) -> Query:
     # the unit ("APT 4 1200 MAIN") too, because the number rule only looks at the first numeric token.
     return q
 
-
-def looks_like_number(t: str) -> bool:
-    return bool(_NUMBERISH.match(t))

@@ -10,7 +10,7 @@ step-in open them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -48,7 +48,6 @@ class Item:
     word_score: int = 0
     unit_level: int = 0
     prior: float = 0.0
-    score: int = 0  # 0..100, shown to clients
 
     @property
     def rank(self) -> tuple[int, int, int, float, int, int]:
@@ -65,7 +64,6 @@ class Found:
     match: StreetMatch | None
     number_missing: bool = False  # a house number was typed but is on none of the streets
     total: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 class Searcher:

@@ -29,7 +29,7 @@ from dqkit.contract.address import (
     ValidationResult,
 )
 from dqkit.engines.address.layout import seven_lines
-from dqkit.engines.address.matching import LEVEL_EXACT_LOCALITY, LEVEL_EXACT_STREET
+from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item
 from dqkit.engines.reference.countries import country
@@ -146,9 +146,9 @@ class Validator:
         city_words = set(tokens(s.city))
         for h in m.hits:
             lv = int(h.levels[i]) if h.levels is not None else 0
-            if lv in (LEVEL_EXACT_STREET - 4,):  # a typo in the street name
+            if lv == LEVEL_FUZZY_STREET:  # a typo in the street name
                 d.street_corrected = True
-            if lv == LEVEL_EXACT_LOCALITY - 4 and h.word.text not in street_words:  # a typo in the locality
+            if lv == LEVEL_FUZZY_LOCALITY and h.word.text not in street_words:  # a typo in the locality
                 d.city_name_corrected = True
         missed_here = [h.word for h in m.hits if h.levels is not None and int(h.levels[i]) == 0]
         for w in [*m.dropped, *missed_here]:

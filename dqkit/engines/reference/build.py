@@ -42,7 +42,6 @@ class BuildReport:
     datasets: dict[str, int]
     seconds: float
     size_bytes: int
-    skipped_rows: int = 0
     files: list[str] = field(default_factory=list)
 
 

@@ -325,20 +325,6 @@ class ReferenceIndex:
             zip=s.postcode, lat=_coord(r.lat), lon=_coord(r.lon), extra=extra,
         )
 
-    def address_of_point(self, p: AddressPoint) -> int | None:
-        """The address id of a point this index returned (by street, number, unit)."""
-        if self._us is None:
-            return None
-        for s in self.streets_named(self._us, p.zip, p.street.name):
-            row = self.street(s)
-            if (row.predir, row.suffix, row.postdir) != (p.street.predir, p.street.suffix, p.street.postdir):
-                continue
-            for a in range(row.lo, row.hi):
-                if self.number_text(a) == p.number and self.strings[int(self.a_unit[a])] == p.unit and \
-                        self.source_ids[a] == p.id:
-                    return a
-        return None
-
 
 def _coord(x: float) -> str:
     return "" if x != x else repr(x)  # the shortest text that reads back as the stored double
