@@ -38,6 +38,6 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         return 0
     report = args.out / "report.html"
-    write_report(out, report, title="dqkit demo: sample lead audit")  # type: ignore[call-arg]
+    write_report(out, report, title="dqkit demo: sample lead audit")
     print(f"Report:  {report.resolve()}", file=sys.stdout)
     return 0

@@ -52,7 +52,8 @@ def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str]
     from dqkit.contract.lead_columns import error_row, flatten_message, lead_from_row, resolve_columns
 
     columns = resolve_columns(list(df.columns), mapping)
-    leads = [lead_from_row(row, columns) for row in df.to_dict("records")]
+    records: list[dict[str, Any]] = df.to_dict("records")  # type: ignore[assignment]
+    leads = [lead_from_row(row, columns) for row in records]
     items = backend.verify_leads(leads)
     rows = [flatten_message(it.result) if it.result is not None else error_row(it.error or RuntimeError("?"))
             for it in items]

@@ -57,7 +57,11 @@ class _Wire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True):
     """Base of structs whose wire names are their field names in upper case."""
 
 
-class Phone(_Wire, frozen=True):
+class _FrozenWire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True, frozen=True):
+    """The same, immutable (requests and parts of answers that are never edited)."""
+
+
+class Phone(_FrozenWire, frozen=True):
     """One LEAD_PHONE entry. `phone_type` is the one-letter code (H or B)."""
 
     phone_type: str = ""
@@ -73,7 +77,7 @@ class Attribute(msgspec.Struct, frozen=True, rename={"name": "ATTRIBUTE_NAME", "
     value: str = ""
 
 
-class LeadRequest(_Wire, frozen=True):
+class LeadRequest(_FrozenWire, frozen=True):
     """One lead, as the service receives it (section 2.1). Flat, like the form representation.
 
     `address_type` and each phone's `phone_type` hold the one-letter code; the JSON and XML codecs turn the
@@ -108,7 +112,7 @@ class LeadRequest(_Wire, frozen=True):
         return self.phones[0].phone_number if self.phones else ""
 
 
-class Message(_Wire, frozen=True):
+class Message(_FrozenWire, frozen=True):
     """Outcome of the transaction (section 2.2)."""
 
     type: str
@@ -161,7 +165,7 @@ class StandardizedAddress(_Wire):
     lacscode: str = ""
 
 
-class NameParser(_Wire, frozen=True):
+class NameParser(_FrozenWire, frozen=True):
     """Stage 1 name parsing (NameParser.* attributes of section 2.4)."""
 
     prefix_cd: str = ""
@@ -174,7 +178,7 @@ class NameParser(_Wire, frozen=True):
     business_title: str = ""
 
 
-class AppendAddress(_Wire, frozen=True):
+class AppendAddress(_FrozenWire, frozen=True):
     """The address elements of a reverse phone append."""
 
     street1: str = ""
@@ -185,7 +189,7 @@ class AppendAddress(_Wire, frozen=True):
     zipplus: str = ""
 
 
-class ReversePhoneAppend(_Wire, frozen=True):
+class ReversePhoneAppend(_FrozenWire, frozen=True):
     execution_status_flag: str = ""
     first_name: str = ""
     last_name: str = ""

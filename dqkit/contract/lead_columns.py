@@ -111,7 +111,7 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
     elif zip_.isdigit() and 3 <= len(zip_) < 5:
         values["ZIP"] = zip_.zfill(5)
     phone = {k: values.pop(k) for k in _PHONE_KEYS if k in values}
-    kw = {k.lower(): v for k, v in values.items()}
+    kw: dict[str, Any] = {k.lower(): v for k, v in values.items()}
     for k in ("address_type",):
         if kw.get(k):
             kw[k] = {"HOME": "H", "BUSINESS": "B"}.get(kw[k].upper(), kw[k].upper())

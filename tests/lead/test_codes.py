@@ -19,7 +19,7 @@ def test_result_codes_match_section_7(seed_lead_text: str) -> None:
     sec = _section(seed_lead_text, "## 7. Errors", "## 8.")
     rows = re.findall(r"^\| ([ES]\d{3}) \| ([^|]+) \| ([^|]+) \|", sec, re.M)
     assert {c for c, _, _ in rows} == set(codes.RESULT_CODES)
-    for code, feature, condition in rows:
+    for code, feature, _condition in rows:
         rc = codes.RESULT_CODES[code]
         assert rc.feature == feature.strip()
         assert rc.condition in {cond.strip() for c, _, cond in rows if c == code}

@@ -118,7 +118,7 @@ class Matcher:
             self._mark(lv, exact_ids, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
             self._mark(lv, exact_ids, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
         hit.levels = lv
-        hit.exact = {tk.vocab[i] for i in exact_ids}
+        hit.exact = {tk.words[i] for i in exact_ids}
         if fuzzy_ids:
             if w.complete:
                 hit.exact |= {tk.vocab[i] for i in fuzzy_ids}
@@ -278,8 +278,8 @@ class Matcher:
         if not kept:
             return None
         levels = [h.levels for h in kept if h.levels is not None]
-        acc = levels[0].astype(np.int16)
         if may_miss:
+            acc = levels[0].astype(np.int16)
             count = (levels[0] > 0).astype(np.int8)
             for lv in levels[1:]:
                 count += lv > 0
@@ -288,17 +288,23 @@ class Matcher:
             if len(idx) == 0:
                 return None
             misses = len(levels) - count[idx].astype(np.int32)
+            sums = acc[idx].astype(np.int32)
         else:
-            ok = levels[0] > 0
-            for lv in levels[1:]:
-                ok &= lv > 0
-                acc += lv
-            idx = np.flatnonzero(ok)
+            # narrow down on whole arrays for two words, then only on the streets still standing
+            idx = np.flatnonzero(levels[0] > 0) if len(levels) == 1 else \
+                np.flatnonzero((levels[0] > 0) & (levels[1] > 0))
+            for lv in levels[2:]:
+                if len(idx) == 0:
+                    break
+                idx = idx[lv[idx] > 0]
             if len(idx) == 0:
                 return None
+            sums = levels[0][idx].astype(np.int32)
+            for lv in levels[1:]:
+                sums += lv[idx]
             misses = np.zeros(len(idx), dtype=np.int32)
         penalty = DROP_PENALTY * (len(dropped) + sum(1 for w in missing if not harmless(w)))
-        scores = acc[idx].astype(np.int32) - penalty - DROP_PENALTY * misses
+        scores = sums - penalty - DROP_PENALTY * misses
         all_words = len(kept) + len(dropped) + len(missing)
         return StreetMatch(
             streets=idx.astype(np.int64) + self.ds.street_lo, scores=scores, hits=kept,

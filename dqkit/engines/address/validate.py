@@ -80,7 +80,7 @@ class Validator:
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
-        found = self.searcher.search(ds, text.rstrip() + " ", 8)
+        found = self.searcher.search(ds, text.rstrip() + " ", 4)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query

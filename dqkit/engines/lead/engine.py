@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -31,6 +32,7 @@ from dqkit.contract.lead_wire import WireProblem, check_lead
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import check_phone
 from dqkit.engines.lead.spoof import find_spoof
+from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 
 if TYPE_CHECKING:
     from dqkit.engines.lead.records import LeadRecords
@@ -205,14 +207,10 @@ def _strip_apostrophes(lead: LeadRequest) -> LeadRequest:
     return msgspec.structs.replace(lead, **changes) if changes else lead
 
 
-def _standardizer():  # type: ignore[no-untyped-def]
-    """The US standardizer's entry point adapted to a lead, or None while it is not part of this build."""
-    try:
-        from dqkit.engines.usaddr import AddressInput, standardize
-    except ImportError:
-        return None
+def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]:
+    """The US standardizer's entry point adapted to a lead."""
 
-    def run(lead: LeadRequest, points: PointSource | None):  # type: ignore[no-untyped-def]
+    def run(lead: LeadRequest, points: PointSource | None) -> Standardized:
         return standardize(
             AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
                          zip=lead.zip, zipplus=lead.zipplus, country=lead.country),
