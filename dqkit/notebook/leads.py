@@ -33,6 +33,14 @@ def cacheable(msg: ELSGenericMessage) -> bool:
     return rc is None or rc.outcome not in _RETRY_OUTCOMES
 
 
+def lead_identity(backend: LeadBackend) -> str:
+    """What names the lead answers of `backend`. For the local backend that is its lead engine alone: the
+    backend's own name also names its address engine, and changes once that engine opens."""
+    engine = getattr(backend, "lead_engine", None)
+    name = getattr(engine, "name", None)
+    return name if isinstance(name, str) else backend.name
+
+
 def without_echo(msg: ELSGenericMessage) -> ELSGenericMessage:
     """The message as stored in the cache: without InputData, the echo of the request that is its key."""
     return msgspec.structs.replace(msg, input_data=None) if msg.input_data is not None else msg
@@ -64,7 +72,7 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str],
              concurrency: int | None = None) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
-        namespace=namespace(backend, "lead.verify"),
+        namespace=namespace(backend, "lead.verify", lead_identity(backend)),
         result_type=ELSGenericMessage,
         call=with_concurrency(backend.verify_leads, concurrency),
         cacheable=cacheable,

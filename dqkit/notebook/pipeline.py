@@ -82,13 +82,14 @@ class Operation(Generic[Req, Res]):
     batched: bool = False
 
 
-def namespace(backend: Any, operation: str) -> str:
-    """The cache namespace of `operation` on `backend`: its name (which names its configuration), and for an
-    in-process backend dqkit's version too, since a new version's engine may answer differently."""
+def namespace(backend: Any, operation: str, name: str | None = None) -> str:
+    """The cache namespace of `operation` on `backend`: its name (which names its configuration; `name` when the
+    caller knows a narrower one), and for an in-process backend dqkit's version too, since a new version's engine
+    may answer differently."""
     from dqkit import __version__
     from dqkit.backends.select import is_remote
 
-    name = str(backend.name)
+    name = name or str(backend.name)
     return f"{name}|{operation}" if is_remote(backend) else f"{name}|dqkit-{__version__}|{operation}"
 
 

@@ -210,3 +210,11 @@ def test_progress_bar_on_request_and_quiet_by_default_under_test(frame: pd.DataF
     assert "verify leads" not in capsys.readouterr().err
     frame.leads.verify(backend=CountingLeadBackend(), cache=False, progress=True)
     assert "verify leads" in capsys.readouterr().err
+
+
+def test_lead_answers_stay_cached_when_the_local_address_engine_opens(frame: pd.DataFrame) -> None:
+    backend = LocalBackend()
+    first = frame.leads.verify(backend=backend)
+    backend.address_engine  # noqa: B018  (opening it renames the backend; lead answers do not depend on it)
+    again = frame.iloc[:3].leads.verify(backend=backend)
+    pd.testing.assert_frame_equal(again, first.iloc[:3])  # same transaction IDs: answered from the cache

@@ -208,3 +208,15 @@ def test_the_input_echo_is_not_stored_but_answers_are_whole(private_cache: Path)
     assert fresh is not None and fresh.input_data is not None
     assert again is not None and again.input_data is None
     assert again.message == fresh.message and again.stage1_data == fresh.stage1_data
+
+
+def test_environment_switches_are_read_at_import(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("from dqkit.notebook.settings import options; "
+            "print(options.cache, options.progress, options.cache_directory())")
+    env = {**os.environ, "DQKIT_CACHE": "0", "DQKIT_PROGRESS": "off", "DQKIT_CACHE_DIR": str(tmp_path / "c")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False", str(tmp_path / "c")]

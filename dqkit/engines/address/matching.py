@@ -112,8 +112,8 @@ class Matcher:
             self._mark(lv, fuzzy_ids, tk.pl, tk.pl_ptr, LEVEL_FUZZY_LOCALITY, base)
             self._mark(lv, fuzzy_ids, tk.ps, tk.ps_ptr, LEVEL_FUZZY_STREET, base)
         if phi > plo:
-            lv[tk.pl[tk.pl_ptr[plo]:tk.pl_ptr[phi]] - base] = LEVEL_PREFIX_LOCALITY
-            lv[tk.ps[tk.ps_ptr[plo]:tk.ps_ptr[phi]] - base] = LEVEL_PREFIX_STREET
+            self._mark(lv, [], tk.pl, tk.pl_ptr, LEVEL_PREFIX_LOCALITY, base, (plo, phi))
+            self._mark(lv, [], tk.ps, tk.ps_ptr, LEVEL_PREFIX_STREET, base, (plo, phi))
         if exact_ids:
             self._mark(lv, exact_ids, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
             self._mark(lv, exact_ids, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
@@ -128,13 +128,15 @@ class Matcher:
 
     @staticmethod
     def _mark(lv: I8, ids: list[int], post: npt.NDArray[np.int32], ptr: npt.NDArray[np.int64], level: int,
-              base: int) -> None:
-        if len(ids) == 1:
-            i = ids[0]
-            lv[post[ptr[i]:ptr[i + 1]] - base] = level
+              base: int, span: tuple[int, int] | None = None) -> None:
+        """Set `level` for the streets in the postings of token `ids` (or of the token id range `span`)."""
+        if span is not None:
+            hits = post[ptr[span[0]]:ptr[span[1]]]
+        elif len(ids) == 1:
+            hits = post[ptr[ids[0]]:ptr[ids[0] + 1]]
         else:
-            parts = [post[ptr[i]:ptr[i + 1]] for i in ids]
-            lv[np.concatenate(parts) - base] = level
+            hits = np.concatenate([post[ptr[i]:ptr[i + 1]] for i in ids])
+        lv[hits - base if base else hits] = level
 
     def fuzzy_ids(self, w: Word) -> list[int]:
         """Vocabulary ids within the allowed typos of `w` (of its first `len(w)` letters when incomplete)."""

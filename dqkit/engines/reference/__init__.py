@@ -11,7 +11,7 @@ Why this storage (measured on 1M synthetic addresses, see `docs/address-index.md
 `benchmarks/bench_address.py`): SQLite FTS5 with a prefix index answers exact prefixes in ~0.35 ms p50 but
 4+ ms p99 before any typo tolerance or ranking, and neither it nor DuckDB (whose `starts_with` scans take 4-10 ms)
 can express "one or two typos, abbreviations both ways, best house number first" without many extra queries. A
-purpose-built layout does (1M synthetic addresses: p50 0.43 ms / p99 1.9 ms with typos and ranking, 75 MB, opens
+purpose-built layout does (1M synthetic addresses: p50 0.35 ms / p99 1.6 ms with typos and ranking, 75 MB, opens
 in ~2 ms): streets are the unit of text search (a 1M-address reference holds ~25k of them), each
 token's posting list of streets is a slice of one sorted array, a prefix is a contiguous range of the sorted
 vocabulary (so its postings are one slice too), typos are found by rapidfuzz over the vocabulary, and house
