@@ -87,6 +87,10 @@ def _sources(df: pd.DataFrame, by: str | None, prefix: str) -> pd.Series:
     return as_text(df[col]).replace("", "(none)")
 
 
+def _short(text: str, width: int = 48) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
 def _empty(fig: go.Figure, message: str) -> go.Figure:
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_xaxes(visible=False)
@@ -183,10 +187,12 @@ def address_error_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX,
                          title: str = "ADDRESS_ERROR_STATUS codes") -> go.Figure:
     """Each two-byte code of StandardizedAddress.ADDRESS_ERROR_STATUS counted over the leads, with its meaning."""
     counts = error_status_counts(list(as_text(result_column(df, prefix, "std_error_status"))))
-    labels = [f"{c} {codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code')[:60]}" for c in counts.index]
+    labels = [f"{c} {_short(codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code'))}" for c in counts.index]
+    meanings = [codes.ADDRESS_ERROR_STATUSES.get(c, "unknown code") for c in counts.index]
     fig = go.Figure(go.Bar(x=counts.to_list(), y=labels, orientation="h", marker_color="#1f77b4",
-                           hovertemplate="%{y}: %{x} leads<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="leads carrying the code", **_LAYOUT)
+                           customdata=meanings, hovertemplate="%{x} leads<br>%{customdata}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="leads carrying the code", height=max(260, 140 + 32 * len(labels)),
+                      **_LAYOUT)
     fig.update_yaxes(autorange="reversed")
     if counts.empty:
         return _empty(fig, "no ADDRESS_ERROR_STATUS codes in these results")

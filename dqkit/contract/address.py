@@ -148,8 +148,10 @@ class Suggestion(msgspec.Struct, omit_defaults=True, kw_only=True):
 
 
 class SuggestionList(msgspec.Struct, omit_defaults=True, kw_only=True):
-    more_results_available: bool = False
-    confidence: str = Confidence.NO_MATCHES
+    """`more_results_available` and `confidence` are required so that they are always on the wire."""
+
+    more_results_available: bool
+    confidence: str
     suggestions_key: str = ""
     suggestions_prompt: str = ""
     suggestions: list[Suggestion] = []
@@ -196,8 +198,10 @@ class Address(msgspec.Struct, kw_only=True):
 
 
 class ValidationResult(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """`confidence` is required so that it is always on the wire; the rest is present when it applies."""
+
+    confidence: str
     global_address_key: str = ""
-    confidence: str = Confidence.NO_MATCHES
     validation_detail: ValidationDetail | None = None
     match_type: str = ""
     match_confidence: str = ""
@@ -220,7 +224,7 @@ class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
 
 class FormatResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     global_address_key: str
-    confidence: str = Confidence.VERIFIED_MATCH
+    confidence: str
     address: Address = msgspec.field(default_factory=Address)
     components: dict[str, str] | None = None
     metadata: dict[str, str] | None = None

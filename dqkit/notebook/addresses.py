@@ -176,7 +176,7 @@ def validate(
         remote=is_remote(be), batched=callable(native))
     job = FrameJob(fields=fields, names=VALIDATE_NAMES, request=_request_builder(country, None, None, datasets),
                    operation=op, flat=flat_validation, typed=typed_validation, desc="validate addresses",
-                   options_key=f"{country}|{','.join(datasets)}")
+                   unit="address", options_key=f"{country}|{','.join(datasets)}")
     return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
 
 
@@ -218,5 +218,5 @@ def search(
         fields=fields, names=names, request=_request_builder(country, stype, max_suggestions, datasets),
         operation=op, flat=_flat_search(top),
         typed=lambda rows: typed_search(rows, top),
-        desc="search addresses", options_key=f"{country}|{','.join(datasets)}|{stype.value}|{top}")
+        desc="search addresses", unit="address", options_key=f"{country}|{','.join(datasets)}|{stype.value}|{top}")
     return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)

@@ -67,6 +67,7 @@ class FrameJob(Generic[Req, Res]):
     flat: Callable[[BatchItem[Res]], dict[str, Any]]
     typed: Callable[[Sequence[Mapping[str, Any]]], pd.DataFrame]
     desc: str = ""
+    unit: str = "request"
     options_key: str = ""  # anything else that changes answers (top-N, country default, ...)
 
 
@@ -210,7 +211,7 @@ def result_columns(
 
     threads, size = defaults(op, concurrency, chunk_size)
     batch: BatchResult[Res] = run_batch(op, requests, cache=store, progress=options.show_progress(progress),
-                                        desc=job.desc, concurrency=threads, chunk_size=size)
+                                        desc=job.desc, unit=job.unit, concurrency=threads, chunk_size=size)
     del requests
     flat = [job.flat(it) for it in batch.items]
     clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in batch.items)

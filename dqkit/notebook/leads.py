@@ -81,7 +81,7 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str],
         batched=True,
     )
     return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),
-                    operation=op, flat=flat_item, typed=typed_results, desc="verify leads")
+                    operation=op, flat=flat_item, typed=typed_results, desc="verify leads", unit="lead")
 
 
 def verify(

@@ -159,6 +159,7 @@ def run_batch(
     cache: ResultCache | None = None,
     progress: bool = False,
     desc: str = "",
+    unit: str = "request",
     concurrency: int = 1,
     chunk_size: int = 256,
 ) -> BatchResult[Res]:
@@ -184,7 +185,7 @@ def run_batch(
     todo = [u for u in uniques if u not in answers]
 
     writer = CacheWriter(cache) if cache is not None and todo else None
-    bar = Progress(len(uniques), desc, enabled=progress, initial=cached)
+    bar = Progress(len(uniques), desc, enabled=progress, initial=cached, unit=unit)
 
     def land(chunk: list[int], items: list[BatchItem[Res]]) -> None:
         store: list[tuple[bytes, bytes]] = []

@@ -85,7 +85,8 @@ def result_code_summary(results: pd.DataFrame, prefix: str | None = None) -> pd.
 
 
 def _figure(fig: go.Figure, i: int) -> str:
-    fig.update_layout(height=430)
+    if fig.layout.height is None:
+        fig.update_layout(height=430)
     div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"dq-figure-{i}", config=_FIG_CONFIG)
     return f'<div class="figure">{div}</div>'
 

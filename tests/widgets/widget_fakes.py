@@ -101,11 +101,11 @@ class FakeBackend:
         groups = [g for g in (BUILDING, ARCH) if g.text.lower().startswith(q) or q in g.text.lower()]
         suggestions = (hits + groups)[: request.max_suggestions or 7]
         conf = Confidence.MULTIPLE_MATCHES if suggestions else Confidence.NO_MATCHES
-        return SearchResponse(SuggestionList(confidence=conf, suggestions=suggestions))
+        return SearchResponse(SuggestionList(more_results_available=False, confidence=conf, suggestions=suggestions))
 
     def validate(self, request: SearchRequest) -> ValidateResponse:
         self._enter("validate", request.text)
-        return ValidateResponse(ValidationResult())
+        return ValidateResponse(ValidationResult(confidence=Confidence.NO_MATCHES))
 
     def refine(self, key: str, refinement: str) -> SearchResponse:
         self._enter("refine", f"{key}|{refinement}")
@@ -117,13 +117,14 @@ class FakeBackend:
             raise NotFoundError(f"unknown address key {key!r}")
         conf = Confidence.VERIFIED_MATCH if len(keys) == 1 else (
             Confidence.MULTIPLE_MATCHES if keys else Confidence.NO_MATCHES)
-        return SearchResponse(SuggestionList(confidence=conf, suggestions=[_final(k) for k in keys]))
+        return SearchResponse(SuggestionList(more_results_available=False, confidence=conf,
+                                             suggestions=[_final(k) for k in keys]))
 
     def step_in(self, key: str) -> SearchResponse:
         self._enter("step_in", key)
         if key != "G-5-MAIN":
             raise NotFoundError(f"unknown address key {key!r}")
-        return SearchResponse(SuggestionList(confidence=Confidence.MULTIPLE_MATCHES,
+        return SearchResponse(SuggestionList(more_results_available=False, confidence=Confidence.MULTIPLE_MATCHES,
                                              suggestions_prompt="Enter the apartment",
                                              suggestions=[_final(k) for k in UNITS]))
 
@@ -131,11 +132,12 @@ class FakeBackend:
         self._enter("format", key)
         if key not in ALL:
             raise NotFoundError(f"unknown address key {key!r}")
-        return FormatResponse(FormatResult(global_address_key=key, address=ALL[key]))
+        return FormatResponse(FormatResult(global_address_key=key, confidence=Confidence.VERIFIED_MATCH,
+                                           address=ALL[key]))
 
     def lookup(self, request: LookupRequest) -> SearchResponse:
         self._enter("lookup", request.key.value)
-        return SearchResponse(SuggestionList())
+        return SearchResponse(SuggestionList(more_results_available=False, confidence=Confidence.NO_MATCHES))
 
     def datasets(self, country_iso: str | None = None) -> list[Dataset]:
         return [Dataset(id="us-address", country_iso="USA", synthetic=True)]
