@@ -148,13 +148,13 @@ class Suggestion(msgspec.Struct, omit_defaults=True, kw_only=True):
 
 
 class SuggestionList(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """`more_results_available` and `confidence` are required so that they are always on the wire."""
+    """`more_results_available`, `confidence` and `suggestions` are required: always on the wire."""
 
     more_results_available: bool
     confidence: str
+    suggestions: list[Suggestion]
     suggestions_key: str = ""
     suggestions_prompt: str = ""
-    suggestions: list[Suggestion] = []
 
 
 class SearchResponse(msgspec.Struct):

@@ -17,7 +17,7 @@ from dqkit.contract.address import (
 
 def test_no_matches_is_spelled_out() -> None:
     body = msgspec.json.encode(SearchResponse(SuggestionList(more_results_available=False,
-                                                             confidence=Confidence.NO_MATCHES)))
+                                                             confidence=Confidence.NO_MATCHES, suggestions=[])))
     assert body == b'{"result":{"more_results_available":false,"confidence":"No matches","suggestions":[]}}'
     v = msgspec.json.encode(ValidateResponse(ValidationResult(confidence=Confidence.NO_MATCHES)))
     assert v == b'{"result":{"confidence":"No matches"}}'

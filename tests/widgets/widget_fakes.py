@@ -137,7 +137,8 @@ class FakeBackend:
 
     def lookup(self, request: LookupRequest) -> SearchResponse:
         self._enter("lookup", request.key.value)
-        return SearchResponse(SuggestionList(more_results_available=False, confidence=Confidence.NO_MATCHES))
+        return SearchResponse(SuggestionList(more_results_available=False, confidence=Confidence.NO_MATCHES,
+                                             suggestions=[]))
 
     def datasets(self, country_iso: str | None = None) -> list[Dataset]:
         return [Dataset(id="us-address", country_iso="USA", synthetic=True)]
