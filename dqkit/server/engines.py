@@ -84,14 +84,18 @@ def load_local(config: ServerConfig) -> Loaded:
     from dqkit.engines.address import AddressEngine
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 
-    profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids)
-    lead_engine = LeadEngine(profile)
     if config.index is not None:
         address = AddressEngine.open(config.index)
     elif config.references:
         address = AddressEngine.from_files(list(config.references))
     else:
         address = AddressEngine.demo()
+    # A real reference (not the synthetic demo) also serves the lead engine's address-point matching: one
+    # store, built once, behind both services.
+    points = address.index if (config.index is not None or config.references) else None
+    profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids,
+                          points=points)
+    lead_engine = LeadEngine(profile)
     backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
     dataset_ids = frozenset(d.id for d in backend.datasets(None))
     warm_up(backend)

@@ -70,7 +70,8 @@ class LeadProfile:
             f"phone={int(self.require_phone)}",
             f"addr={int(self.standardize_address)}",
             f"records={self.records.fingerprint if self.records is not None else '-'}",
-            f"points={getattr(self.points, 'fingerprint', '-') if self.points is not None else '-'}",
+            f"points={getattr(self.points, 'build_id', '') or getattr(self.points, 'fingerprint', '?')}"
+            if self.points is not None else "points=-",
         ]
         return ";".join(parts)
 
