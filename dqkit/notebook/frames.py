@@ -100,6 +100,26 @@ def _fingerprint(sub: pd.DataFrame) -> bytes:
     return np.ascontiguousarray(hashed.to_numpy(dtype=np.uint64)).tobytes()
 
 
+_SLICE = 20_000
+
+
+def concat_typed(pieces: list[pd.DataFrame]) -> pd.DataFrame:
+    """Typed slices as one frame, each categorical column over the union of the slices' categories (a slice
+    may have appended a value outside the code table), so that no column falls back to object."""
+    if len(pieces) == 1:
+        return pieces[0]
+    first = pieces[0]
+    for name in first.columns:
+        if isinstance(first[name].dtype, pd.CategoricalDtype):
+            cats = list(first[name].cat.categories)
+            for p in pieces[1:]:
+                cats += [c for c in p[name].cat.categories if c not in set(cats)]
+            if any(list(p[name].cat.categories) != cats for p in pieces):
+                for p in pieces:
+                    p[name] = p[name].cat.set_categories(cats)
+    return pd.concat(pieces, ignore_index=True)
+
+
 def _builder_fingerprint(sub: pd.DataFrame, build: Callable[[dict[str, Any]], Any]) -> bytes:
     """The encoded requests of up to 64 rows spread over the table: if the way rows become requests changes
     (a new mapping rule), the run key changes with it, while the warm path builds 64 requests, not all."""
@@ -213,11 +233,17 @@ def result_columns(
     batch: BatchResult[Res] = run_batch(op, requests, cache=store, progress=options.show_progress(progress),
                                         desc=job.desc, unit=job.unit, concurrency=threads, chunk_size=size)
     del requests
-    flat = [job.flat(it) for it in batch.items]
-    clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in batch.items)
-    del batch  # the answers themselves are no longer needed: their flat rows are
-    typed = job.typed(flat)
-    del flat
+    items: list[Any] = batch.items
+    clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in items)
+    del batch
+    # Typed a slice at a time, each slice's answers released once flat: a 100,000-row run never holds all its
+    # answers and all their flat rows at once.
+    pieces = []
+    for start in range(0, len(items), _SLICE):
+        pieces.append(job.typed([job.flat(it) for it in items[start : start + _SLICE]]))
+        items[start : start + _SLICE] = [None] * len(items[start : start + _SLICE])
+    typed = concat_typed(pieces) if pieces else job.typed([])
+    del items, pieces
     # Each row read got its own request unless merged: spread the distinct answers back over the rows.
     result = typed if len(typed) == n else typed.take(np.asarray(row_to_unique, dtype=np.intp))\
         .reset_index(drop=True)

@@ -218,3 +218,17 @@ def test_lead_answers_stay_cached_when_the_local_address_engine_opens(frame: pd.
     backend.address_engine  # noqa: B018  (opening it renames the backend; lead answers do not depend on it)
     again = frame.iloc[:3].leads.verify(backend=backend)
     pd.testing.assert_frame_equal(again, first.iloc[:3])  # same transaction IDs: answered from the cache
+
+
+def test_results_typed_in_slices_equal_results_typed_at_once(frame: pd.DataFrame,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from dqkit.notebook import frames
+
+    odd = CountingLeadBackend(answer={"Haddad": "E999"})  # a code outside the seed's table, in one slice only
+    whole = frame.leads.verify(backend=odd, cache=False)
+    monkeypatch.setattr(frames, "_SLICE", 2)
+    sliced = frame.leads.verify(backend=odd, cache=False)
+    cols = [c for c in whole.columns if c != "lead_transaction_id"]
+    pd.testing.assert_frame_equal(sliced[cols], whole[cols])
+    assert list(sliced["lead_result_code"].cat.categories) == [*codes.RESULT_CODES, "E999"]
+    assert sliced["lead_result_code"].iloc[-1] == "E999"  # kept, not lost to the fixed categories
