@@ -2,9 +2,10 @@
 
 One SQLite file (`results-v1.sqlite3`, mode 0600, in a 0700 folder of the user cache directory) holds two tables:
 
-* `results`: one backend answer per request, keyed by a hash of the backend's name (which names its configuration)
-  and the request's canonical encoding, the answer stored as msgpack of its typed model. Written chunk by chunk
-  while a batch runs, so an interrupted batch resumes where it stopped.
+* `results`: one backend answer per request, keyed by a hash of the backend's name (which names its configuration;
+  for the in-process engines, dqkit's version too) and the request's canonical msgpack encoding; the answer is
+  stored as msgpack of its typed model (a lead answer without its InputData echo: the key holds the request).
+  Written chunk by chunk while a batch runs, so an interrupted batch resumes where it stopped.
 * `runs`: the finished result columns of a whole table, keyed by the backend, the options and a content hash of
   the input columns that were read. A rerun of the same table is one read instead of one lookup per row, which
   is what makes a warm rerun of 100,000 rows cost a fraction of a second. Only the newest `MAX_RUNS` are kept.
