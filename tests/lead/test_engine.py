@@ -168,3 +168,7 @@ def test_standardized_address_and_s102() -> None:
     assert "58" in bad_zip.message.value
     no_number = eng.verify(LeadRequest(full_name="Ann Lee", zip="94110", street1="Main St"))
     assert no_number.message.result_code == "S102" and "57" in no_number.message.value
+    zip_only = eng.verify(LeadRequest(full_name="Ann Lee", zip="94110"))  # no street given: judged on the ZIP
+    assert zip_only.message.result_code == "S100"
+    assert zip_only.standardized_address is not None and zip_only.standardized_address.city == "SAN FRANCISCO"
+    assert eng.verify(LeadRequest(full_name="Ann Lee", zip="00000")).message.result_code == "S102"

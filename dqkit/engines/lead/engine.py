@@ -33,6 +33,7 @@ from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import check_phone
 from dqkit.engines.lead.spoof import find_spoof
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
+from dqkit.engines.zipdata import zip_info
 
 if TYPE_CHECKING:
     from dqkit.engines.lead.records import LeadRecords
@@ -189,10 +190,13 @@ class LeadEngine:
         if self._standardize is not None:
             outcome = self._standardize(lead, p.points)
             standardized = outcome.address
-            if not outcome.valid:
-                code = "S102"
-                value = "; ".join(f"{c} {ADDRESS_ERROR_STATUSES.get(c, '')}" for c in outcome.codes
-                                  if c in _INVALID_ADDRESS_CODES)
+            if lead.street1.strip() or lead.street2.strip():
+                if not outcome.valid:
+                    code = "S102"
+                    value = "; ".join(f"{c} {ADDRESS_ERROR_STATUSES.get(c, '')}" for c in outcome.codes
+                                      if c in _INVALID_ADDRESS_CODES)
+            elif zip_info(zip5) is None:  # no street given: the lead is judged on its ZIP alone
+                code, value = "S102", f"58 {ADDRESS_ERROR_STATUSES['58']}"
         rc = RESULT_CODES[code]
         return ELSGenericMessage(
             transaction_id=self._transaction_id(),
