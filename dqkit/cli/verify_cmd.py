@@ -27,6 +27,8 @@ def register(sub: Any) -> None:
     p.add_argument("--records", type=Path, help="reference records CSV (phone and name matching)")
     p.add_argument("--no-address", action="store_true", help="skip address standardization")
     p.add_argument("--prefix", default="", help="prefix of the added result columns")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 
 
@@ -45,20 +47,15 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
 
 
 def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str] | None = None,
-                 prefix: str = "") -> pd.DataFrame:
-    """Every input row in order, with the flat result columns of its lead (or its recorded error) added."""
-    import pandas as pd
+                 prefix: str = "", *, cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
+    """Every input row in order, with the flat result columns of its lead (or its recorded error) added.
 
-    from dqkit.contract.lead_columns import error_row, flatten_message, lead_from_row, resolve_columns
+    The same pipeline as `df.leads.verify()`: identical leads sent once, results cached, every row kept.
+    """
+    from dqkit.notebook.leads import verify
 
-    columns = resolve_columns(list(df.columns), mapping)
-    records: list[dict[str, Any]] = df.to_dict("records")  # type: ignore[assignment]
-    leads = [lead_from_row(row, columns) for row in records]
-    items = backend.verify_leads(leads)
-    rows = [flatten_message(it.result) if it.result is not None else error_row(it.error or RuntimeError("?"))
-            for it in items]
-    out = pd.DataFrame(rows, index=df.index).add_prefix(prefix)
-    return pd.concat([df, out], axis=1)
+    return verify(df, backend=backend, mapping=mapping, prefix=prefix, cache=None if cache else False,
+                  progress=progress)
 
 
 def summary(result_codes: pd.Series) -> str:
@@ -78,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.cli._leadio import parse_map, read_table, write_table
 
     df = read_table(args.input)
-    out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix)
+    out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix, cache=not args.no_cache,
+                       progress=False if args.quiet else None)
     write_table(out, args.output)
     print(summary(out[f"{args.prefix}result_code"]))
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)

@@ -53,11 +53,13 @@ CUSTOMER_FIELDS: Final = ("PARTNER_ID", "CLIENT_ID", "CUST_REF_NO")
 APOSTROPHE_FIELDS: Final = ("full_name", "first_name", "last_name", "middle_name")
 
 
-class _Wire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True):
+# gc=False: these structs never take part in reference cycles (they hold strings, tuples and other such
+# structs), so the garbage collector need not track the millions a batch creates (~10% of a batch's time).
+class _Wire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True, gc=False):
     """Base of structs whose wire names are their field names in upper case."""
 
 
-class _FrozenWire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True, frozen=True):
+class _FrozenWire(msgspec.Struct, rename="upper", omit_defaults=True, kw_only=True, frozen=True, gc=False):
     """The same, immutable (requests and parts of answers that are never edited)."""
 
 
@@ -70,7 +72,7 @@ class Phone(_FrozenWire, frozen=True):
     phone_country_code: str = ""
 
 
-class Attribute(msgspec.Struct, frozen=True, rename={"name": "ATTRIBUTE_NAME", "value": "ATTRIBUTE_VALUE"}):
+class Attribute(msgspec.Struct, frozen=True, gc=False, rename={"name": "ATTRIBUTE_NAME", "value": "ATTRIBUTE_VALUE"}):
     """One LEAD_ATTRIBUTE pair."""
 
     name: str
@@ -198,6 +200,7 @@ class ReversePhoneAppend(_FrozenWire, frozen=True):
 
 class Stage1Data(
     msgspec.Struct,
+    gc=False,
     omit_defaults=True,
     kw_only=True,
     rename={
@@ -376,6 +379,7 @@ class Stage2Data(msgspec.Struct, omit_defaults=True, kw_only=True,
 
 class ELSGenericMessage(
     msgspec.Struct,
+    gc=False,
     omit_defaults=True,
     kw_only=True,
     rename={

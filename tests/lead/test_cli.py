@@ -18,6 +18,12 @@ ROWS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI caches results in the user cache dir: give each test its own (the subprocess inherits it)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def dqkit(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "dqkit.cli", *args], capture_output=True, text=True, timeout=120)
 
@@ -35,6 +41,8 @@ def test_verify_keeps_every_row_in_order(tmp_path: Path, ext: str) -> None:
     assert list(res["zipcode"]) == ["20500", "32830", "02134", "10001", ""]  # leading zero kept
     assert list(res["result_code"]) == ["S100", "E100", "E600", "E200", "E601"]
     assert "E100" in proc.stdout and "total" in proc.stdout
+    again = dqkit("verify", str(src), "-o", str(out), "--no-address")  # answered from the cache, same file
+    assert again.returncode == 0 and again.stdout == proc.stdout
 
 
 def test_verify_map_override_and_bad_input(tmp_path: Path) -> None:
