@@ -60,7 +60,6 @@ def resolve_columns(columns: Sequence[str], mapping: Mapping[str, str] | None = 
     aliases earlier in the list winning. Raises InputError for a mapping that names an unknown field or column.
     """
     result: dict[str, str] = {}
-    taken: set[str] = set()
     for field, column in (mapping or {}).items():
         key = field.upper()
         if key not in _FIELD_SET:
@@ -68,20 +67,30 @@ def resolve_columns(columns: Sequence[str], mapping: Mapping[str, str] | None = 
         if column not in columns:
             raise InputError(f"column {column!r} (mapped to {key}) is not in the input")
         result[key] = column
-        taken.add(column)
+    return match_by_alias(columns, ALIASES, result)
+
+
+def match_by_alias(columns: Sequence[str], aliases: Mapping[str, tuple[str, ...]],
+                   found: dict[str, str]) -> dict[str, str]:
+    """Add to `found` (field -> column) every field not in it yet whose own name or alias names a free column.
+
+    Names are compared lower-cased with everything but letters and digits dropped; earlier aliases win, and a
+    column feeds one field only. Shared by the lead and the address column finders.
+    """
+    taken = set(found.values())
     by_norm: dict[str, str] = {}
     for c in columns:
         by_norm.setdefault(_norm(str(c)), str(c))
-    for field, aliases in ALIASES.items():
-        if field in result:
+    for field, names in aliases.items():
+        if field in found:
             continue
-        for alias in (_norm(field), *aliases):
+        for alias in (_norm(field), *names):
             col = by_norm.get(alias)
             if col is not None and col not in taken:
-                result[field] = col
+                found[field] = col
                 taken.add(col)
                 break
-    return result
+    return found
 
 
 def _text(value: Any) -> str:

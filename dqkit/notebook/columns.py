@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from dqkit.contract.address import ISO3_BY_ISO2
 from dqkit.contract.errors import InputError
-from dqkit.contract.lead_columns import ALIASES
+from dqkit.contract.lead_columns import ALIASES, match_by_alias
 
 ADDRESS_FIELDS: Final = ("STREET1", "STREET2", "CITY", "STATE", "ZIP", "COUNTRY")
 ADDRESS_ALIASES: Final[dict[str, tuple[str, ...]]] = {
@@ -35,10 +35,6 @@ _COUNTRY_NAMES: Final = {"UNITED STATES": "USA", "UNITED STATES OF AMERICA": "US
                          "ENGLAND": "GBR", "SCOTLAND": "GBR", "WALES": "GBR"}
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
 def resolve_address_columns(columns: Iterable[object], mapping: Mapping[str, str] | None = None) -> dict[str, str]:
     """Address field -> input column: `mapping` first (field or synonym -> column), then forgiving names.
 
@@ -56,19 +52,7 @@ def resolve_address_columns(columns: Iterable[object], mapping: Mapping[str, str
         if column not in names:
             raise InputError(f"column {column!r} (mapped to {key}) is not in the input")
         result[key] = column
-    taken = set(result.values())
-    by_norm: dict[str, str] = {}
-    for c in names:
-        by_norm.setdefault(_norm(c), c)
-    for field, aliases in ADDRESS_ALIASES.items():
-        if field in result:
-            continue
-        for alias in (_norm(field), *aliases):
-            col = by_norm.get(alias)
-            if col is not None and col not in taken:
-                result[field] = col
-                taken.add(col)
-                break
+    match_by_alias(names, ADDRESS_ALIASES, result)
     if "STREET1" not in result and not ({"CITY", "ZIP"} & set(result)):
         shown = ", ".join(map(repr, names[:12])) + (" ..." if len(names) > 12 else "")
         raise InputError(f"no address columns found among {shown or 'no columns'}: name them like address, "
