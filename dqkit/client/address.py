@@ -13,7 +13,6 @@ stepin v1 (GET), lookup v2, datasets v1. Opt-in headers: add_components / add_me
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Self, TypeVar
 from urllib.parse import quote
@@ -25,6 +24,7 @@ from dqkit.client._core import AsyncCore, error_from_response
 from dqkit.client._loop import BACKGROUND
 from dqkit.client._policy import ClientSettings, resolve
 from dqkit.client._secret import Secret
+from dqkit.client._sync import SyncClient
 from dqkit.contract.address import (
     Dataset,
     DatasetsResponse,
@@ -160,19 +160,14 @@ class AsyncAddressClient:
         await self.aclose()
 
 
-class AddressClient:
+class AddressClient(SyncClient[AsyncAddressClient]):
     """The sync client; implements the AddressBackend protocol. Runs on dqkit's background loop (Jupyter-safe)."""
 
     def __init__(self, base_url: str | None = None, token: str | Secret | None = None, **options: Any) -> None:
-        async def make() -> AsyncAddressClient:
+        async def make() -> AsyncAddressClient:  # created on the background loop, used only there
             return AsyncAddressClient(base_url, token, **options)
 
-        self._async = BACKGROUND.run(make())
-        # Closed by close(), by the with-block, or when garbage-collected (at the latest at exit).
-        self._finalizer = weakref.finalize(self, _close, self._async)
-
-    def __repr__(self) -> str:
-        return repr(self._async).replace("AsyncAddressClient", "AddressClient", 1)
+        super().__init__(make)
 
     @property
     def name(self) -> str:
@@ -218,16 +213,3 @@ class AddressClient:
                     on_item: Callable[[BatchItem[FormatResponse]], None] | None = None,
                     concurrency: int | None = None) -> list[BatchItem[FormatResponse]]:
         return BACKGROUND.run(self._async.format_many(keys, on_item=on_item, concurrency=concurrency))
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _close(client: AsyncAddressClient) -> None:
-    BACKGROUND.close_quietly(client.aclose())

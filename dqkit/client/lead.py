@@ -15,7 +15,6 @@ The base URL is the service's root: requests go to `{base_url}{path}`, path `/se
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Self
 
@@ -24,6 +23,7 @@ from dqkit.client._core import AsyncCore, error_from_response, new_reference_id
 from dqkit.client._loop import BACKGROUND
 from dqkit.client._policy import ClientSettings, resolve
 from dqkit.client._secret import Secret
+from dqkit.client._sync import SyncClient
 from dqkit.client._transport import RawResponse
 from dqkit.contract.errors import InputError, ProtocolError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
@@ -99,7 +99,7 @@ class AsyncLeadClient:
         await self.aclose()
 
 
-class LeadClient:
+class LeadClient(SyncClient[AsyncLeadClient]):
     """Verifies leads over HTTP from ordinary (also notebook) code; implements the LeadBackend protocol.
 
     All work runs on dqkit's background event loop, so it works inside a running loop (Jupyter) too.
@@ -110,12 +110,7 @@ class LeadClient:
         async def make() -> AsyncLeadClient:  # created on the background loop, used only there
             return AsyncLeadClient(base_url, token, fmt=fmt, path=path, **settings)
 
-        self._async = BACKGROUND.run(make())
-        # Closed by close(), by the with-block, or when garbage-collected (at the latest at exit).
-        self._finalizer = weakref.finalize(self, _close, self._async)
-
-    def __repr__(self) -> str:
-        return repr(self._async).replace("AsyncLeadClient", "LeadClient", 1)
+        super().__init__(make)
 
     @property
     def name(self) -> str:
@@ -133,17 +128,3 @@ class LeadClient:
                      concurrency: int | None = None) -> list[BatchItem[ELSGenericMessage]]:
         """As AsyncLeadClient.verify_leads; `on_item` runs on dqkit's loop thread (keep it quick)."""
         return BACKGROUND.run(self._async.verify_leads(leads, on_item=on_item, concurrency=concurrency))
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-
-def _close(client: AsyncLeadClient) -> None:
-    BACKGROUND.close_quietly(client.aclose())

@@ -93,7 +93,8 @@ def match_by_alias(columns: Sequence[str], aliases: Mapping[str, tuple[str, ...]
     return found
 
 
-def _text(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A table cell as text: None, NaN and pandas' NA are "", 94110.0 is "94110", surrounding blanks dropped."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -112,7 +113,7 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
     A nine-digit ZIP ("94110-1234") is split into ZIP and ZIPPLUS when no ZIPPLUS column is mapped; ZIP codes
     that lost their leading zeros in a numeric column ("2134") are padded back to five digits.
     """
-    values = {f: _text(row.get(c)) for f, c in columns.items()}
+    values = {f: cell_text(row.get(c)) for f, c in columns.items()}
     zip_ = values.get("ZIP", "")
     m = _ZIP9.match(zip_)
     if m and not values.get("ZIPPLUS"):

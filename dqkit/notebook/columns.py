@@ -8,7 +8,6 @@ An address is read from STREET1 (which may hold the whole address on one line: `
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -16,6 +15,7 @@ from typing import Any, Final
 from dqkit.contract.address import ISO3_BY_ISO2
 from dqkit.contract.errors import InputError
 from dqkit.contract.lead_columns import ALIASES, match_by_alias
+from dqkit.contract.lead_columns import cell_text as lead_cell_text
 
 ADDRESS_FIELDS: Final = ("STREET1", "STREET2", "CITY", "STATE", "ZIP", "COUNTRY")
 ADDRESS_ALIASES: Final[dict[str, tuple[str, ...]]] = {
@@ -61,15 +61,9 @@ def resolve_address_columns(columns: Iterable[object], mapping: Mapping[str, str
 
 
 def cell_text(value: Any) -> str:
-    """A cell as text: missing values are "", 94110.0 is "94110", surrounding blanks dropped."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        if value.is_integer():
-            return str(int(value))
-    text = str(value).strip()
+    """A cell as text (see `lead_columns.cell_text`); address cells also treat the texts pandas writes for
+    missing values ("nan", "None", "<NA>", "NaT", e.g. after `astype(str)`) as missing: no address reads so."""
+    text = lead_cell_text(value)
     return "" if text in ("nan", "NaN", "None", "<NA>", "NaT") else text
 
 
