@@ -15,10 +15,14 @@ from dqkit.contract.address import (
     FormatRequest,
     FormatResponse,
     LookupRequest,
+    LookupResponse,
     SearchRequest,
     SearchResponse,
+    SuggestionsFormatRequest,
+    SuggestionsFormatResponse,
     ValidateResponse,
 )
+from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import DqkitError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 
@@ -62,14 +66,26 @@ class AddressBackend(Protocol):
 
     def search(self, request: SearchRequest) -> SearchResponse: ...
 
-    def validate(self, request: SearchRequest) -> ValidateResponse: ...
+    def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
+        """`add` asks for the opt-in blocks (Add-Components, Add-Metadata, Add-Enrichment)."""
+        ...
 
     def refine(self, key: str, refinement: str) -> SearchResponse: ...
 
     def step_in(self, key: str) -> SearchResponse: ...
 
-    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse: ...
+    def format(self, key: str, request: FormatRequest | None = None, add: AddOns = NO_ADD_ONS) -> FormatResponse:
+        ...
 
-    def lookup(self, request: LookupRequest) -> SearchResponse: ...
+    def lookup(self, request: LookupRequest) -> LookupResponse: ...
 
     def datasets(self, country_iso: str | None = None) -> list[Dataset]: ...
+
+
+@runtime_checkable
+class SuggestionsFormatBackend(Protocol):
+    """Search and format in one call (the vendor's POST /address/suggestions/format/v1). Apart from
+    AddressBackend so that backends without it still count as address backends."""
+
+    def suggestions_format(self, request: SuggestionsFormatRequest,
+                           add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse: ...

@@ -12,10 +12,14 @@ from dqkit.contract.address import (
     FormatRequest,
     FormatResponse,
     LookupRequest,
+    LookupResponse,
     SearchRequest,
     SearchResponse,
+    SuggestionsFormatRequest,
+    SuggestionsFormatResponse,
     ValidateResponse,
 )
+from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 
@@ -70,8 +74,8 @@ class LocalBackend:
     def search(self, request: SearchRequest) -> SearchResponse:
         return self.address_engine.search(request)
 
-    def validate(self, request: SearchRequest) -> ValidateResponse:
-        return self.address_engine.validate(request)
+    def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
+        return self.address_engine.validate(request, add)
 
     def refine(self, key: str, refinement: str) -> SearchResponse:
         return self.address_engine.refine(key, refinement)
@@ -79,10 +83,14 @@ class LocalBackend:
     def step_in(self, key: str) -> SearchResponse:
         return self.address_engine.step_in(key)
 
-    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
-        return self.address_engine.format(key, request)
+    def format(self, key: str, request: FormatRequest | None = None, add: AddOns = NO_ADD_ONS) -> FormatResponse:
+        return self.address_engine.format(key, request, add)
 
-    def lookup(self, request: LookupRequest) -> SearchResponse:
+    def suggestions_format(self, request: SuggestionsFormatRequest,
+                           add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse:
+        return self.address_engine.suggestions_format(request, add)
+
+    def lookup(self, request: LookupRequest) -> LookupResponse:
         return self.address_engine.lookup(request)
 
     def datasets(self, country_iso: str | None = None) -> list[Dataset]:

@@ -7,8 +7,10 @@
 Errors are raised from `dqkit.contract.errors` (NotFoundError for an unknown key, BadRequestError, ...). "Nothing
 matched" is not an error: it is a 200 with confidence "No matches".
 Paths follow the vendor: search/validate v1, refine v1, format v1 (GET, or POST with a FormatRequest),
-stepin v1 (GET), lookup v2, datasets v1. Opt-in headers: add_components / add_metadata / add_enrichment;
-`timeout_seconds` sends `Timeout-Seconds` (the server answers 408 past it).
+suggestions/format v1, stepin v1 (GET), lookup v2, datasets v1. Opt-in headers: add_components / add_metadata /
+add_enrichment (or `add=AddOns(...)` per call); `app_key` sends `x-app-key`; `timeout_seconds` (2..15) sends
+`Timeout-Seconds` (the server answers 408 past it). Every answer keeps the JSON it came from (`.raw`), so members
+a newer vendor answer adds are not lost (`.unknown`).
 """
 
 from __future__ import annotations
@@ -26,50 +28,97 @@ from dqkit.client._policy import ClientSettings, resolve
 from dqkit.client._secret import Secret
 from dqkit.client._sync import SyncClient
 from dqkit.contract.address import (
+    DATASET_BY_COUNTRY,
+    Answer,
     Dataset,
+    DatasetsCountry,
     DatasetsResponse,
     FormatRequest,
     FormatResponse,
     LookupRequest,
+    LookupResponse,
     RefineRequest,
     SearchRequest,
     SearchResponse,
+    SuggestionsFormatRequest,
+    SuggestionsFormatResponse,
     ValidateResponse,
 )
-from dqkit.contract.errors import ProtocolError
+from dqkit.contract.address_components import AddOns
+from dqkit.contract.errors import InputError, ProtocolError
 
-R = TypeVar("R")
+R = TypeVar("R", bound=Answer)
 _encoder = msgspec.json.Encoder()
-_DECODERS: dict[type[Any], msgspec.json.Decoder[Any]] = {
-    t: msgspec.json.Decoder(t) for t in (SearchResponse, ValidateResponse, FormatResponse, DatasetsResponse)
-}
+_raw_decoder = msgspec.json.Decoder()
 _JSON = "application/json"
+TIMEOUT_RANGE = (2, 15)
 
 
 def _as_request(request: SearchRequest | str) -> SearchRequest:
-    return SearchRequest.of(request) if isinstance(request, str) else request
+    req = SearchRequest.of(request) if isinstance(request, str) else request
+    if not req.datasets:  # the vendor requires datasets: name the country's own
+        ds = DATASET_BY_COUNTRY.get(req.country_iso.strip().upper())
+        if ds:
+            req = msgspec.structs.replace(req, datasets=[ds])
+    return req
 
 
 def _key(key: str) -> str:
     return quote(key, safe="")
 
 
+def _drop_nulls(value: Any) -> Any:
+    """null is the vendor's "absent" for optional members: drop it so the typed models see a default."""
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+def decode_answer(body: bytes, model: type[R]) -> R:
+    """The typed answer of a JSON body, with the JSON kept beside it (`.raw`, `.unknown`): members the models do
+    not know are kept, nulls read as absent. Raises msgspec errors for a body that is not the answer."""
+    raw = _raw_decoder.decode(body)
+    if not isinstance(raw, dict):
+        raise msgspec.ValidationError(f"expected a JSON object, got {type(raw).__name__}")
+    typed = msgspec.convert(_drop_nulls(raw), type=model)
+    typed.keep_raw(raw)
+    return typed
+
+
+def _flag_headers(add: AddOns) -> dict[str, str]:
+    return {"add-components": "true" if add.components else "false",
+            "add-metadata": "true" if add.metadata else "false",
+            **({"add-enrichment": "true"} if add.enrichment else {})}
+
+
 class AsyncAddressClient:
-    """Searches, validates, refines and formats addresses over HTTP from async code (one event loop)."""
+    """Searches, validates, refines and formats addresses over HTTP from async code (one event loop).
+
+    `add_components`, `add_metadata`, `add_enrichment` set the Add-* headers of validate, format and
+    suggestions/format (each call may override them with `add=`); `app_key` is sent as `x-app-key` (the vendor's
+    alternative to Auth-Token); `timeout_seconds` (2..15) is sent as `Timeout-Seconds`.
+    """
 
     service = "address"
 
     def __init__(self, base_url: str | None = None, token: str | Secret | None = None, *,
                  add_components: bool = False, add_metadata: bool = False, add_enrichment: bool = False,
-                 timeout_seconds: float | None = None, **settings: Any) -> None:
+                 timeout_seconds: int | None = None, app_key: str | Secret | None = None,
+                 **settings: Any) -> None:
         url, secret = resolve(self.service, base_url, token)
         headers = dict(settings.pop("headers", {}) or {})
-        for name, on in (("Add-Components", add_components), ("Add-Metadata", add_metadata),
-                         ("Add-Enrichment", add_enrichment)):
-            if on:
-                headers[name] = "true"
         if timeout_seconds is not None:
-            headers["Timeout-Seconds"] = f"{timeout_seconds:g}"
+            lo, hi = TIMEOUT_RANGE
+            if isinstance(timeout_seconds, bool) or int(timeout_seconds) != timeout_seconds or \
+                    not lo <= timeout_seconds <= hi:
+                raise InputError(f"timeout_seconds must be a whole number from {lo} to {hi} (the service's range)")
+            headers["Timeout-Seconds"] = str(int(timeout_seconds))
+        if any(k.lower() == "x-app-key" for k in headers):
+            raise InputError("pass the app key as app_key=, not as a header")
+        self.add = AddOns(components=add_components, metadata=add_metadata, enrichment=add_enrichment)
+        self._app_key = app_key if isinstance(app_key, Secret) or app_key is None else Secret(app_key)
         self.settings = ClientSettings(base_url=url, token=secret, headers=headers, **settings)
         self._core = AsyncCore(self.settings)
 
@@ -81,25 +130,29 @@ class AsyncAddressClient:
     def name(self) -> str:
         return f"http-address[{self.settings.base_url}]"
 
-    async def _send(self, method: str, path: str, body: Any, model: type[R], reference_id: str | None) -> R:
+    async def _send(self, method: str, path: str, body: Any, model: type[R], reference_id: str | None,
+                    add: AddOns | None = None) -> R:
         content = None if body is None else _encoder.encode(body)
+        headers = _flag_headers(add) if add is not None else {}
+        if self._app_key:
+            headers["x-app-key"] = self._app_key.reveal()
         resp, ref = await self._core.call(method, path, content=content,
                                           content_type=_JSON if content is not None else None,
-                                          reference_id=reference_id)
+                                          reference_id=reference_id, headers=headers or None)
         if not 200 <= resp.status < 300:
             raise error_from_response(resp, method, path, ref)
         try:
-            result: R = _DECODERS[model].decode(resp.body)
+            return decode_answer(resp.body, model)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ProtocolError(f"{method} {path}: not a {model.__name__}: {exc} (Reference-Id {ref})") from None
-        return result
 
     async def search(self, request: SearchRequest | str, *, reference_id: str | None = None) -> SearchResponse:
         return await self._send("POST", "/address/search/v1", _as_request(request), SearchResponse, reference_id)
 
-    async def validate(self, request: SearchRequest | str, *, reference_id: str | None = None) -> ValidateResponse:
+    async def validate(self, request: SearchRequest | str, add: AddOns | None = None, *,
+                       reference_id: str | None = None) -> ValidateResponse:
         return await self._send("POST", "/address/validate/v1", _as_request(request), ValidateResponse,
-                                reference_id)
+                                reference_id, add if add is not None else self.add)
 
     async def refine(self, key: str, refinement: str, *, reference_id: str | None = None) -> SearchResponse:
         return await self._send("POST", f"/address/suggestions/refine/v1/{_key(key)}", RefineRequest(refinement),
@@ -109,19 +162,42 @@ class AsyncAddressClient:
         return await self._send("GET", f"/address/suggestions/stepin/v1/{_key(key)}", None, SearchResponse,
                                 reference_id)
 
-    async def format(self, key: str, request: FormatRequest | None = None, *,
+    async def format(self, key: str, request: FormatRequest | None = None, add: AddOns | None = None, *,
                      reference_id: str | None = None) -> FormatResponse:
         path = f"/address/format/v1/{_key(key)}"
+        chosen = add if add is not None else self.add
         if request is None:
-            return await self._send("GET", path, None, FormatResponse, reference_id)
-        return await self._send("POST", path, request, FormatResponse, reference_id)
+            return await self._send("GET", path, None, FormatResponse, reference_id, chosen)
+        return await self._send("POST", path, request, FormatResponse, reference_id, chosen)
 
-    async def lookup(self, request: LookupRequest, *, reference_id: str | None = None) -> SearchResponse:
-        return await self._send("POST", "/address/lookup/v2", request, SearchResponse, reference_id)
+    async def suggestions_format(self, request: SuggestionsFormatRequest | str, add: AddOns | None = None, *,
+                                 reference_id: str | None = None) -> SuggestionsFormatResponse:
+        """Search and format in one call (POST /address/suggestions/format/v1)."""
+        if isinstance(request, str):
+            request = SuggestionsFormatRequest(components=SearchRequest.of(request).components)
+        if not request.datasets:
+            ds = DATASET_BY_COUNTRY.get(request.country_iso.strip().upper())
+            request = msgspec.structs.replace(request, datasets=[ds] if ds else [])
+        return await self._send("POST", "/address/suggestions/format/v1", request, SuggestionsFormatResponse,
+                                reference_id, add if add is not None else AddOns(components=self.add.components,
+                                                            metadata=self.add.metadata))
 
-    async def datasets(self, country_iso: str | None = None, *, reference_id: str | None = None) -> list[Dataset]:
+    async def lookup(self, request: LookupRequest, *, reference_id: str | None = None) -> LookupResponse:
+        if not request.datasets:
+            ds = DATASET_BY_COUNTRY.get(request.country_iso.strip().upper())
+            request = msgspec.structs.replace(request, datasets=[ds] if ds else [])
+        return await self._send("POST", "/address/lookup/v2", request, LookupResponse, reference_id)
+
+    async def datasets_by_country(self, country_iso: str | None = None, *,
+                                  reference_id: str | None = None) -> list[DatasetsCountry]:
+        """The datasets answer as published: one entry per country."""
         path = "/address/datasets/v1" + (f"?country_iso={quote(country_iso, safe='')}" if country_iso else "")
         return (await self._send("GET", path, None, DatasetsResponse, reference_id)).result
+
+    async def datasets(self, country_iso: str | None = None, *, reference_id: str | None = None) -> list[Dataset]:
+        """The datasets, one per entry (the AddressBackend view; size and synthetic are not on the wire)."""
+        return [Dataset(id=d.id, name=d.name, country_iso=c.country_iso_3, country_name=c.country_name)
+                for c in await self.datasets_by_country(country_iso, reference_id=reference_id) for d in c.datasets]
 
     async def search_many(self, requests: Sequence[SearchRequest | str], *,
                           on_item: Callable[[BatchItem[SearchResponse]], None] | None = None,
@@ -180,8 +256,9 @@ class AddressClient(SyncClient[AsyncAddressClient]):
     def search(self, request: SearchRequest | str, *, reference_id: str | None = None) -> SearchResponse:
         return BACKGROUND.run(self._async.search(request, reference_id=reference_id))
 
-    def validate(self, request: SearchRequest | str, *, reference_id: str | None = None) -> ValidateResponse:
-        return BACKGROUND.run(self._async.validate(request, reference_id=reference_id))
+    def validate(self, request: SearchRequest | str, add: AddOns | None = None, *,
+                 reference_id: str | None = None) -> ValidateResponse:
+        return BACKGROUND.run(self._async.validate(request, add, reference_id=reference_id))
 
     def refine(self, key: str, refinement: str, *, reference_id: str | None = None) -> SearchResponse:
         return BACKGROUND.run(self._async.refine(key, refinement, reference_id=reference_id))
@@ -189,15 +266,23 @@ class AddressClient(SyncClient[AsyncAddressClient]):
     def step_in(self, key: str, *, reference_id: str | None = None) -> SearchResponse:
         return BACKGROUND.run(self._async.step_in(key, reference_id=reference_id))
 
-    def format(self, key: str, request: FormatRequest | None = None, *,
+    def format(self, key: str, request: FormatRequest | None = None, add: AddOns | None = None, *,
                reference_id: str | None = None) -> FormatResponse:
-        return BACKGROUND.run(self._async.format(key, request, reference_id=reference_id))
+        return BACKGROUND.run(self._async.format(key, request, add, reference_id=reference_id))
 
-    def lookup(self, request: LookupRequest, *, reference_id: str | None = None) -> SearchResponse:
+    def suggestions_format(self, request: SuggestionsFormatRequest | str, add: AddOns | None = None, *,
+                           reference_id: str | None = None) -> SuggestionsFormatResponse:
+        return BACKGROUND.run(self._async.suggestions_format(request, add, reference_id=reference_id))
+
+    def lookup(self, request: LookupRequest, *, reference_id: str | None = None) -> LookupResponse:
         return BACKGROUND.run(self._async.lookup(request, reference_id=reference_id))
 
     def datasets(self, country_iso: str | None = None, *, reference_id: str | None = None) -> list[Dataset]:
         return BACKGROUND.run(self._async.datasets(country_iso, reference_id=reference_id))
+
+    def datasets_by_country(self, country_iso: str | None = None, *,
+                            reference_id: str | None = None) -> list[DatasetsCountry]:
+        return BACKGROUND.run(self._async.datasets_by_country(country_iso, reference_id=reference_id))
 
     def search_many(self, requests: Sequence[SearchRequest | str], *,
                     on_item: Callable[[BatchItem[SearchResponse]], None] | None = None,

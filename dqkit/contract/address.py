@@ -1,14 +1,20 @@
-"""Typed models of the address validation service (seed 001) and the facts of `shared/notes/api-facts.md`.
+"""Typed models of the address validation service (seed 001), shaped as the vendor's published OpenAPI document.
 
-Field names are the wire names (already snake case), so `msgspec.json.encode(x)` is the service's JSON.
+Field names are the wire names (already snake case), so `msgspec.json.encode(x)` is the service's JSON. Where the
+seed names a field it is kept; where it says "not shown" the published structure decides
+(`shared/notes/address-vendor-schemas.json`). Optional members are left out of the JSON when unset, so a field
+dqkit cannot know is absent, never invented. Decoding ignores members these models do not know (msgspec's default);
+`dqkit.client.address` keeps the raw JSON beside the typed answer so a newer vendor answer loses nothing.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 import msgspec
+
+from dqkit.contract.address_components import AddressComponents, AddressMetadata, Enrichment
 
 
 class Confidence(StrEnum):
@@ -78,10 +84,74 @@ MAX_SUGGESTIONS: Final[dict[SearchType, int]] = {
 DATASET_BY_COUNTRY: Final[dict[str, str]] = {"USA": "us-address", "CAN": "ca-address", "GBR": "gb-address"}
 ISO2_BY_ISO3: Final[dict[str, str]] = {"USA": "US", "CAN": "CA", "GBR": "GB"}
 ISO3_BY_ISO2: Final[dict[str, str]] = {v: k for k, v in ISO2_BY_ISO3.items()}
+# ISO 3166 numeric codes and the country names the vendor writes (its US examples say "UNITED STATES OF AMERICA").
+ISO_NUMERIC_BY_ISO3: Final[dict[str, str]] = {"USA": "840", "CAN": "124", "GBR": "826"}
+VENDOR_COUNTRY_NAMES: Final[dict[str, str]] = {"USA": "UNITED STATES OF AMERICA", "CAN": "CANADA",
+                                               "GBR": "UNITED KINGDOM"}
+
+
+class LocalityRestriction(msgspec.Struct, omit_defaults=True, kw_only=True):
+    exists: bool | None = None
+    must_be: list[str] | None = None
+    must_not_be: list[str] | None = None
+
+
+class LocalityConstraints(msgspec.Struct, omit_defaults=True, kw_only=True):
+    region: LocalityRestriction | None = None
+
+
+class InputName(msgspec.Struct, omit_defaults=True, kw_only=True):
+    forename: str | None = None
+    middlename: str | None = None
+    surname: str | None = None
+
+
+def unknown_members(raw: Any, known: Any) -> Any:
+    """What `raw` (JSON as received) holds that `known` (the typed answer, as builtins) does not: the members a
+    newer vendor answer added. None when nothing is unknown."""
+    if isinstance(raw, dict) and isinstance(known, dict):
+        out = {}
+        for k, v in raw.items():
+            if k not in known:
+                if v is not None:
+                    out[k] = v
+            else:
+                sub = unknown_members(v, known[k])
+                if sub is not None:
+                    out[k] = sub
+        return out or None
+    if isinstance(raw, list) and isinstance(known, list) and len(raw) == len(known):
+        subs = [unknown_members(r, k) for r, k in zip(raw, known, strict=True)]
+        return subs if any(x is not None for x in subs) else None
+    return None
+
+
+class Answer(msgspec.Struct, dict=True):
+    """Base of every top-level answer. A client keeps the JSON it received beside the typed fields (`raw`), so
+    members these models do not know are not lost (`unknown`)."""
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The JSON as received by a client; {} for an answer built in this process."""
+        kept: dict[str, Any] = self.__dict__.get("_raw", {})
+        return kept
+
+    def keep_raw(self, raw: dict[str, Any]) -> None:
+        self.__dict__["_raw"] = raw
+
+    @property
+    def unknown(self) -> dict[str, Any]:
+        """The members of the received JSON that the typed fields do not hold (nested as received)."""
+        found = unknown_members(self.raw, msgspec.to_builtins(self))
+        return found if isinstance(found, dict) else {}
 
 
 class Components(msgspec.Struct, omit_defaults=True):
+    """The search terms: `unspecified` holds the free text (seed 2.1); `names` and `locality` are published too."""
+
     unspecified: list[str] = []
+    names: list[InputName] | None = None
+    locality: LocalityConstraints | None = None
 
 
 class Option(msgspec.Struct):
@@ -90,7 +160,11 @@ class Option(msgspec.Struct):
 
 
 class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """Body of search and validate (section 2.1). `max_suggestions` and `location` are body fields too."""
+    """Body of search and validate (section 2.1). `max_suggestions` and `location` are body fields too.
+
+    The published schema requires `country_iso`, `components` and `datasets`; the server checks that on the wire
+    (dqkit's own callers may leave `datasets` empty: the country's dataset is used).
+    """
 
     country_iso: str = "USA"
     components: Components = msgspec.field(default_factory=Components)
@@ -98,6 +172,10 @@ class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     options: list[Option] = []
     max_suggestions: int | None = None
     location: str | None = None
+    preferred_language: list[str] | None = None
+    preferred_script: list[str] | None = None
+    layouts: list[str] | None = None
+    layout_format: str | None = None
 
     @property
     def text(self) -> str:
@@ -122,19 +200,29 @@ class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
                    options=options, max_suggestions=max_suggestions)
 
 
+# Members each request body must carry (the published schema's `required`), by body.
+SEARCH_REQUIRED: Final = ("country_iso", "components", "datasets")
+
+
 class AdditionalAttribute(msgspec.Struct):
     name: str
     value: str
 
 
 class Suggestion(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """One suggestion. A final address carries `format`; a group (street, building, range) does not."""
+    """One suggestion. A final address carries `format` (an absolute URL on the wire); a group (street, building,
+    range) does not, and carries `stepin` instead when the server can open it."""
 
-    global_address_key: str
-    text: str
+    global_address_key: str = ""
+    text: str = ""
     matched: list[tuple[int, int]] = []
     format: str = ""
+    stepin: str = ""
+    number_of_addresses: int | None = None
+    dataset: str = ""
     additional_attributes: list[AdditionalAttribute] = []
+    names: list[str] | None = None
+    uprn: str | None = None
 
     def attribute(self, name: str, default: str = "") -> str:
         for a in self.additional_attributes:
@@ -157,7 +245,9 @@ class SuggestionList(msgspec.Struct, omit_defaults=True, kw_only=True):
     suggestions_prompt: str = ""
 
 
-class SearchResponse(msgspec.Struct):
+class SearchResponse(Answer):
+    """Answer of search, refine and step-in (`AddressSearchV1Response`)."""
+
     result: SuggestionList
 
 
@@ -166,7 +256,8 @@ class RefineRequest(msgspec.Struct):
 
 
 class ValidationDetail(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """Boolean flags naming what was corrected or retained to reach the match."""
+    """Boolean flags naming what was corrected or retained to reach the match (only the flags that are true are
+    on the wire; false is the default)."""
 
     building_firm_name_corrected: bool = False
     primary_number_corrected: bool = False
@@ -185,6 +276,21 @@ class ValidationDetail(msgspec.Struct, omit_defaults=True, kw_only=True):
 VALIDATION_DETAIL_FLAGS: Final = tuple(ValidationDetail.__struct_fields__)
 
 
+class MatchInfo(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """`match_info` of validate (the vendor's `Add-ExtraMatchInfo`); country-specific codes dqkit does not make."""
+
+    postcode_action: str | None = None
+    address_action: str | None = None
+    generic_info: list[str] | None = None
+    aus_info: list[str] | None = None
+    deu_info: list[str] | None = None
+    fra_info: list[str] | None = None
+    gbr_info: list[str] | None = None
+    nld_info: list[str] | None = None
+    nzl_info: list[str] | None = None
+    sgp_info: list[str] | None = None
+
+
 class Address(msgspec.Struct, kw_only=True):
     """The 7-line address. Empty lines are empty strings; `country` is upper case."""
 
@@ -197,41 +303,111 @@ class Address(msgspec.Struct, kw_only=True):
     country: str = ""
 
 
+class AddressLine(msgspec.Struct, omit_defaults=True, kw_only=True):
+    label: str | None = None
+    line: str | None = None
+    has_overflown_to_other_line: bool | None = None
+    is_truncated: bool | None = None
+    line_content: str | None = None
+
+
+class FormattedAddress(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One entry of `addresses_formatted` (a custom layout): dqkit has no layouts but the default, so it never
+    sends these; the model decodes them from the vendor."""
+
+    layout_name: str | None = None
+    not_enough_lines: bool | None = None
+    has_truncated_lines: bool | None = None
+    address: dict[str, Any] | None = None
+    has_missing_sub_premises: bool | None = None
+    address_lines: list[AddressLine] | None = None
+
+
 class ValidationResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     """`confidence` is required so that it is always on the wire; the rest is present when it applies."""
 
     confidence: str
     global_address_key: str = ""
+    more_results_available: bool | None = None
     validation_detail: ValidationDetail | None = None
     match_type: str = ""
     match_confidence: str = ""
     address: Address | None = None
-    components: dict[str, str] | None = None
+    addresses_formatted: list[FormattedAddress] | None = None
+    components: AddressComponents | None = None
+    suggestions_key: str = ""
+    suggestions_prompt: str = ""
     suggestions: list[Suggestion] = []
+    match_info: MatchInfo | None = None
 
 
-class ValidateResponse(msgspec.Struct):
+class ValidateResponse(Answer, omit_defaults=True):
+    """`metadata` and `enrichment` sit beside `result`, present only when asked for (Add-Metadata,
+    Add-Enrichment) and known."""
+
     result: ValidationResult
+    metadata: AddressMetadata | None = None
+    enrichment: Enrichment | None = None
 
 
 class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """Body of POST format: choose layouts and whether to add the component breakdown."""
+    """Body of POST format: layouts by name and the layout format; `attributes` asks for enrichment datasets.
+
+    dqkit knows the default layout only; other layout names are accepted and ignored (the default is returned).
+    """
 
     layouts: list[str] = []
     layout_format: str = ""
-    add_components: bool = False
+    attributes: dict[str, list[str]] | None = None
 
 
 class FormatResult(msgspec.Struct, omit_defaults=True, kw_only=True):
-    global_address_key: str
-    confidence: str
+    global_address_key: str = ""
+    confidence: str = ""
     address: Address = msgspec.field(default_factory=Address)
-    components: dict[str, str] | None = None
-    metadata: dict[str, str] | None = None
+    addresses_formatted: list[FormattedAddress] | None = None
+    components: AddressComponents | None = None
 
 
-class FormatResponse(msgspec.Struct):
+class FormatResponse(Answer, omit_defaults=True):
+    """Answer of format (`AddressFormatV1Response`): `metadata` and `enrichment` beside `result`."""
+
     result: FormatResult
+    metadata: AddressMetadata | None = None
+    enrichment: Enrichment | None = None
+
+
+class SuggestionsFormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """Body of POST /address/suggestions/format/v1: a search whose final suggestions come back formatted."""
+
+    country_iso: str = "USA"
+    components: Components = msgspec.field(default_factory=Components)
+    datasets: list[str] = []
+    max_suggestions: int | None = None
+    layouts: list[str] | None = None
+
+    def as_search(self) -> SearchRequest:
+        return SearchRequest(country_iso=self.country_iso, components=self.components, datasets=self.datasets,
+                             options=[Option("search_type", SearchType.SINGLELINE.value)],
+                             max_suggestions=self.max_suggestions)
+
+
+class FormattedSuggestion(msgspec.Struct, omit_defaults=True, kw_only=True):
+    global_address_key: str = ""
+    address: Address | None = None
+    addresses_formatted: list[dict[str, Any]] | None = None
+    components: AddressComponents | None = None
+    metadata: AddressMetadata | None = None
+
+
+class SuggestionsFormatResult(msgspec.Struct, omit_defaults=True, kw_only=True):
+    more_results_available: bool
+    confidence: str
+    suggestions: list[FormattedSuggestion]
+
+
+class SuggestionsFormatResponse(Answer):
+    result: SuggestionsFormatResult
 
 
 class LookupKey(msgspec.Struct):
@@ -240,19 +416,110 @@ class LookupKey(msgspec.Struct):
 
 
 class LookupRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """Body of POST /address/lookup/v2 (and the seed's legacy /address/lookup/v1)."""
+
     country_iso: str = "USA"
     key: LookupKey
     datasets: list[str] = []
     max_suggestions: int | None = None
+    max_addresses: int | None = None
+    attributes: dict[str, list[str]] | None = None
+    preferred_language: list[str] | None = None
+    preferred_script: list[str] | None = None
+    names: list[InputName] | None = None
+    layouts: list[str] | None = None
+
+
+class LookupLocality(msgspec.Struct, omit_defaults=True, kw_only=True):
+    region: dict[str, str | None] | None = None
+    sub_region: dict[str, str | None] | None = None
+    town: dict[str, str | None] | None = None
+    district: dict[str, str | None] | None = None
+    sub_district: dict[str, str | None] | None = None
+    type: str | None = None
+
+
+class LookupSuggestion(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """A locality or postal code found by lookup (the published `Suggestion`)."""
+
+    locality: LookupLocality | None = None
+    postal_code: dict[str, str | None] | None = None
+    postal_code_key: str | None = None
+    locality_key: str | None = None
+    what3words: dict[str, str | None] | None = None
+
+
+class LookupAddress(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """An address found by lookup (the published `AddressSuggestionV2Hub`)."""
+
+    text: str = ""
+    matched: list[tuple[int, int]] | None = None
+    global_address_key: str = ""
+    format: str = ""
+    dataset: str = ""
+    names: list[str] | None = None
+    uprn: str | None = None
+
+
+class LookupResult(msgspec.Struct, omit_defaults=True, kw_only=True):
+    more_results_available: bool
+    confidence: str
+    suggestions_key: str = ""
+    suggestions_prompt: str = ""
+    suggestions: list[LookupSuggestion] | None = None
+    addresses: list[LookupAddress] = []
+    addresses_formatted: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, found: SuggestionList, dataset: str) -> LookupResult:
+        """The addresses of a search-shaped list, as lookup v2 lists them."""
+        return cls(more_results_available=found.more_results_available, confidence=found.confidence,
+                   suggestions_key=found.suggestions_key, suggestions_prompt=found.suggestions_prompt,
+                   addresses=[LookupAddress(text=s.text, global_address_key=s.global_address_key, format=s.format,
+                                            dataset=dataset) for s in found.suggestions])
+
+
+class LookupResponse(Answer):
+    result: LookupResult
 
 
 class Dataset(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One dataset a backend holds (dqkit's view: with its size and whether it is synthetic)."""
+
     id: str
     name: str = ""
     country_iso: str = ""
     addresses: int = 0
     synthetic: bool = False
+    country_name: str = ""
 
 
-class DatasetsResponse(msgspec.Struct):
-    result: list[Dataset]
+class DatasetElement(msgspec.Struct, omit_defaults=True, kw_only=True):
+    id: str = ""
+    name: str = ""
+
+
+class DatasetsCountry(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One country of the datasets answer: its datasets and which of them may be combined in one request."""
+
+    country_iso_3: str = ""
+    country_name: str = ""
+    datasets: list[DatasetElement] = []
+    valid_combinations: list[list[str]] = []
+
+    @classmethod
+    def group(cls, datasets: list[Dataset]) -> list[DatasetsCountry]:
+        """Datasets by country, in first-seen order; each dataset is valid on its own."""
+        out: dict[str, DatasetsCountry] = {}
+        for d in datasets:
+            c = out.setdefault(d.country_iso, cls(country_iso_3=d.country_iso,
+                                                  country_name=d.country_name or
+                                                  VENDOR_COUNTRY_NAMES.get(d.country_iso, "")))
+            c.datasets.append(DatasetElement(id=d.id, name=d.name))
+            c.valid_combinations.append([d.id])
+        return list(out.values())
+
+
+class DatasetsResponse(Answer):
+    result: list[DatasetsCountry]
+

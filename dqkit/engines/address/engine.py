@@ -22,18 +22,26 @@ from dqkit.contract.address import (
     FormatRequest,
     FormatResponse,
     FormatResult,
+    FormattedSuggestion,
     LookupRequest,
+    LookupResponse,
+    LookupResult,
     SearchRequest,
     SearchResponse,
     SearchType,
     Suggestion,
     SuggestionList,
+    SuggestionsFormatRequest,
+    SuggestionsFormatResponse,
+    SuggestionsFormatResult,
     ValidateResponse,
 )
+from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
+from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
 from dqkit.engines.address.keys import KeyCodec
-from dqkit.engines.address.layout import components, seven_lines
+from dqkit.engines.address.layout import country_name, seven_lines
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
     ADDRESS,
@@ -102,7 +110,8 @@ class AddressEngine:
         return [
             Dataset(id=d.id, name=f"{country(d.iso2).name.title()} addresses" + (" (synthetic demo)"
                                                                               if d.synthetic else ""),
-                    country_iso=iso3_of(d.iso2), addresses=d.addresses, synthetic=d.synthetic)
+                    country_iso=iso3_of(d.iso2), addresses=d.addresses, synthetic=d.synthetic,
+                    country_name=country_name(d.iso2))
             for d in self.index.datasets if not iso2 or d.iso2 == iso2
         ]
 
@@ -124,14 +133,17 @@ class AddressEngine:
                 return found
         return self.searcher.search(ds, text, k, location=location)
 
-    def validate(self, request: SearchRequest) -> ValidateResponse:
+    def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         ds = self._dataset(request.country_iso, request.datasets)
         with self._lock:
             if self._validator is None:
                 from dqkit.engines.address.validate import Validator
 
                 self._validator = Validator(self)
-        return ValidateResponse(self._validator.validate(ds, request))
+        out = ValidateResponse(self._validator.validate(ds, request))
+        if add and out.result.global_address_key:
+            out.result.components, out.metadata, out.enrichment = self.add_ons(out.result.global_address_key, add)
+        return out
 
     def refine(self, key: str, refinement: str) -> SearchResponse:
         parts = self.keys.decode(key)
@@ -169,7 +181,9 @@ class AddressEngine:
         out.suggestions_prompt = _prompt_for(item.kind)
         return SearchResponse(out)
 
-    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
+    def format(self, key: str, request: FormatRequest | None = None, add: AddOns = NO_ADD_ONS) -> FormatResponse:
+        """The 7-line address of a final key; `add` asks for components, metadata and geocodes. Only the
+        default layout exists here: layout names in `request` are accepted and the default is returned."""
         parts = self.keys.decode(key)
         ds = self._ds_of(parts)
         item = self._item(parts)
@@ -180,16 +194,43 @@ class AddressEngine:
         row = self.index.address(item.lo)
         result = FormatResult(global_address_key=key, confidence=Confidence.VERIFIED_MATCH,
                               address=seven_lines(ds.iso2, row))
-        want_components = bool(request and (request.add_components or "components" in
-                                            [x.lower() for x in request.layouts]))
-        if want_components:
-            result.components = components(ds.iso2, row)
-            result.metadata = self.metadata(ds, item.lo)
-        return FormatResponse(result)
+        out = FormatResponse(result)
+        if add:
+            result.components, out.metadata, out.enrichment = add_ons_for(ds.iso2, row, add)
+        return out
 
-    def lookup(self, request: LookupRequest) -> SearchResponse:
+    def add_ons(self, key: str, add: AddOns) -> tuple[Any, Any, Any]:
+        """Components, metadata and geocodes of any key (an address, a building or a street), as far as known."""
+        parts = self.keys.decode(key)
+        ds = self._ds_of(parts)
+        item = self._item(parts)
+        level = {ADDRESS: ADDRESS_LEVEL, BUILDING: BUILDING_LEVEL}.get(item.kind, STREET_LEVEL)
+        return add_ons_for(ds.iso2, self.index.address(item.lo), add, level)
+
+    def suggestions_format(self, request: SuggestionsFormatRequest,
+                           add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse:
+        """Search and format in one call: every final suggestion comes back as its 7-line address."""
+        found = self.search(request.as_search()).result
+        out: list[FormattedSuggestion] = []
+        for s in found.suggestions:
+            if not s.is_final:
+                continue
+            f = self.format(s.global_address_key, None, add)
+            out.append(FormattedSuggestion(global_address_key=s.global_address_key, address=f.result.address,
+                                           components=f.result.components, metadata=f.metadata))
+        return SuggestionsFormatResponse(SuggestionsFormatResult(
+            more_results_available=found.more_results_available,
+            confidence=found.confidence,
+            suggestions=out))
+
+    def lookup(self, request: LookupRequest) -> LookupResponse:
+        """Addresses by postal code or locality, as lookup v2 lists them."""
         ds = self._dataset(request.country_iso, request.datasets)
-        k = self._max(request.max_suggestions, LOOKUP_MAX, default=LOOKUP_DEFAULT)
+        return LookupResponse(LookupResult.of(self._lookup(ds, request).result, ds.id))
+
+    def _lookup(self, ds: DatasetInfo, request: LookupRequest) -> SearchResponse:
+        wanted = request.max_addresses if request.max_addresses is not None else request.max_suggestions
+        k = self._max(wanted, LOOKUP_MAX, default=LOOKUP_DEFAULT)
         ktype = (request.key.type or "postal_code").lower()
         value = (request.key.value or "").strip()
         if not value:
@@ -202,22 +243,6 @@ class AddressEngine:
         raise BadRequestError(f"unknown lookup key type {request.key.type!r}; use postal_code or locality")
 
     # -- helpers -------------------------------------------------------------------------------------------
-    def metadata(self, ds: DatasetInfo, a: int) -> dict[str, str]:
-        """Facts of the reference point (never invented: ZIP+4 and carrier route only when the file had them)."""
-        row = self.index.address(a)
-        out = {"dataset": ds.id, "source_id": row.source_id, "match_level": "address",
-               "synthetic": "true" if ds.synthetic else "false"}
-        if row.lat == row.lat and row.lon == row.lon:
-            out["latitude"] = f"{row.lat:.7f}".rstrip("0").rstrip(".")
-            out["longitude"] = f"{row.lon:.7f}".rstrip("0").rstrip(".")
-        if row.zip4:
-            out["zip4"] = row.zip4
-        if row.carrier_route:
-            out["carrier_route"] = row.carrier_route
-        if row.delivery_point:
-            out["delivery_point"] = row.delivery_point
-        return out
-
     def _lookup_postcode(self, ds: DatasetInfo, postcode: str, k: int) -> SearchResponse:
         ix = self.index
         lo, hi = ix.streets_in_postcode(ds, postcode)

@@ -2,15 +2,19 @@
 
 US follows Publication 28 (unit on the delivery line: "1200 N MAIN ST APT 4"); Canada puts the unit before the
 civic number as Canada Post asks ("4-1200 MAIN ST"); the UK puts the sub-building on its own line above the
-street ("FLAT 4" / "10 DOWNING STREET"). Whether a region line exists and which fields are upper case come from
-the country's format data; the country name is always upper case.
+street ("Flat 4" / "10 Downing Street"). Whether a region line exists and which fields are upper case come from
+the country's format data, except that US answers are mixed case as the vendor's published US examples are; the
+country name is the vendor's, upper case. The component breakdown is built in `components.py`.
 """
 
 from __future__ import annotations
 
-from dqkit.contract.address import Address
+import re
+from typing import Final
+
+from dqkit.contract.address import VENDOR_COUNTRY_NAMES, Address
 from dqkit.engines.reference.countries import country, iso3_of
-from dqkit.engines.reference.store import AddressRow, StreetRow
+from dqkit.engines.reference.store import AddressRow
 
 
 def delivery_lines(iso2: str, number: str, street: str, unit_desig: str, unit: str) -> list[str]:
@@ -42,6 +46,8 @@ def one_line(iso2: str, lines: list[str], city: str, region: str, postcode: str)
 
 
 def seven_lines(iso2: str, row: AddressRow) -> Address:
+    """The 7-line address in the vendor's casing: US lines and locality in mixed case ("1216 Santa Clara Ave",
+    "Alameda"), as its published US answers are; other countries as their format data says; ZIP+4 when known."""
     s = row.street
     facts = country(iso2)
     lines = delivery_lines(iso2, row.number, s.text, row.unit_desig, row.unit)[:3]
@@ -50,47 +56,52 @@ def seven_lines(iso2: str, row: AddressRow) -> Address:
     if iso2 == "US" and row.zip4:
         postcode = f"{postcode}-{row.zip4}"
     up = facts.upper_fields
+    upper_lines = "street_address" in up
+    upper_city = "city" in up and iso2 != "US"
     return Address(
-        address_line_1=_case(lines[0], "street_address" in up or iso2 == "US"),
-        address_line_2=_case(lines[1], "street_address" in up or iso2 == "US"),
-        address_line_3=_case(lines[2], "street_address" in up or iso2 == "US"),
-        locality=s.city.upper() if "city" in up or iso2 == "US" else s.city,
+        address_line_1=_case(lines[0], upper_lines),
+        address_line_2=_case(lines[1], upper_lines),
+        address_line_3=_case(lines[2], upper_lines),
+        locality=s.city.upper() if upper_city else mixed_case(s.city),
         region=s.region if facts.has_region else "",
         postal_code=postcode.upper(),
-        country=facts.name.upper(),
+        country=country_name(iso2),
     )
 
 
+def country_name(iso2: str) -> str:
+    """The upper-case country name the vendor writes ("UNITED STATES OF AMERICA")."""
+    iso3 = iso3_of(iso2)
+    return VENDOR_COUNTRY_NAMES.get(iso3) or country(iso2).name.upper()
+
+
 def _case(text: str, upper: bool) -> str:
-    return text.upper() if upper else text
+    return text.upper() if upper else mixed_case(text)
 
 
-def components(iso2: str, row: AddressRow) -> dict[str, str]:
-    """Component breakdown of an address (the "Add-Components" view)."""
-    s: StreetRow = row.street
-    facts = country(iso2)
-    out = {
-        "building_number": row.number,
-        "street_predirection": s.predir,
-        "street_name": s.name,
-        "street_type": s.suffix,
-        "street_postdirection": s.postdir,
-        "street": s.text,
-        "sub_building_type": row.unit_desig,
-        "sub_building_number": row.unit,
-        "locality": s.city,
-        "region": s.region,
-        "region_name": facts.regions.get(s.region, ""),
-        "postal_code": s.postcode,
-        "country_iso_3": iso3_of(iso2),
-        "country_name": facts.name,
-        "delivery_line": " / ".join(delivery_lines(iso2, row.number, s.text, row.unit_desig, row.unit)),
-        "last_line": last_line(iso2, s.city, s.region, s.postcode),
-    }
-    if row.zip4:
-        out["postal_code_plus4"] = row.zip4
-    if iso2 == "US" and not out["region_name"]:
-        from dqkit.engines.usaddr.pub28 import STATES
+_KEEP_UPPER: Final = frozenset({"N", "S", "E", "W", "NE", "NW", "SE", "SW", "PO", "II", "III", "IV", "US"})
+_ORDINAL: Final = re.compile(r"^(\d+)(ST|ND|RD|TH)$", re.IGNORECASE)
 
-        out["region_name"] = STATES.get(s.region, "")
-    return {k: v for k, v in out.items() if v}
+
+def _word_case(word: str) -> str:
+    if not word or word.upper() in _KEEP_UPPER:
+        return word.upper()
+    m = _ORDINAL.match(word)
+    if m:
+        return m.group(1) + m.group(2).lower()
+    if any(c.isdigit() for c in word):
+        return word.upper()  # house numbers and unit values: "12B", "4-1200"
+    if "-" in word:
+        return "-".join(_word_case(p) for p in word.split("-"))
+    if "'" in word:
+        return "'".join(_word_case(p) for p in word.split("'"))
+    low = word.lower()
+    if low.startswith("mc") and len(low) > 3:
+        return "Mc" + low[2:].capitalize()
+    return low.capitalize()
+
+
+def mixed_case(text: str) -> str:
+    """Reference text ("1620 S LOOP RD APT 4B") in mixed case ("1620 S Loop Rd Apt 4B"): directionals, unit
+    values and house numbers stay upper; ordinals are "1st"."""
+    return " ".join(_word_case(w) for w in text.split(" "))

@@ -1,0 +1,122 @@
+"""The opt-in blocks of an answer, built from one reference address: components, metadata and geocodes.
+
+Only what the reference row holds is filled; everything else stays absent (the vendor's DPV, LACS, delivery type
+and deliverability need USPS data that no open source has):
+- components: country, postal code (ZIP+4 split when the file had it), building number, sub-building (a floor for
+  "FL", a door otherwise), street (directionals, name, type), locality (state code and name, town);
+- metadata: `address_classification.address_type.code` "H" (a unit in a building, USPS record type highrise) or
+  "S" (a street address), `route_classification.carrier_route` and `barcode` only from a reference that carries
+  carrier route / ZIP+4 / delivery point;
+- enrichment: `geocodes` (latitude, longitude of the reference point; match_level "address").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from dqkit.contract.address import ISO_NUMERIC_BY_ISO3
+from dqkit.contract.address_components import (
+    AddOns,
+    AddressClassification,
+    AddressComponents,
+    AddressMetadata,
+    AddressType,
+    Barcode,
+    BuildingComponent,
+    Enrichment,
+    EnrichmentResult,
+    Geocodes,
+    LocalityComponent,
+    LocalityItem,
+    PostalCodeComponent,
+    RouteClassification,
+    StreetComponent,
+    SubBuildingComponent,
+    SubBuildingItem,
+)
+from dqkit.engines.address.layout import country_name, mixed_case
+from dqkit.engines.reference.countries import country, iso3_of
+from dqkit.engines.reference.store import AddressRow
+
+# The level a key names: one address, a building (number known, unit not), or a street (number not known).
+ADDRESS_LEVEL: Final = "address"
+BUILDING_LEVEL: Final = "building"
+STREET_LEVEL: Final = "street"
+_FLOOR_DESIGNATORS: Final = frozenset({"FL", "FLOOR", "FLR"})
+
+
+def _s(text: str) -> str | None:
+    return text or None
+
+
+def region_name(iso2: str, code: str) -> str:
+    name = country(iso2).regions.get(code, "")
+    if not name and iso2 == "US":
+        from dqkit.engines.usaddr.pub28 import STATES
+
+        name = STATES.get(code, "")
+    return mixed_case(name) if name else ""
+
+
+def address_components(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> AddressComponents:
+    """The nested component breakdown of a reference address (as far as `level` is known)."""
+    s = row.street
+    iso3 = iso3_of(iso2)
+    zip4 = row.zip4 if iso2 == "US" and level == ADDRESS_LEVEL else ""
+    postal = PostalCodeComponent(full_name=f"{s.postcode}-{zip4}" if zip4 else s.postcode,
+                                 primary=s.postcode, secondary=_s(zip4)) if s.postcode else None
+    building = BuildingComponent(building_number=row.number) if row.number and level != STREET_LEVEL else None
+    sub: SubBuildingComponent | None = None
+    if level == ADDRESS_LEVEL and (row.unit or row.unit_desig):
+        desig = mixed_case(row.unit_desig) if row.unit_desig else ""
+        item = SubBuildingItem(full_name=" ".join(p for p in (desig, row.unit) if p), type=_s(desig),
+                               value=_s(row.unit))
+        sub = SubBuildingComponent(floor=item) if row.unit_desig.upper() in _FLOOR_DESIGNATORS else \
+            SubBuildingComponent(door=item)
+    street = StreetComponent(full_name=_s(mixed_case(s.text)), prefix=_s(s.predir), name=_s(mixed_case(s.name)),
+                             type=_s(mixed_case(s.suffix)), suffix=_s(s.postdir)) if s.text else None
+    region = LocalityItem(name=_s(region_name(iso2, s.region)), code=s.region) if s.region else None
+    town = LocalityItem(name=mixed_case(s.city)) if s.city else None
+    locality = LocalityComponent(region=region, town=town) if region or town else None
+    return AddressComponents(
+        country_name=country_name(iso2), country_iso_3=iso3, country_iso_2=iso2.upper(),
+        country_iso_numeric=ISO_NUMERIC_BY_ISO3.get(iso3), postal_code=postal, sub_building=sub, building=building,
+        street=street, locality=locality,
+    )
+
+
+def check_digit(digits: str) -> str:
+    """USPS delivery point barcode check digit: makes the digit sum a multiple of 10."""
+    return str((10 - sum(int(c) for c in digits) % 10) % 10)
+
+
+def address_metadata(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> AddressMetadata | None:
+    """What the reference tells about the address; None when it tells nothing."""
+    if iso2 != "US" or level != ADDRESS_LEVEL:
+        return None
+    code = "H" if row.unit else "S"
+    barcode = None
+    if row.zip4 and row.delivery_point and row.street.postcode.isdigit():
+        digits = f"{row.street.postcode}{row.zip4}{row.delivery_point}"
+        if digits.isdigit() and len(digits) == 11:
+            barcode = Barcode(delivery_point_barcode=digits, check_digit=check_digit(digits))
+    route = RouteClassification(carrier_route=row.carrier_route) if row.carrier_route else None
+    return AddressMetadata(barcode=barcode, route_classification=route,
+                           address_classification=AddressClassification(address_type=AddressType(code=code)))
+
+
+def address_enrichment(row: AddressRow, level: str = ADDRESS_LEVEL) -> Enrichment | None:
+    """Geocodes of the reference point, when the reference has coordinates."""
+    if level != ADDRESS_LEVEL or not (row.lat == row.lat and row.lon == row.lon):  # NaN: no point
+        return None
+    return Enrichment(result=EnrichmentResult(geocodes=Geocodes(latitude=round(row.lat, 7),
+                                                                longitude=round(row.lon, 7),
+                                                                match_level="address")))
+
+
+def add_ons_for(iso2: str, row: AddressRow, add: AddOns, level: str = ADDRESS_LEVEL
+                ) -> tuple[AddressComponents | None, AddressMetadata | None, Enrichment | None]:
+    """The blocks `add` asks for, each None when not asked or not known."""
+    return (address_components(iso2, row, level) if add.components else None,
+            address_metadata(iso2, row, level) if add.metadata else None,
+            address_enrichment(row, level) if add.enrichment else None)
