@@ -159,11 +159,12 @@ class Option(msgspec.Struct):
     value: str
 
 
-class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
+class SearchRequest(msgspec.Struct, kw_only=True):
     """Body of search and validate (section 2.1). `max_suggestions` and `location` are body fields too.
 
-    The published schema requires `country_iso`, `components` and `datasets`; the server checks that on the wire
-    (dqkit's own callers may leave `datasets` empty: the country's dataset is used).
+    The published schema requires `country_iso`, `components` and `datasets`, so every member is encoded (unset
+    ones as null, which the schema allows); the server checks the required ones on the wire (dqkit's own callers
+    may leave `datasets` empty: the country's dataset is used).
     """
 
     country_iso: str = "USA"
@@ -174,8 +175,6 @@ class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     location: str | None = None
     preferred_language: list[str] | None = None
     preferred_script: list[str] | None = None
-    layouts: list[str] | None = None
-    layout_format: str | None = None
 
     @property
     def text(self) -> str:
@@ -377,7 +376,7 @@ class FormatResponse(Answer, omit_defaults=True):
     enrichment: Enrichment | None = None
 
 
-class SuggestionsFormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
+class SuggestionsFormatRequest(msgspec.Struct, kw_only=True):
     """Body of POST /address/suggestions/format/v1: a search whose final suggestions come back formatted."""
 
     country_iso: str = "USA"
@@ -415,15 +414,15 @@ class LookupKey(msgspec.Struct):
     type: str = "postal_code"
 
 
-class LookupRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
-    """Body of POST /address/lookup/v2 (and the seed's legacy /address/lookup/v1)."""
+class LookupRequest(msgspec.Struct, kw_only=True):
+    """Body of POST /address/lookup/v2 (and the seed's legacy /address/lookup/v1); every member is encoded."""
 
     country_iso: str = "USA"
     key: LookupKey
     datasets: list[str] = []
     max_suggestions: int | None = None
     max_addresses: int | None = None
-    attributes: dict[str, list[str]] | None = None
+    attributes: dict[str, list[str]] = {}
     preferred_language: list[str] | None = None
     preferred_script: list[str] | None = None
     names: list[InputName] | None = None

@@ -17,9 +17,12 @@ from dqkit.contract.address import (
     FormatRequest,
     FormatResponse,
     LookupRequest,
+    LookupResponse,
     RefineRequest,
     SearchRequest,
     SearchResponse,
+    SuggestionsFormatRequest,
+    SuggestionsFormatResponse,
     ValidateResponse,
 )
 from dqkit.contract.errors import ErrorBody
@@ -120,17 +123,39 @@ _HEADER_PARAMS: Final[list[dict[str, Any]]] = [
                     "default); fractions are accepted. The vendor accepts 2 to 15.",
      "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 15}},
 ]
+# The address service's headers, as the vendor publishes them.
+_ADDRESS_HEADERS: Final[list[dict[str, Any]]] = [
+    {"name": "Reference-Id", "in": "header", "required": False,
+     "description": "For end-to-end tracing (a UUID, say); echoed in the response header of the same name",
+     "schema": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": r"^[\w\-\/\:\.\,\(\) ]+$"}},
+    {"name": "Timeout-Seconds", "in": "header", "required": False,
+     "description": "Give up after this many seconds (HTTP 408); 2 to 15, default 15 (or the server's timeout)",
+     "schema": {"type": "integer", "minimum": 2, "maximum": 15}},
+]
+
+
+def _add_header(name: str, what: str) -> dict[str, Any]:
+    return {"name": name, "in": "header", "required": False, "description": what,
+            "schema": {"type": "boolean", "default": False}}
+
+
+_ADD_COMPONENTS: Final = _add_header("Add-Components", "Add the nested component breakdown to the result")
+_ADD_METADATA: Final = _add_header("Add-Metadata", "Add the top-level metadata the reference supports "
+                                                   "(address classification; barcode and carrier route only "
+                                                   "from a reference that carries them)")
+_ADD_ENRICHMENT: Final = _add_header("Add-Enrichment", "Add geocodes (latitude, longitude) of the reference point")
 _KEY_PARAM: Final = {"name": "key", "in": "path", "required": True,
                      "description": "A global_address_key or suggestions_key from an earlier answer",
                      "schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_.~-]+$"}}
 
 
 def _op(op_id: str, summary: str, ok: dict[str, Any], *, body: dict[str, Any] | None = None,
-        params: list[dict[str, Any]] | None = None, errors: tuple[int, ...] = _COMMON_ERRORS) -> dict[str, Any]:
+        params: list[dict[str, Any]] | None = None, errors: tuple[int, ...] = _COMMON_ERRORS,
+        headers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "operationId": op_id,
         "summary": summary,
-        "parameters": [*_HEADER_PARAMS, *(params or [])],
+        "parameters": [*(_HEADER_PARAMS if headers is None else headers), *(params or [])],
         "responses": {"200": {"description": "OK", "headers": _RATE_HEADERS, "content": ok}, **_errors(*errors)},
     }
     if body is not None:
@@ -143,7 +168,9 @@ def _description() -> str:
 dqkit's local engine with the vendor's wire formats.
 
 **Paths.** The lead operation is at `/search` and at the vendor's path `/els/rest/enrich/v1/search`. Every path
-also answers with a trailing slash. Aliases: `/address/lookup/v1` (seed 001) = `/address/lookup/v2`;
+also answers with a trailing slash. Address answers have the shapes of the vendor's published OpenAPI document
+(nested `components`, top-level `metadata` and `enrichment`, datasets by country); `format` and `stepin` URLs are
+absolute. Aliases: `/address/lookup/v1` (seed 001) = `/address/lookup/v2`;
 `/address/suggestions/stepIn/v1/{{key}}` = `/address/suggestions/stepin/v1/{{key}}`.
 
 **Authentication.** The `Auth-Token` header, when the server was started with `--token`. A token in the query
@@ -168,13 +195,18 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
     config = config or ServerConfig()
     _, components = msgspec.json.schema_components(
         [SearchRequest, SearchResponse, ValidateResponse, RefineRequest, FormatRequest, FormatResponse,
-         LookupRequest, DatasetsResponse, ErrorBody, ELSGenericMessage],
+         SuggestionsFormatRequest, SuggestionsFormatResponse, LookupRequest, LookupResponse, DatasetsResponse,
+         ErrorBody, ELSGenericMessage],
         ref_template=REF,
     )
-    from dqkit.server.address_routes import StepInRequest
+    from dqkit.server.address_routes import REQUIRED_MEMBERS, StepInRequest
+    from dqkit.server.app import OPERATIONS
 
     _, step_components = msgspec.json.schema_components([StepInRequest], ref_template=REF)
     components.update(step_components)
+    for name, required in REQUIRED_MEMBERS.items():  # what the server checks on the wire
+        if name in components and name != "RefineRequest":
+            components[name]["required"] = sorted({*components[name].get("required", ()), *required})
     components["LeadJson"] = lead_json_schema()
     components["LeadForm"] = lead_form_schema()
     message = _ref("ELSGenericMessage")
@@ -201,41 +233,46 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
     lead_item = {"post": lead_post, "get": lead_get}
     country_param = {"name": "country_iso", "in": "query", "required": False,
                      "description": "Three-letter country code, any case", "schema": {"type": "string"}}
-    add_components = {"name": "Add-Components", "in": "header", "required": False,
-                      "schema": {"type": "string", "enum": ["true", "false"]}}
+    routed = {op.handler for op in OPERATIONS}
+
+    def addr(op_id: str, summary: str, answer: str, *, body: str | None = None,
+             params: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        return _op(op_id, summary, _json_content(_ref(answer)), params=params, headers=_ADDRESS_HEADERS,
+                   body=_json_content(_ref(body)) if body else None)
+
+    adds = [_ADD_COMPONENTS, _ADD_METADATA, _ADD_ENRICHMENT]
     paths: dict[str, Any] = {
         "/search": lead_item,
         "/els/rest/enrich/v1/search": {
             m: {**op, "operationId": op["operationId"] + "VendorPath"} for m, op in lead_item.items()},
-        "/address/search/v1": {"post": _op("search", "Search (autocomplete, singleline or typedown)",
-                                           _json_content(_ref("SearchResponse")),
-                                           body=_json_content(_ref("SearchRequest")))},
-        "/address/validate/v1": {"post": _op("validate", "Validate one address",
-                                             _json_content(_ref("ValidateResponse")),
-                                             body=_json_content(_ref("SearchRequest")))},
-        "/address/suggestions/refine/v1/{key}": {"post": _op(
-            "refine", "Refine a suggestion list or a group suggestion", _json_content(_ref("SearchResponse")),
-            body=_json_content(_ref("RefineRequest")), params=[_KEY_PARAM])},
+        "/address/search/v1": {"post": addr("search", "Search (autocomplete, singleline or typedown)",
+                                            "SearchResponse", body="SearchRequest")},
+        "/address/validate/v1": {"post": addr("validate", "Validate one address", "ValidateResponse",
+                                              body="SearchRequest", params=adds)},
+        "/address/suggestions/refine/v1/{key}": {"post": addr(
+            "refine", "Refine a suggestion list or a group suggestion", "SearchResponse", body="RefineRequest",
+            params=[_KEY_PARAM])},
         "/address/format/v1/{key}": {
-            "get": _op("formatDefault", "Format an address with the default layout",
-                       _json_content(_ref("FormatResponse")), params=[_KEY_PARAM, add_components]),
-            "post": _op("format", "Format an address with chosen layouts", _json_content(_ref("FormatResponse")),
-                        body=_json_content(_ref("FormatRequest")), params=[_KEY_PARAM, add_components]),
+            "get": addr("formatDefault", "Format an address with the default layout", "FormatResponse",
+                        params=[_KEY_PARAM, *adds]),
+            "post": addr("format", "Format an address with chosen layouts (only the default layout exists here)",
+                         "FormatResponse", body="FormatRequest", params=[_KEY_PARAM, *adds]),
         },
         "/address/suggestions/stepin/v1/{key}": {
-            "get": _op("stepIn", "Step into a group suggestion", _json_content(_ref("SearchResponse")),
-                       params=[_KEY_PARAM]),
-            "post": _op("stepInPost", "Step into a group suggestion", _json_content(_ref("SearchResponse")),
-                        params=[_KEY_PARAM]),
+            "get": addr("stepIn", "Step into a group suggestion", "SearchResponse", params=[_KEY_PARAM]),
+            "post": addr("stepInPost", "Step into a group suggestion", "SearchResponse", params=[_KEY_PARAM]),
         },
-        "/address/suggestions/stepIn": {"post": _op(
-            "stepInBody", "Step into a group suggestion named in the body", _json_content(_ref("SearchResponse")),
-            body=_json_content(_ref("StepInRequest")))},
-        "/address/lookup/v2": {"post": _op("lookup", "Look addresses up by a key (postal_code, locality, ...)",
-                                           _json_content(_ref("SearchResponse")),
-                                           body=_json_content(_ref("LookupRequest")))},
-        "/address/datasets/v1": {"get": _op("datasets", "The datasets this server holds",
-                                            _json_content(_ref("DatasetsResponse")), params=[country_param])},
+        "/address/suggestions/stepIn": {"post": addr(
+            "stepInBody", "The seed's legacy step in: the group's key in the body", "SearchResponse",
+            body="StepInRequest")},
+        "/address/lookup/v2": {"post": addr("lookup", "Look addresses up by a key (postal_code, locality)",
+                                            "LookupResponse", body="LookupRequest")},
+        "/address/datasets/v1": {"get": addr("datasets", "The datasets this server holds, by country",
+                                             "DatasetsResponse", params=[country_param])},
+        **({"/address/suggestions/format/v1": {"post": addr(
+            "suggestionsFormat", "Search and format in one call", "SuggestionsFormatResponse",
+            body="SuggestionsFormatRequest", params=[_ADD_COMPONENTS, _ADD_METADATA])}}
+           if "suggestions_format" in routed else {}),
         "/healthz": {"get": {"operationId": "healthz", "summary": "200 once the engines are ready", "security": [],
                              "responses": {"200": {"description": "ready"},
                                            "503": {"description": "still loading, or failed to load"}}}},

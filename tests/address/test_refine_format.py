@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from dqkit.backends.base import AddressBackend
-from dqkit.contract.address import Confidence, FormatRequest, LookupKey, LookupRequest, SearchRequest
+from dqkit.contract.address import Confidence, LookupKey, LookupRequest, SearchRequest
+from dqkit.contract.address_components import AddOns, LocalityItem
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import AddressEngine
 
@@ -64,10 +65,10 @@ def test_step_in(engine: AddressEngine) -> None:
 
 def test_lookup_by_postal_code(engine: AddressEngine) -> None:
     res = engine.lookup(LookupRequest(key=LookupKey("62704"))).result
-    assert [s.text for s in res.suggestions] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704",
+    assert [s.text for s in res.addresses] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704",
                                                  "502 ELMWOOD DR, SPRINGFIELD, IL 62704"]
     ca = engine.lookup(LookupRequest(country_iso="CAN", key=LookupKey("m5v2t6"), max_suggestions=2)).result
-    assert len(ca.suggestions) == 2 and ca.more_results_available
+    assert len(ca.addresses) == 2 and ca.more_results_available
     assert engine.lookup(LookupRequest(key=LookupKey("99999"))).result.confidence == Confidence.NO_MATCHES
     with pytest.raises(BadRequestError):
         engine.lookup(LookupRequest(key=LookupKey("62704", type="planet")))
@@ -77,21 +78,26 @@ def test_format_us(engine: AddressEngine) -> None:
     key = engine.refine(key_of(engine, "1200 main st springfield il"), "4").result.suggestions[0].global_address_key
     res = engine.format(key).result
     a = res.address
-    assert (a.address_line_1, a.address_line_2, a.address_line_3) == ("1200 MAIN ST APT 4", "", "")
-    assert (a.locality, a.region, a.postal_code, a.country) == ("SPRINGFIELD", "IL", "62701", "UNITED STATES")
+    assert (a.address_line_1, a.address_line_2, a.address_line_3) == ("1200 Main St Apt 4", "", "")
+    assert (a.locality, a.region, a.postal_code, a.country) == ("Springfield", "IL", "62701",
+                                                                "UNITED STATES OF AMERICA")
     assert res.components is None
-    full = engine.format(key, FormatRequest(add_components=True)).result
-    assert full.components is not None and full.components["street_name"] == "MAIN"
-    assert full.components["sub_building_number"] == "4" and full.components["region_name"] == "ILLINOIS"
-    assert full.metadata is not None and full.metadata["latitude"]
+    answer = engine.format(key, None, AddOns(components=True, metadata=True, enrichment=True))
+    c = answer.result.components
+    assert c is not None and c.street is not None and c.street.name == "Main" and c.street.type == "St"
+    assert c.sub_building is not None and c.sub_building.door is not None and c.sub_building.door.value == "4"
+    assert c.locality is not None and c.locality.region == LocalityItem(name="Illinois", code="IL")
+    assert answer.metadata is not None and answer.metadata.address_classification is not None
+    assert answer.enrichment is not None and answer.enrichment.result is not None
+    assert answer.enrichment.result.geocodes is not None and answer.enrichment.result.geocodes.latitude
 
 
 def test_format_ca_and_gb_layouts(engine: AddressEngine) -> None:
     ca = engine.format(key_of(engine, "301 front st w 102", "CAN")).result.address
-    assert ca.address_line_1 == "102-301 FRONT ST W"
+    assert ca.address_line_1 == "102-301 FRONT ST W"  # Canada Post: upper case
     assert (ca.locality, ca.region, ca.postal_code, ca.country) == ("TORONTO", "ON", "M5V 2T6", "CANADA")
     gb = engine.format(key_of(engine, "221 baker street flat b", "GBR")).result.address
-    assert (gb.address_line_1, gb.address_line_2) == ("FLAT B", "221 BAKER STREET")
+    assert (gb.address_line_1, gb.address_line_2) == ("Flat B", "221 Baker Street")
     assert (gb.locality, gb.region, gb.postal_code, gb.country) == ("LONDON", "", "NW1 6XE", "UNITED KINGDOM")
 
 

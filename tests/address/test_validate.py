@@ -28,8 +28,8 @@ def test_verified_match(engine: AddressEngine) -> None:
     assert r.confidence == Confidence.VERIFIED_MATCH
     assert r.match_type == MatchType.FULL_WITH_POST_CODE and r.match_confidence == MatchConfidence.HIGH
     assert flags(r.validation_detail) == set()
-    assert r.address is not None and r.address.address_line_1 == "77 MASSACHUSETTS AVE"
-    assert r.address.postal_code == "02139" and r.address.country == "UNITED STATES"
+    assert r.address is not None and r.address.address_line_1 == "77 Massachusetts Ave"
+    assert r.address.postal_code == "02139" and r.address.country == "UNITED STATES OF AMERICA"
     # the key formats to the same address
     assert engine.format(r.global_address_key).result.address == r.address
 
@@ -38,7 +38,7 @@ def test_components_as_separate_lines(engine: AddressEngine) -> None:
     req = SearchRequest(country_iso="USA", components=Components(["500 Elmwood Drive", "Springfield IL 62704"]))
     r = engine.validate(req).result
     assert r.confidence == Confidence.VERIFIED_MATCH and r.address is not None
-    assert r.address.address_line_1 == "500 ELMWOOD DR"
+    assert r.address.address_line_1 == "500 Elmwood Dr"
 
 
 @pytest.mark.parametrize(("typed", "flag"), [
@@ -51,7 +51,7 @@ def test_components_as_separate_lines(engine: AddressEngine) -> None:
 def test_corrections_are_named(engine: AddressEngine, typed: str, flag: str) -> None:
     r = validate(engine, typed)
     assert r.confidence in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED), typed
-    assert r.address is not None and r.address.address_line_1 == "77 MASSACHUSETTS AVE"
+    assert r.address is not None and r.address.address_line_1 == "77 Massachusetts Ave"
     assert flag in flags(r.validation_detail), (typed, r.validation_detail)
 
 
@@ -65,18 +65,18 @@ def test_premises_partial_when_the_unit_is_missing(engine: AddressEngine) -> Non
     r = validate(engine, "1200 Main St, Springfield, IL 62701")
     assert r.confidence == Confidence.PREMISES_PARTIAL
     assert r.match_type == MatchType.PARTIAL_WITH_POST_CODE and r.match_confidence == MatchConfidence.MEDIUM
-    assert r.address is not None and r.address.address_line_1 == "1200 MAIN ST"
+    assert r.address is not None and r.address.address_line_1 == "1200 Main St"
     assert r.suggestions and r.suggestions[0].attribute("multiples") == "true"
     unit = validate(engine, "1200 Main St Apt 40, Springfield, IL 62701")
     assert unit.confidence == Confidence.VERIFIED_MATCH
-    assert unit.address is not None and unit.address.address_line_1 == "1200 MAIN ST APT 40"
+    assert unit.address is not None and unit.address.address_line_1 == "1200 Main St Apt 40"
 
 
 def test_unknown_unit_is_retained(engine: AddressEngine) -> None:
     r = validate(engine, "1201 Main St Apt 9, Springfield, IL 62701")
     assert r.confidence == Confidence.VERIFIED_MATCH
     assert "secondary_num_retained" in flags(r.validation_detail)
-    assert r.address is not None and r.address.address_line_1 == "1201 MAIN ST APT 9"
+    assert r.address is not None and r.address.address_line_1 == "1201 Main St Apt 9"
 
 
 def test_street_partial_when_the_number_is_not_on_the_street(engine: AddressEngine) -> None:

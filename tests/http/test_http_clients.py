@@ -15,6 +15,7 @@ from http_helpers import TEST_TOKEN
 from dqkit.backends.base import AddressBackend, LeadBackend
 from dqkit.client import AddressClient, AsyncAddressClient, AsyncLeadClient, LeadClient
 from dqkit.contract.address import FormatRequest, LookupKey, LookupRequest, SearchRequest
+from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import (
     AuthenticationError,
     BadRequestError,
@@ -119,7 +120,9 @@ def test_address_client_operations(address_client: AddressClient) -> None:
     final = next(s for s in result.suggestions if s.is_final)
     formatted = address_client.format(final.global_address_key).result
     assert formatted.global_address_key == final.global_address_key and formatted.address.address_line_1
-    assert address_client.format(final.global_address_key, FormatRequest(add_components=True)).result.address
+    rich = address_client.format(final.global_address_key, FormatRequest(), AddOns(components=True, metadata=True))
+    assert rich.result.components is not None and rich.result.components.country_iso_3 == "USA"
+    assert final.format.startswith("http://127.0.0.1:")
     assert address_client.validate(final.text).result.confidence
     group = next((s for s in result.suggestions if not s.is_final), None)
     if group is not None:
@@ -127,7 +130,7 @@ def test_address_client_operations(address_client: AddressClient) -> None:
         assert address_client.refine(group.global_address_key, "1").result is not None
     postcode = final.attribute("postcode") or final.text.rsplit(" ", 1)[-1]
     looked = address_client.lookup(LookupRequest(key=LookupKey(postcode))).result
-    assert looked.suggestions
+    assert looked.addresses and looked.addresses[0].format.startswith("http://")
     assert [d.id for d in address_client.datasets("usa")] == ["us-address"]
     keys = [s.global_address_key for s in result.suggestions if s.is_final][:3]
     items = address_client.format_many([*keys, "bogus-key"])

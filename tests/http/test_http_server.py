@@ -159,8 +159,10 @@ def test_address_operations_with_and_without_trailing_slash(http: httpx.Client) 
     for path in (f"/address/format/v1/{key}", f"/address/format/v1/{key}/"):
         r = http.get(path)
         assert r.status_code == 200 and r.json()["result"]["address"]["address_line_1"], r.text
-    r = http.post(f"/address/format/v1/{key}", json={"add_components": True})
+    r = http.post(f"/address/format/v1/{key}", json={"layouts": ["default"]}, headers={"Add-Components": "true"})
     assert r.status_code == 200 and r.json()["result"]["global_address_key"] == key
+    assert r.json()["result"]["components"]["country_iso_3"] == "USA"
+    assert final["format"] == f"{str(http.base_url).rstrip('/')}/address/format/v1/{key}"  # absolute, built from the request
     for path in ("/address/validate/v1", "/address/validate/v1/"):
         r = http.post(path, json={"country_iso": "USA", "components": {"unspecified": [final["text"]]}})
         assert r.status_code == 200 and r.json()["result"]["confidence"], r.text
@@ -175,10 +177,12 @@ def test_address_operations_with_and_without_trailing_slash(http: httpx.Client) 
     postcode = final["text"].rsplit(" ", 1)[-1]
     for path in ("/address/lookup/v2", "/address/lookup/v1/"):
         r = http.post(path, json={"country_iso": "usa", "key": {"value": postcode, "type": "postal_code"}})
-        assert r.status_code == 200 and "suggestions" in r.json()["result"], r.text
+        assert r.status_code == 200 and r.json()["result"]["addresses"], r.text
     for path in ("/address/datasets/v1", "/address/datasets/v1/"):
         r = http.get(path, params={"country_iso": "uSa"})
-        assert r.status_code == 200 and [d["id"] for d in r.json()["result"]] == ["us-address"]
+        assert r.status_code == 200, r.text
+        (usa,) = r.json()["result"]
+        assert usa["country_iso_3"] == "USA" and [d["id"] for d in usa["datasets"]] == ["us-address"]
 
 
 def test_country_iso_in_any_case(http: httpx.Client) -> None:
@@ -190,10 +194,16 @@ def test_address_errors(http: httpx.Client) -> None:
     assert "key" in _error(http.get("/address/format/v1/not-a-key"), 404)["detail"]
     _error(http.post("/address/suggestions/refine/v1/not-a-key", json={"refinement": "1"}), 404)
     _error(http.post("/address/search/v1", content=b"{oops", headers={"Content-Type": "application/json"}), 400)
-    _error(http.post("/address/search/v1", json={"components": {"unspecified": "not a list"}}), 400)
-    _error(http.post("/address/search/v1", json={"components": {"unspecified": ["1"]}, "max_suggestions": 0}), 400)
+    usa = {"country_iso": "USA"}
+    _error(http.post("/address/search/v1", json={**usa, "components": {"unspecified": "not a list"}}), 400)
+    _error(http.post("/address/search/v1", json={**usa, "components": {"unspecified": ["1"]}, "max_suggestions": 0}),
+           400)
     _error(http.post("/address/search/v1", content=b""), 400)
-    r = http.post("/address/search/v1", json={"components": {"unspecified": ["1 Main"]}, "datasets": ["gb-address"]})
+    wrong_keys = _error(http.post("/address/search/v1", json={"country": "USA", "search": "10 hill"}), 400)
+    assert "'country_iso'" in wrong_keys["detail"] and "'components'" in wrong_keys["detail"]
+    assert "'country'" in wrong_keys["detail"] and "'search'" in wrong_keys["detail"]
+    r = http.post("/address/search/v1", json={**usa, "components": {"unspecified": ["1 Main"]},
+                                              "datasets": ["gb-address"]})
     assert "gb-address" in _error(r, 403)["detail"]
     r = http.post("/address/search/v1", json=msgspec.to_builtins(SearchRequest.of("zzzzqqqq xxyy")))
     assert r.status_code == 200
@@ -268,14 +278,17 @@ def test_timeout_seconds_answers_408() -> None:
                 return getattr(address, name)
 
             def search(self, request: SearchRequest) -> object:
-                time.sleep(1.5)
+                time.sleep(2.5)
                 return address.search(request)
 
         return Loaded(loaded.lead_engine, loaded.lead, Slow(), loaded.dataset_ids)  # type: ignore[arg-type]
 
     with served_in_thread(ServerConfig(), slow_loader) as url:
-        body = {"components": {"unspecified": ["1 Main"]}}
-        r = httpx.post(url + "/address/search/v1", json=body, headers={"Timeout-Seconds": "0.3"}, timeout=30)
+        body = {"country_iso": "USA", "components": {"unspecified": ["1 Main"]}}
+        for outside in ("1", "16", "2.5", "x"):  # the vendor's range: whole seconds, 2 to 15
+            r = httpx.post(url + "/address/search/v1", json=body, headers={"Timeout-Seconds": outside}, timeout=30)
+            assert "Timeout-Seconds" in _error(r, 400)["detail"]
+        r = httpx.post(url + "/address/search/v1", json=body, headers={"Timeout-Seconds": "2"}, timeout=30)
         assert "Timeout-Seconds" in _error(r, 408)["detail"]
         r = httpx.post(url + "/address/search/v1", json=body, headers={"Timeout-Seconds": "5"}, timeout=30)
         assert r.status_code == 200

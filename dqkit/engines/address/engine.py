@@ -41,7 +41,7 @@ from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
 from dqkit.engines.address.keys import KeyCodec
-from dqkit.engines.address.layout import country_name, seven_lines
+from dqkit.engines.address.layout import country_name, seven_lines, vendor_case
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
     ADDRESS,
@@ -141,6 +141,8 @@ class AddressEngine:
 
                 self._validator = Validator(self)
         out = ValidateResponse(self._validator.validate(ds, request))
+        if out.result.address is not None:
+            vendor_case(ds.iso2, out.result.address)
         if add and out.result.global_address_key:
             out.result.components, out.metadata, out.enrichment = self.add_ons(out.result.global_address_key, add)
         return out

@@ -69,6 +69,17 @@ def seven_lines(iso2: str, row: AddressRow) -> Address:
     )
 
 
+def vendor_case(iso2: str, address: Address) -> Address:
+    """An address whose lines were assembled from parts (a partial match, a retained unit) in the casing of
+    `seven_lines` (in place; idempotent)."""
+    facts = country(iso2)
+    if "street_address" not in facts.upper_fields:
+        address.address_line_1 = mixed_case(address.address_line_1)
+        address.address_line_2 = mixed_case(address.address_line_2)
+        address.address_line_3 = mixed_case(address.address_line_3)
+    return address
+
+
 def country_name(iso2: str) -> str:
     """The upper-case country name the vendor writes ("UNITED STATES OF AMERICA")."""
     iso3 = iso3_of(iso2)
