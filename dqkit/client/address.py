@@ -31,7 +31,6 @@ from dqkit.contract.address import (
     DATASET_BY_COUNTRY,
     Answer,
     Dataset,
-    DatasetsCountry,
     DatasetsResponse,
     FormatRequest,
     FormatResponse,
@@ -88,9 +87,9 @@ def decode_answer(body: bytes, model: type[R]) -> R:
 
 
 def _flag_headers(add: AddOns) -> dict[str, str]:
-    return {"add-components": "true" if add.components else "false",
-            "add-metadata": "true" if add.metadata else "false",
-            **({"add-enrichment": "true"} if add.enrichment else {})}
+    """The Add-* headers that are on (off is the service's default, so it is not sent)."""
+    return {name: "true" for name, on in (("add-components", add.components), ("add-metadata", add.metadata),
+                                          ("add-enrichment", add.enrichment)) if on}
 
 
 class AsyncAddressClient:
@@ -147,11 +146,12 @@ class AsyncAddressClient:
             raise ProtocolError(f"{method} {path}: not a {model.__name__}: {exc} (Reference-Id {ref})") from None
 
     async def search(self, request: SearchRequest | str, *, reference_id: str | None = None) -> SearchResponse:
-        return await self._send("POST", "/address/search/v1", _as_request(request), SearchResponse, reference_id)
+        return await self._send("POST", "/address/search/v1", _as_request(request).wire(), SearchResponse,
+                                reference_id)
 
     async def validate(self, request: SearchRequest | str, add: AddOns | None = None, *,
                        reference_id: str | None = None) -> ValidateResponse:
-        return await self._send("POST", "/address/validate/v1", _as_request(request), ValidateResponse,
+        return await self._send("POST", "/address/validate/v1", _as_request(request).wire(), ValidateResponse,
                                 reference_id, add if add is not None else self.add)
 
     async def refine(self, key: str, refinement: str, *, reference_id: str | None = None) -> SearchResponse:
@@ -188,16 +188,17 @@ class AsyncAddressClient:
             request = msgspec.structs.replace(request, datasets=[ds] if ds else [])
         return await self._send("POST", "/address/lookup/v2", request, LookupResponse, reference_id)
 
-    async def datasets_by_country(self, country_iso: str | None = None, *,
-                                  reference_id: str | None = None) -> list[DatasetsCountry]:
-        """The datasets answer as published: one entry per country."""
+    async def datasets_answer(self, country_iso: str | None = None, *,
+                              reference_id: str | None = None) -> DatasetsResponse:
+        """The datasets answer as published: `result` holds one entry per country."""
         path = "/address/datasets/v1" + (f"?country_iso={quote(country_iso, safe='')}" if country_iso else "")
-        return (await self._send("GET", path, None, DatasetsResponse, reference_id)).result
+        return await self._send("GET", path, None, DatasetsResponse, reference_id)
 
     async def datasets(self, country_iso: str | None = None, *, reference_id: str | None = None) -> list[Dataset]:
         """The datasets, one per entry (the AddressBackend view; size and synthetic are not on the wire)."""
         return [Dataset(id=d.id, name=d.name, country_iso=c.country_iso_3, country_name=c.country_name)
-                for c in await self.datasets_by_country(country_iso, reference_id=reference_id) for d in c.datasets]
+                for c in (await self.datasets_answer(country_iso, reference_id=reference_id)).result
+                for d in c.datasets]
 
     async def search_many(self, requests: Sequence[SearchRequest | str], *,
                           on_item: Callable[[BatchItem[SearchResponse]], None] | None = None,
@@ -280,9 +281,9 @@ class AddressClient(SyncClient[AsyncAddressClient]):
     def datasets(self, country_iso: str | None = None, *, reference_id: str | None = None) -> list[Dataset]:
         return BACKGROUND.run(self._async.datasets(country_iso, reference_id=reference_id))
 
-    def datasets_by_country(self, country_iso: str | None = None, *,
-                            reference_id: str | None = None) -> list[DatasetsCountry]:
-        return BACKGROUND.run(self._async.datasets_by_country(country_iso, reference_id=reference_id))
+    def datasets_answer(self, country_iso: str | None = None, *,
+                        reference_id: str | None = None) -> DatasetsResponse:
+        return BACKGROUND.run(self._async.datasets_answer(country_iso, reference_id=reference_id))
 
     def search_many(self, requests: Sequence[SearchRequest | str], *,
                     on_item: Callable[[BatchItem[SearchResponse]], None] | None = None,

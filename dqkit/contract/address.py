@@ -159,12 +159,13 @@ class Option(msgspec.Struct):
     value: str
 
 
-class SearchRequest(msgspec.Struct, kw_only=True):
+class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Body of search and validate (section 2.1). `max_suggestions` and `location` are body fields too.
 
-    The published schema requires `country_iso`, `components` and `datasets`, so every member is encoded (unset
-    ones as null, which the schema allows); the server checks the required ones on the wire (dqkit's own callers
-    may leave `datasets` empty: the country's dataset is used).
+    The published schema requires `country_iso`, `components` and `datasets`: `wire()` is the body with them always
+    present (members left at their default are otherwise not encoded, and validate's schema forbids the search-only
+    ones). The server checks the required ones (dqkit's own callers may leave `datasets` empty: the country's
+    dataset is used).
     """
 
     country_iso: str = "USA"
@@ -179,6 +180,13 @@ class SearchRequest(msgspec.Struct, kw_only=True):
     @property
     def text(self) -> str:
         return " ".join(s for s in self.components.unspecified if s).strip()
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON body: every set member, and the required ones always."""
+        body: dict[str, Any] = msgspec.to_builtins(self)
+        body.update(country_iso=self.country_iso, components=msgspec.to_builtins(self.components),
+                    datasets=list(self.datasets))
+        return body
 
     @property
     def search_type(self) -> SearchType:
@@ -460,7 +468,9 @@ class LookupAddress(msgspec.Struct, omit_defaults=True, kw_only=True):
     uprn: str | None = None
 
 
-class LookupResult(msgspec.Struct, omit_defaults=True, kw_only=True):
+class LookupResponse(Answer, omit_defaults=True, kw_only=True):
+    """Answer of lookup v2. The published schema has no `result` wrapper here: the members are top level."""
+
     more_results_available: bool
     confidence: str
     suggestions_key: str = ""
@@ -470,16 +480,12 @@ class LookupResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     addresses_formatted: list[dict[str, Any]] | None = None
 
     @classmethod
-    def of(cls, found: SuggestionList, dataset: str) -> LookupResult:
+    def of(cls, found: SuggestionList, dataset: str) -> LookupResponse:
         """The addresses of a search-shaped list, as lookup v2 lists them."""
         return cls(more_results_available=found.more_results_available, confidence=found.confidence,
                    suggestions_key=found.suggestions_key, suggestions_prompt=found.suggestions_prompt,
                    addresses=[LookupAddress(text=s.text, global_address_key=s.global_address_key, format=s.format,
                                             dataset=dataset) for s in found.suggestions])
-
-
-class LookupResponse(Answer):
-    result: LookupResult
 
 
 class Dataset(msgspec.Struct, omit_defaults=True, kw_only=True):

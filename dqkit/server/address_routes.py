@@ -297,7 +297,7 @@ class AddressRoutes:
                 raise BadRequestError(f"{name} must be between 1 and 1000")
         answer = await run_engine(self.engines.address.lookup, req)
         base = str(request.base_url)
-        for a in answer.result.addresses:
+        for a in answer.addresses:
             if a.format and not a.format.startswith(("http://", "https://")):
                 a.format = base + a.format.lstrip("/")
         return answer

@@ -64,12 +64,12 @@ def test_step_in(engine: AddressEngine) -> None:
 
 
 def test_lookup_by_postal_code(engine: AddressEngine) -> None:
-    res = engine.lookup(LookupRequest(key=LookupKey("62704"))).result
+    res = engine.lookup(LookupRequest(key=LookupKey("62704")))
     assert [s.text for s in res.addresses] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704",
                                                  "502 ELMWOOD DR, SPRINGFIELD, IL 62704"]
-    ca = engine.lookup(LookupRequest(country_iso="CAN", key=LookupKey("m5v2t6"), max_suggestions=2)).result
+    ca = engine.lookup(LookupRequest(country_iso="CAN", key=LookupKey("m5v2t6"), max_suggestions=2))
     assert len(ca.addresses) == 2 and ca.more_results_available
-    assert engine.lookup(LookupRequest(key=LookupKey("99999"))).result.confidence == Confidence.NO_MATCHES
+    assert engine.lookup(LookupRequest(key=LookupKey("99999"))).confidence == Confidence.NO_MATCHES
     with pytest.raises(BadRequestError):
         engine.lookup(LookupRequest(key=LookupKey("62704", type="planet")))
 

@@ -129,7 +129,7 @@ def test_address_client_operations(address_client: AddressClient) -> None:
         assert address_client.step_in(group.global_address_key).result.suggestions
         assert address_client.refine(group.global_address_key, "1").result is not None
     postcode = final.attribute("postcode") or final.text.rsplit(" ", 1)[-1]
-    looked = address_client.lookup(LookupRequest(key=LookupKey(postcode))).result
+    looked = address_client.lookup(LookupRequest(key=LookupKey(postcode)))
     assert looked.addresses and looked.addresses[0].format.startswith("http://")
     assert [d.id for d in address_client.datasets("usa")] == ["us-address"]
     keys = [s.global_address_key for s in result.suggestions if s.is_final][:3]

@@ -25,7 +25,6 @@ from dqkit.contract.address import (
     FormattedSuggestion,
     LookupRequest,
     LookupResponse,
-    LookupResult,
     SearchRequest,
     SearchResponse,
     SearchType,
@@ -228,7 +227,7 @@ class AddressEngine:
     def lookup(self, request: LookupRequest) -> LookupResponse:
         """Addresses by postal code or locality, as lookup v2 lists them."""
         ds = self._dataset(request.country_iso, request.datasets)
-        return LookupResponse(LookupResult.of(self._lookup(ds, request).result, ds.id))
+        return LookupResponse.of(self._lookup(ds, request).result, ds.id)
 
     def _lookup(self, ds: DatasetInfo, request: LookupRequest) -> SearchResponse:
         wanted = request.max_addresses if request.max_addresses is not None else request.max_suggestions
