@@ -211,10 +211,11 @@ class AsyncAddressClient:
 
     async def validate_many(self, requests: Sequence[SearchRequest | str], *,
                             on_item: Callable[[BatchItem[ValidateResponse]], None] | None = None,
-                            concurrency: int | None = None) -> list[BatchItem[ValidateResponse]]:
+                            concurrency: int | None = None,
+                            add: AddOns | None = None) -> list[BatchItem[ValidateResponse]]:
         """Validate many: one BatchItem per request, in input order."""
         async def one(req: SearchRequest | str, ref: str) -> ValidateResponse:
-            return await self.validate(req, reference_id=ref)
+            return await self.validate(req, add, reference_id=ref)
 
         return await self._core.batch(list(requests), one, on_item, concurrency)
 
@@ -292,8 +293,10 @@ class AddressClient(SyncClient[AsyncAddressClient]):
 
     def validate_many(self, requests: Sequence[SearchRequest | str], *,
                       on_item: Callable[[BatchItem[ValidateResponse]], None] | None = None,
-                      concurrency: int | None = None) -> list[BatchItem[ValidateResponse]]:
-        return BACKGROUND.run(self._async.validate_many(requests, on_item=on_item, concurrency=concurrency))
+                      concurrency: int | None = None,
+                      add: AddOns | None = None) -> list[BatchItem[ValidateResponse]]:
+        return BACKGROUND.run(self._async.validate_many(requests, on_item=on_item, concurrency=concurrency,
+                                                        add=add))
 
     def format_many(self, keys: Sequence[str], *,
                     on_item: Callable[[BatchItem[FormatResponse]], None] | None = None,

@@ -98,6 +98,7 @@ class AddressAccessor:
         cache: CacheArg = None,
         progress: bool | None = None,
         concurrency: int | None = None,
+        components: bool = False,
     ) -> pd.DataFrame:
         """Validate every row as an address; a new frame with the `addr_*` results after the input's columns.
 
@@ -106,10 +107,12 @@ class AddressAccessor:
         overrides. `country` is used for rows without a country. Results: `addr_confidence` (categorical of the
         11 values) and its meaning, `addr_verified`, `addr_match_type`, `addr_match_confidence`, the 7-line
         address, `addr_global_address_key`, and the corrections (`addr_corrections` and one flag per
-        validation_detail name). Other arguments as for `df.leads.verify`.
+        validation_detail name). `components=True` adds the component breakdown (`addr_street_name`,
+        `addr_building_number`, `addr_town`, ...). Other arguments as for `df.leads.verify`.
         """
         return addresses.validate(self._df, backend=backend, mapping=mapping, country=country, datasets=datasets,
-                                  prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+                                  prefix=prefix, cache=cache, progress=progress, concurrency=concurrency,
+                                  components=components)
 
     def search(
         self,

@@ -9,6 +9,7 @@ search:   the top suggestions of each row, side by side: `suggestion_1`, `key_1`
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -26,6 +27,7 @@ from dqkit.contract.address import (
     SearchType,
     ValidateResponse,
 )
+from dqkit.contract.address_components import AddOns, AddressComponents
 from dqkit.contract.errors import InputError
 from dqkit.notebook.columns import address_parts, country_iso3, resolve_address_columns
 from dqkit.notebook.dtypes import ADDRESS_CATEGORIES, typed_columns
@@ -38,6 +40,10 @@ ADDRESS_LINES: Final = ("address_line_1", "address_line_2", "address_line_3", "l
 VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_type", "match_confidence",
                          "corrections", *ADDRESS_LINES, "global_address_key", "suggestions", *VALIDATION_DETAIL_FLAGS,
                          "error")
+# `validate(components=True)`: the component breakdown of the address found (Add-Components), one column each.
+COMPONENT_NAMES: Final = ("building_number", "sub_building_type", "sub_building_value", "street_prefix",
+                          "street_name", "street_type", "street_suffix", "town", "region_code", "region_name",
+                          "postal_code_primary", "postal_code_secondary", "country_iso_3")
 _VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
 _VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
 
@@ -94,9 +100,40 @@ def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
     }
 
 
-def typed_validation(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return typed_columns(rows, VALIDATE_NAMES, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS,
-                         flags=_VALIDATE_FLAGS)
+def typed_validation(rows: Sequence[Mapping[str, Any]], names: Sequence[str] = VALIDATE_NAMES) -> pd.DataFrame:
+    return typed_columns(rows, names, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS, flags=_VALIDATE_FLAGS)
+
+
+def component_columns(c: AddressComponents | None) -> dict[str, str]:
+    """The nested components as flat columns ("" where the answer has none)."""
+    if c is None:
+        return dict.fromkeys(COMPONENT_NAMES, "")
+    sub = c.sub_building
+    unit = (sub.door or sub.floor or sub.entrance) if sub is not None else None
+    street, loc, pc = c.street, c.locality, c.postal_code
+    region = loc.region if loc is not None else None
+    values = {
+        "building_number": c.building.building_number if c.building is not None else None,
+        "sub_building_type": unit.type if unit is not None else None,
+        "sub_building_value": unit.value if unit is not None else None,
+        "street_prefix": street.prefix if street is not None else None,
+        "street_name": street.name if street is not None else None,
+        "street_type": street.type if street is not None else None,
+        "street_suffix": street.suffix if street is not None else None,
+        "town": loc.town.name if loc is not None and loc.town is not None else None,
+        "region_code": region.code if region is not None else None,
+        "region_name": region.name if region is not None else None,
+        "postal_code_primary": pc.primary if pc is not None else None,
+        "postal_code_secondary": pc.secondary if pc is not None else None,
+        "country_iso_3": c.country_iso_3,
+    }
+    return {k: v or "" for k, v in values.items()}
+
+
+def flat_validation_with_components(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
+    row = flat_validation(item)
+    row.update(component_columns(item.result.result.components if item.result is not None else None))
+    return row
 
 
 def _flat_search(top: int) -> Any:
@@ -162,21 +199,31 @@ def validate(
     cache: CacheArg = None,
     progress: bool | None = None,
     concurrency: int | None = None,
+    components: bool = False,
 ) -> pd.DataFrame:
-    """Validate every row of `df` as an address; see `AddressAccessor.validate`."""
+    """Validate every row of `df` as an address; see `AddressAccessor.validate`. `components=True` also adds
+    the component breakdown of the address found (`COMPONENT_NAMES`), asked for with Add-Components."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = _opened(address_backend(backend))
-    fields = address_fields(df.columns, mapping, prefix, VALIDATE_NAMES)
+    names = (*VALIDATE_NAMES, *COMPONENT_NAMES) if components else VALIDATE_NAMES
+    fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
+    single: Any = be.validate
+    if components:
+        add = AddOns(components=True)
+        native = functools.partial(native, add=add) if callable(native) else None
+        single = functools.partial(be.validate, add=add)
     op: Operation[SearchRequest, ValidateResponse] = Operation(
         namespace=namespace(be, "address.validate"), result_type=ValidateResponse,
-        call=with_concurrency(native, concurrency) if callable(native) else one_by_one(be.validate),
+        call=with_concurrency(native, concurrency) if callable(native) else one_by_one(single),
         remote=is_remote(be), batched=callable(native))
-    job = FrameJob(fields=fields, names=VALIDATE_NAMES, request=_request_builder(country, None, None, datasets),
-                   operation=op, flat=flat_validation, typed=typed_validation, desc="validate addresses",
-                   unit="address", options_key=f"{country}|{','.join(datasets)}")
+    job = FrameJob(fields=fields, names=names, request=_request_builder(country, None, None, datasets),
+                   operation=op, flat=flat_validation_with_components if components else flat_validation,
+                   typed=lambda rows: typed_validation(rows, names), desc="validate addresses",
+                   unit="address", options_key=f"{country}|{','.join(datasets)}" + ("|components" if components
+                                                                                      else ""))
     return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
 
 
