@@ -206,7 +206,7 @@ def test_address_errors(http: httpx.Client) -> None:
     r = http.post("/address/search/v1", json={**usa, "components": {"unspecified": ["1 Main"]},
                                               "datasets": ["gb-address"]})
     assert "gb-address" in _error(r, 403)["detail"]
-    r = http.post("/address/search/v1", json=msgspec.to_builtins(SearchRequest.of("zzzzqqqq xxyy")))
+    r = http.post("/address/search/v1", json=SearchRequest.of("zzzzqqqq xxyy").wire())
     assert r.status_code == 200
     assert msgspec.json.decode(r.content, type=SearchResponse).result.confidence == "No matches"
 
