@@ -113,7 +113,7 @@ def unknown_members(raw: Any, known: Any) -> Any:
         out = {}
         for k, v in raw.items():
             if k not in known:
-                if v is not None:
+                if v not in (None, "", [], {}, False):  # an empty value is a default the typed side omits
                     out[k] = v
             else:
                 sub = unknown_members(v, known[k])
