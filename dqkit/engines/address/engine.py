@@ -324,7 +324,7 @@ class AddressEngine:
             out.append(Suggestion(
                 global_address_key=key, text=text,
                 matched=[] if listing else highlight(text, q, hits),
-                format=f"{FORMAT_PATH}{key}" if final else "", additional_attributes=attrs,
+                format=f"{FORMAT_PATH}{key}" if final else "", dataset=ds.id, additional_attributes=attrs,
             ))
         return SuggestionList(
             more_results_available=found.more,
