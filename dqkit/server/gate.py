@@ -9,7 +9,8 @@ Order, so that the cheapest refusal comes first and nothing is read for a caller
   3. a client address with too many failed logins in this window -> 429 (before its token is even compared)
   4. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login
   5. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
-  6. `Content-Length` or the streamed body over the limit -> 413; a body slower than the body timeout -> 408
+  6. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
+     a body slower than the body timeout -> 408
   7. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
      deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
 Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread, so parsing a large
@@ -59,6 +60,7 @@ MAX_QUERY_BYTES: Final = 8192
 MAX_QUERY_PARAMS: Final = 64
 # Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
 OFFLOAD_BYTES: Final = 16_384
+LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -263,6 +265,8 @@ class Gate:
     async def _read_body(self, scope: Scope, receive: Receive, send: Send, instance: str) -> bytes | None:
         """The whole body within the limits, or None once a refusal was sent (or the client left)."""
         limit = self.config.max_body_bytes
+        if scope["path"].rstrip("/") in LEAD_PATHS:
+            limit = min(limit, self.config.max_lead_body_bytes)
         length = _header(scope, b"content-length")
         if length is not None:
             try:

@@ -102,7 +102,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 DESCRIPTOR_RESERVE: Final = 64  # descriptors kept free for the index, logs, the engines' files
-REFUSAL_LINGER_SECONDS: Final = 2.0  # how long a refused connection's input is read and discarded before closing
+REFUSAL_LINGER_SECONDS: Final = 0.5  # how long a refused connection's input is read and discarded before closing
 
 
 def raise_descriptor_limit() -> int:
@@ -184,8 +184,10 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
                 return
             self._refused = True
             self.transport.write(refusal_bytes(status, detail, extra))
-            if self.transport.can_write_eof():
-                self.transport.write_eof()
+            if len(self.connections) > max_connections or not self.transport.can_write_eof():
+                self.transport.close()  # at the cap: the descriptor is needed now (the answer is still flushed)
+                return
+            self.transport.write_eof()
             self.loop.call_later(REFUSAL_LINGER_SECONDS, self.transport.close)
 
         def send_400_response(self, msg: str) -> None:
