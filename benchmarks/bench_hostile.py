@@ -20,7 +20,9 @@ Scaled down for a shared 2-core machine (the issue's sizes in brackets): 2 000 t
 server limited to 1 024 descriptors; a 16 MB header and a 16 MB Auth-Token [64 MB, 50 MB]; 200 searches of 1 MB
 [500]; 4 parser-bomb requests of ~400 KB [8 of 380 KB]; 4 clients of 1 MB nested XML for 8 s.
 
-    .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024]
+    .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
+
+`--only throughput` (not part of the default set) measures plain lead requests/s, to compare server stacks.
 """
 
 from __future__ import annotations
@@ -62,32 +64,84 @@ class Server:
     port: int
     log: Path
 
+    def _tree(self) -> list[Any]:
+        import psutil  # type: ignore[import-untyped]
+
+        root = psutil.Process(self.proc.pid)
+        return [root, *root.children(recursive=True)]
+
     def cpu(self) -> float:
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            parts = f.read().rsplit(")", 1)[1].split()
-        return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU seconds of the server and its worker processes (granian runs its workers as children)."""
+        total = 0.0
+        for p in self._tree():
+            with contextlib.suppress(Exception):
+                t = p.cpu_times()
+                total += t.user + t.system
+        return total
 
     def rss_mb(self) -> float:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
+        total = 0
+        for p in self._tree():
+            with contextlib.suppress(Exception):
+                total += p.memory_info().rss
+        return total / (1 << 20)
 
     def tracebacks(self) -> int:
         return self.log.read_text(errors="replace").count("Traceback")
 
 
+# Other server stacks for the same ASGI app (docs/server-stack.md): each prints the line `dqkit serve` prints.
+_STACKS = {
+    "uvicorn": """
+import sys, uvicorn
+from dqkit.server.app import create_app
+from dqkit.server.config import ServerConfig
+from dqkit.server.runner import bind
+sock = bind("127.0.0.1", 0)
+print("listening on http://127.0.0.1:%d" % sock.getsockname()[1], flush=True)
+app = create_app(ServerConfig(tokens=frozenset({TOKEN})))
+uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning", http="httptools")).run(sockets=[sock])
+""",
+    "hypercorn": """
+import asyncio, socket
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+from dqkit.server.app import create_app
+from dqkit.server.config import ServerConfig
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+c = Config(); c.bind = ["127.0.0.1:%d" % port]; c.h11_max_incomplete_size = 32768; c.read_timeout = 10
+c.keep_alive_timeout = 5; c.loglevel = "WARNING"
+print("listening on http://127.0.0.1:%d" % port, flush=True)
+asyncio.run(serve(create_app(ServerConfig(tokens=frozenset({TOKEN}))), c))
+""",
+    "granian": """
+import socket
+from granian import Granian
+from granian.http import HTTP1Settings
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+print("listening on http://127.0.0.1:%d" % port, flush=True)
+Granian("dqkit.server.app:create_app", address="127.0.0.1", port=port, interface="asgi", factory=True,
+        http1_settings=HTTP1Settings(header_read_timeout=10_000, max_buffer_size=32_768), log_enabled=False).serve()
+""",
+}
+
+
 @contextlib.contextmanager
-def server(dqkit: str, nofile: int, extra: list[str]) -> Iterator[Server]:
+def server(dqkit: str, nofile: int, extra: list[str], stack: str = "dqkit") -> Iterator[Server]:
     log = Path(tempfile.mkstemp(prefix="bench-hostile-", suffix=".log")[1])
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
     env = {**os.environ, "DQKIT_SERVE_TOKENS": TOKEN}
+    if stack == "dqkit":
+        cmd = [dqkit, "serve", "--host", HOST, "--port", "0", *extra]
+    else:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("STACKS_PATH", ""), env.get("PYTHONPATH", ""))
+                                            if p)
+        cmd = [sys.executable, "-c", f"TOKEN = {TOKEN!r}\n" + _STACKS[stack]]
     with open(log, "w") as err:
-        proc = subprocess.Popen([dqkit, "serve", "--host", HOST, "--port", "0", *extra], stdout=subprocess.PIPE,
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                 stderr=err, stdin=subprocess.DEVNULL, text=True, env=env, preexec_fn=limits)
     try:
         assert proc.stdout is not None
@@ -392,6 +446,60 @@ def failed_auth(srv: Server) -> tuple[int, Counter[int | str]]:
     return 1000, out
 
 
+def mix(srv: Server) -> tuple[int, Counter[int | str]]:
+    """The memory and CPU attacks at once: parser bombs, 1 MB searches, nested XML, big headers, slow headers."""
+    parts = (parser_bomb, search_memory, nested_xml, big_header, slowloris)
+    results: list[tuple[int, Counter[int | str]]] = []
+    lock = threading.Lock()
+
+    def run(fn: Callable[[Server], tuple[int, Counter[int | str]]]) -> None:
+        r = fn(srv)
+        with lock:
+            results.append(r)
+
+    threads = [threading.Thread(target=run, args=(fn,), daemon=True) for fn in parts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    total: Counter[int | str] = Counter()
+    for _, c in results:
+        total += c
+    return sum(n for n, _ in results), total
+
+
+def throughput(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Not an attack: 4 keep-alive clients sending small leads for 5 s (the requests column is the count)."""
+    out: Counter[int | str] = Counter()
+    lock = threading.Lock()
+    end = time.monotonic() + 5
+    body = json.dumps(LEAD).encode()
+
+    def client() -> None:
+        conn = http.client.HTTPConnection(HOST, srv.port, timeout=10)
+        while time.monotonic() < end:
+            try:
+                conn.request("POST", "/search", body=body, headers={"Auth-Token": TOKEN,
+                                                                    "Content-Type": "application/json"})
+                resp = conn.getresponse()
+                resp.read()
+                status: int | str = resp.status
+            except (OSError, http.client.HTTPException):
+                status = "drop"
+                conn.close()
+                conn = http.client.HTTPConnection(HOST, srv.port, timeout=10)
+            with lock:
+                out[status] += 1
+        conn.close()
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    return sum(out.values()), out
+
+
 ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "parser-bomb": parser_bomb,
     "search-memory": search_memory,
@@ -401,6 +509,8 @@ ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "bad-input": bad_input,
     "reference-id": reference_id,
     "failed-auth": failed_auth,
+    "mix": mix,
+    "throughput": throughput,
 }
 
 
@@ -414,8 +524,8 @@ def wait_idle(srv: Server, limit: float = 30.0) -> None:
             return
 
 
-def run_attack(name: str, dqkit: str, nofile: int) -> dict[str, Any]:
-    with server(dqkit, nofile, []) as srv:
+def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict[str, Any]:
+    with server(dqkit, nofile, [], stack) as srv:
         wait_idle(srv, 10)
         tb0 = srv.tracebacks()
         obs = Observers(srv)
@@ -444,16 +554,20 @@ def main() -> int:
     ap.add_argument("--dqkit", default=default, help="the dqkit executable whose server is attacked")
     ap.add_argument("--only", default="", help="comma-separated attack names (default: all)")
     ap.add_argument("--nofile", type=int, default=1024, help="descriptor limit of the server (default 1024)")
+    ap.add_argument("--stack", default="dqkit", choices=["dqkit", *_STACKS],
+                    help="dqkit: `dqkit serve` from --dqkit; else the same app under stock uvicorn, hypercorn or "
+                         "granian (installed where STACKS_PATH points, e.g. pip install --target DIR)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     args = ap.parse_args()
-    names = [n for n in args.only.split(",") if n] or list(ATTACKS)
+    names = [n for n in args.only.split(",") if n] or [n for n in ATTACKS if n != "throughput"]
     rows = []
-    print(f"server: {args.dqkit}; descriptor limit {args.nofile}; measured under load (shared 2-core machine)")
+    shown = args.dqkit if args.stack == "dqkit" else args.stack
+    print(f"server: {shown}; descriptor limit {args.nofile}; measured under load (shared 2-core machine)")
     header = (f"{'attack':<14} {'requests':>8} {'CPU s':>7} {'after':>6} {'peak MB':>8} {'end MB':>7} "
               f"{'health p99':>10} {'fail':>5} {'legit p99':>9} {'fail':>5} {'tb':>4}  answers")
     print(header)
     for name in names:
-        r = run_attack(name, args.dqkit, args.nofile)
+        r = run_attack(name, args.dqkit, args.nofile, args.stack)
         rows.append(r)
         print(f"{r['attack']:<14} {r['requests']:>8} {r['cpu']:>7.2f} {r['after']:>6.2f} {r['peak']:>8.0f} "
               f"{r['end']:>7.0f} {r['health']:>8.0f}ms {r['health_fail']:>5} {r['legit']:>7.0f}ms "
