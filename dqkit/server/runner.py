@@ -151,7 +151,6 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             if len(self.connections) > max_connections:
                 victim = next(iter(waiting.values()), None)
                 if victim is None:
-                    log.warning("connection limit of %d reached: a new connection got 503", max_connections)
                     self.refuse(503, f"the server has {max_connections} open connections, its limit; retry "
                                      "shortly", b"retry-after: 1\r\n")
                     return
@@ -183,6 +182,8 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             if self._refused or self.transport.is_closing():
                 return
             self._refused = True
+            peer = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
+            log.info("%s - connection refused: %d %s", peer, status, detail)  # one line per refused connection
             self.transport.write(refusal_bytes(status, detail, extra))
             if len(self.connections) > max_connections or not self.transport.can_write_eof():
                 self.transport.close()  # at the cap: the descriptor is needed now (the answer is still flushed)
