@@ -53,6 +53,15 @@ def check() -> None:
         raise DeadlineExceeded("the request's deadline passed; its work was stopped")
 
 
+def set_current(d: Deadline | None) -> contextvars.Token[Deadline | None]:
+    """Make `d` the current deadline (the server's hot path; `deadline_scope` is the convenient form)."""
+    return _current.set(d)
+
+
+def reset_current(token: contextvars.Token[Deadline | None]) -> None:
+    _current.reset(token)
+
+
 @contextlib.contextmanager
 def deadline_scope(seconds: float) -> Iterator[Deadline]:
     """Run the block (and what it starts in copied contexts) under a deadline of `seconds`; cancelled on exit."""

@@ -33,10 +33,9 @@ from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
-import anyio
-
 from dqkit.contract.errors import ServiceError
-from dqkit.engines.deadline import deadline_scope
+from dqkit.engines import deadline
+from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
 from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict
@@ -228,20 +227,28 @@ class Gate:
                 return
             timeout = min(asked, timeout)
 
-        body = await self._read_body(scope, receive, send_wrapped, instance)
-        if body is None:
-            return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
+        # One asyncio timer (cheaper than two anyio scopes on this hot path): first the body timeout, then the
+        # request's deadline once the body is in.
+        loop = asyncio.get_running_loop()
+        phase = "body"
+        dl = Deadline(timeout)
+        token_cv = deadline.set_current(dl)
         try:
-            with deadline_scope(timeout), anyio.fail_after(timeout):
+            async with asyncio.timeout(self.config.body_timeout_seconds) as timer:
+                body = await self._read_body(scope, receive, send_wrapped, instance)
+                if body is None:
+                    return
+                phase = "app"
+                timer.reschedule(loop.time() + timeout)
+                replayed = False
+
+                async def replay() -> Message:
+                    nonlocal replayed
+                    if not replayed:
+                        replayed = True
+                        return {"type": "http.request", "body": body, "more_body": False}
+                    return await receive()
+
                 if len(body) >= OFFLOAD_BYTES:
                     await self.worker.run(self.app, scope, replay, send_wrapped)
                 else:
@@ -249,18 +256,26 @@ class Gate:
         except (TimeoutError, ServiceError, RecursionError) as exc:
             if started:
                 return
+            headers: list[tuple[bytes, bytes]] = []
             if isinstance(exc, ServiceError):
                 status, detail = exc.status, exc.error.detail or exc.detail
             elif isinstance(exc, RecursionError):
                 status, detail = 400, "the request is nested too deeply"
+            elif phase == "body":
+                status, detail = 408, (f"the request body did not arrive within "
+                                       f"{self.config.body_timeout_seconds:g} s")
+                headers = [(b"connection", b"close")]
             else:
                 status, detail = 408, f"the request took longer than its Timeout-Seconds ({timeout:g} s)"
-            await send_error(send_wrapped, status, detail, instance)
+            await send_error(send_wrapped, status, detail, instance, headers)
         except Exception:
             log.exception("unhandled error on %s %s", scope["method"], instance)
             if started:
                 raise
             await send_error(send_wrapped, 500, "internal error; the server log has the details", instance)
+        finally:
+            dl.cancel()  # the answer is out (or the client is gone): engine work still running stops
+            deadline.reset_current(token_cv)
 
     async def _read_body(self, scope: Scope, receive: Receive, send: Send, instance: str) -> bytes | None:
         """The whole body within the limits, or None once a refusal was sent (or the client left)."""
@@ -281,23 +296,17 @@ class Gate:
             return b""
         chunks: list[bytes] = []
         size = 0
-        try:
-            with anyio.fail_after(self.config.body_timeout_seconds):
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        return None
-                    chunk = message.get("body", b"")
-                    size += len(chunk)
-                    if size > limit:
-                        await send_error(send, 413, f"the request body is over the limit of {limit} bytes",
-                                         instance, [(b"connection", b"close")])
-                        return None
-                    chunks.append(chunk)
-                    if not message.get("more_body", False):
-                        break
-        except TimeoutError:
-            await send_error(send, 408, f"the request body did not arrive within "
-                             f"{self.config.body_timeout_seconds:g} s", instance, [(b"connection", b"close")])
-            return None
-        return b"".join(chunks)
+        while True:  # under the caller's body timeout
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await send_error(send, 413, f"the request body is over the limit of {limit} bytes",
+                                 instance, [(b"connection", b"close")])
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
