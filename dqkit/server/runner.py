@@ -8,8 +8,9 @@ Connections are guarded by `guarded_protocol`, uvicorn's httptools protocol with
   header costs nothing);
 - at most `max_connections` connections are open, held below the process's descriptor limit (raised to its hard
   limit at start). At the cap, the connection that has waited longest for its head is answered 408 and closed to
-  make room (slow-header floods evict each other, not clients with real requests); with no such connection, the
-  new one gets a 503 with Retry-After. Nothing is dropped without an answer.
+  make room (slow-header floods evict each other, not clients with real requests); else the longest idle
+  kept-alive connection is closed (HTTP lets a server do that at any time); with neither, the new one gets a 503
+  with Retry-After. Nothing in the middle of a request is dropped without an answer.
 Refusals carry the vendor's error body and `Connection: close`; the protocol then discards what the client still
 sends for a moment, so the client reads the answer instead of a reset.
 
@@ -136,8 +137,10 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
 
     header_timeout = config.header_timeout_seconds
     max_head = config.max_header_bytes
-    # Connections still waiting for their request head, oldest first (shared by all connections of the server).
+    # Connections still waiting for their request head, and kept-alive connections idle between requests, oldest
+    # first (shared by all connections of the server): the ones to give up when the cap is reached.
     waiting: OrderedDict[int, GuardedProtocol] = OrderedDict()
+    idle: OrderedDict[int, GuardedProtocol] = OrderedDict()
     log = logging.getLogger("dqkit.server")
 
     class GuardedProtocol(HttpToolsProtocol):
@@ -150,11 +153,16 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             super().connection_made(transport)
             if len(self.connections) > max_connections:
                 victim = next(iter(waiting.values()), None)
-                if victim is None:
+                if victim is None and idle:  # an idle kept-alive connection may be closed at any time (RFC 9112)
+                    _, quiet = idle.popitem(last=False)
+                    quiet.transport.close()
+                    victim = self
+                elif victim is None:
                     self.refuse(503, f"the server has {max_connections} open connections, its limit; retry "
                                      "shortly", b"retry-after: 1\r\n")
                     return
-                victim.refuse(408, "the request head was not complete and the server needed the connection")
+                if victim is not self:
+                    victim.refuse(408, "the request head was not complete and the server needed the connection")
             self._start_head()
 
         def _start_head(self) -> None:
@@ -195,6 +203,7 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             self.refuse(400, "the request is not valid HTTP/1.1")
 
         def data_received(self, data: bytes) -> None:
+            idle.pop(id(self), None)
             if self._refused:
                 return
             if not self._in_head:
@@ -217,8 +226,14 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             self._end_head()
             super().on_headers_complete()
 
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and not self.pipeline:
+                idle[id(self)] = self
+
         def connection_lost(self, exc: Exception | None) -> None:
             self._end_head()
+            idle.pop(id(self), None)
             super().connection_lost(exc)
 
     return GuardedProtocol

@@ -145,3 +145,17 @@ def test_bad_requests_get_clean_4xx_without_tracebacks(hostile_server: ServedPro
         assert conn.getresponse().status < 500
         conn.close()
     assert "Traceback" not in hostile_server.log_text()
+
+
+def test_idle_kept_alive_connections_make_room_at_the_cap(hostile_server: ServedProcess) -> None:
+    kept = []
+    try:
+        for _ in range(45):  # each answered once, then idle on keep-alive
+            conn = http.client.HTTPConnection(hostile_server.host, hostile_server.port, timeout=10)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            kept.append(conn)
+        assert _get(hostile_server, "/healthz").status == 200  # not a 503: the oldest idle one made room
+    finally:
+        for conn in kept:
+            conn.close()
