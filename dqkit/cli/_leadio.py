@@ -1,10 +1,20 @@
-"""Reading and writing lead tables for the CLI (CSV or Parquet, chosen by file extension)."""
+"""Reading and writing lead tables for the CLI (CSV or Parquet, chosen by file extension).
+
+Outputs are written to a temporary file beside the destination and renamed (`dqkit._files`): a crash or a full
+disk leaves the previous file whole. In CSV output, text cells that a spreadsheet would run as a formula (they
+start with `=`, `+`, `-`, `@`, a tab or a carriage return, per OWASP's CSV-injection advice) get a leading `'`, so
+Excel and LibreOffice show them as text; plain numbers such as `-12.5` or `+1 (202) 456-1111` are left alone. Pass
+`escape_formulas=False` (`--no-escape-formulas`) to write cells exactly as they are. Parquet holds typed data no
+spreadsheet evaluates, so it is written as is.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
+from dqkit._files import write_with
 from dqkit.contract.errors import InputError
 
 if TYPE_CHECKING:
@@ -23,16 +33,43 @@ def read_table(path: Path) -> pd.DataFrame:
             return pd.read_parquet(path).astype("string").fillna("").astype(object)
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], encoding_errors="replace",
                            comment=None)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{str(path)!r} is empty: it has no header row and no data") from None
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read {str(path)!r}: {exc}") from None
 
 
-def write_table(df: pd.DataFrame, path: Path) -> None:
+FORMULA_PREFIXES: Final = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER: Final = re.compile(r"[+-]?[0-9][0-9 ().-]*")  # "-12.5", "+1 (202) 456-1111": no formula to run
+
+
+def escape_formula(value: Any) -> Any:
+    """`value` with a leading `'` when it is text a spreadsheet would evaluate as a formula; else unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `df` whose text cells and column names cannot run as spreadsheet formulas (see the module)."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    out = df.copy()
+    for col in out.columns:
+        if is_object_dtype(out[col].dtype) or is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(escape_formula)
+    out.columns = [escape_formula(c) for c in out.columns]
+    return out
+
+
+def write_table(df: pd.DataFrame, path: Path, *, escape: bool = True) -> None:
+    """CSV or Parquet by extension, written atomically; CSV cells formula-escaped unless `escape=False`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() in (".parquet", ".pq"):
-        df.to_parquet(path, index=False)
+        write_with(path, lambda tmp: df.to_parquet(tmp, index=False))
     else:
-        df.to_csv(path, index=False)
+        frame = escape_formulas(df) if escape else df
+        write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def parse_map(items: list[str] | None) -> dict[str, str]:

@@ -44,6 +44,13 @@ def register(sub: Any) -> None:
                    help="larger request bodies get 413 (default 1 MiB)")
     p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                    help="default and ceiling of the Timeout-Seconds header (default 15; past it: 408)")
+    p.add_argument("--max-connections", type=int, default=1000, metavar="N",
+                   help="open connections at most (default 1000, always below the descriptor limit); past it the "
+                        "slowest unfinished request head is dropped with 408, or the newcomer gets 503")
+    p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="time a client has to send its request line and headers (default 10; past it: 408)")
+    p.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="time a client has to send its request body (default 30; past it: 408)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--no-access-log", action="store_true", help="do not log one line per request")
     p.set_defaults(handler=run)
@@ -72,6 +79,9 @@ def config_from_args(args: argparse.Namespace) -> Any:
         rate_window_seconds=args.rate_window,
         max_body_bytes=args.max_body_bytes,
         timeout_seconds=args.timeout,
+        max_connections=args.max_connections,
+        header_timeout_seconds=args.header_timeout,
+        body_timeout_seconds=args.body_timeout,
     )
 
 

@@ -29,6 +29,9 @@ def register(sub: Any) -> None:
     p.add_argument("--prefix", default="", help="prefix of the added result columns")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-escape-formulas", action="store_true",
+                   help="write CSV cells exactly as they are (by default a cell starting with = + - @ tab or CR "
+                        "that is not a plain number gets a leading ' so spreadsheets do not run it)")
     p.set_defaults(handler=run)
 
 
@@ -63,6 +66,8 @@ def summary(result_codes: pd.Series) -> str:
 
     counts = result_codes.value_counts()
     total = int(counts.sum())
+    if not total:
+        return "no leads: the input has no data rows"
     lines = [f"{'code':<6} {'leads':>7} {'share':>7}  meaning"]
     for code, n in counts.items():
         rc = RESULT_CODES.get(str(code))
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     df = read_table(args.input)
     out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix, cache=not args.no_cache,
                        progress=False if args.quiet else None)
-    write_table(out, args.output)
+    write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"]))
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     return 0

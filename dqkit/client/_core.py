@@ -69,10 +69,10 @@ class AsyncCore:
         self._limits: Limits | None = None
         self._sleep: Sleep = asyncio.sleep  # tests swap it to record waits
         self._rng = random.Random()
-        base = {"user-agent": USER_AGENT, **{k.lower(): v for k, v in settings.headers.items()}}
-        if settings.token:
-            base["auth-token"] = settings.token.reveal()
-        self._base_headers: Final = base
+        # The token stays a Secret here: the transport's auth flow sets the header on the outgoing request, so no
+        # dict, local variable or frame of dqkit ever holds the plain text (tracebacks with locals cannot show it).
+        self._token: Final = settings.token or None
+        self._base_headers: Final = {"user-agent": USER_AGENT, **{k.lower(): v for k, v in settings.headers.items()}}
 
     def __repr__(self) -> str:
         return f"AsyncCore({self.settings.base_url!r}, transport={self.settings.transport!r})"
@@ -115,7 +115,7 @@ class AsyncCore:
             async with limits.concurrency:
                 try:
                     resp = await self._transport.request(method, path, headers=send_headers, content=content,
-                                                         timeout=s.timeout)
+                                                         timeout=s.timeout, token=self._token)
                 except TransportError as exc:
                     error = exc
             if resp is not None and resp.status == 429:

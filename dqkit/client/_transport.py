@@ -7,6 +7,10 @@ and ~260 at 32, client CPU saturated), while aiohttp sustains several thousand. 
 (rows "raw httpx", "LeadClient transport=httpx" and "LeadClient transport=aiohttp"); pass `transport="httpx"`
 to a client to use httpx's own transport (e.g. for HTTP/2 or a proxy aiohttp cannot reach).
 
+The token reaches the wire through `SecretAuth`, an httpx `Auth` flow that sets the `Auth-Token` header on the
+outgoing request from the masked `Secret`: no dict or local variable of dqkit holds the plain token, so tracebacks
+with locals, `pytest --showlocals` and error trackers have nothing to print.
+
 Every httpx exception becomes a dqkit `TransportError` raised *outside* the except block, so no httpx object (whose
 request carries the Auth-Token header) stays attached to the error as its cause or context.
 """
@@ -14,12 +18,13 @@ request carries the Auth-Token header) stays attached to the error as its cause 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
 import httpx
 
+from dqkit.client._secret import Secret
 from dqkit.contract.errors import InputError, TransportError, TransportTimeout
 
 TransportName = Literal["aiohttp", "httpx"]
@@ -37,6 +42,26 @@ class RawResponse:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
+
+
+class SecretAuth(httpx.Auth):
+    """Sets `Auth-Token` from a Secret on each outgoing request, at the last moment."""
+
+    def __init__(self, token: Secret) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Auth-Token"] = self._token.reveal()
+        yield request
+
+    def __repr__(self) -> str:
+        return "SecretAuth(********)"
+
+
+def _authorized(request: httpx.Request, token: Secret | None) -> httpx.Request:
+    if token is None:
+        return request
+    return next(SecretAuth(token).sync_auth_flow(request))
 
 
 def check_base_url(base_url: str) -> str:
@@ -89,7 +114,7 @@ class AsyncTransport:
         return url
 
     async def request(self, method: str, path: str, *, headers: Mapping[str, str], content: bytes | None,
-                      timeout: float) -> RawResponse:
+                      timeout: float, token: Secret | None = None) -> RawResponse:
         """Send one request; TransportTimeout / TransportError when no answer came."""
         if self._transport is None:
             self._transport = self._make_transport()
@@ -97,8 +122,8 @@ class AsyncTransport:
         limits = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         try:
             async with asyncio.timeout(timeout):
-                request = httpx.Request(method, self._url(path), headers=headers, content=content,
-                                        extensions={"timeout": limits})
+                request = _authorized(httpx.Request(method, self._url(path), headers=headers, content=content,
+                                                    extensions={"timeout": limits}), token)
                 response = await self._transport.handle_async_request(request)
                 try:
                     body = await response.aread()

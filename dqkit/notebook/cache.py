@@ -12,11 +12,16 @@ One SQLite file (`results-v1.sqlite3`, mode 0600, in a 0700 folder of the user c
 
 Answers that say the service or the account was at fault (E400, E500, E501, transport errors) are never stored,
 so a rerun asks again. The cache is an accelerator, never a source of failure: if the file cannot be opened or
-written, a warning says so and the run goes on without it.
+written, a warning says so and the run goes on without it. A corrupt file (not a database, a failed
+`PRAGMA quick_check` when opened, or a corruption error on any later read or write) is moved aside as
+`results-v1.sqlite3.corrupt-<time>` and a fresh cache is started in its place, with one warning: the cache only
+holds copies, so nothing is lost but time, and no later run trips over the same bad pages.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import queue
@@ -27,6 +32,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
+
+from dqkit._files import private_dir
 
 FILE_NAME: Final = "results-v1.sqlite3"
 MAX_RUNS: Final = 32
@@ -84,12 +91,37 @@ class CacheUnavailable(Exception):
 
 
 def _private_file(path: Path) -> None:
-    """Create `path` readable by its owner only (0600) and its folder 0700; tighten an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    os.close(fd)
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+    """Create `path` readable by its owner only (0600) in a 0700 folder owned by this user; tighten an existing
+    file. A folder or file of another user, or a symlink in the file's place, is refused (OSError)."""
+    private_dir(path.parent)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        st = os.fstat(fd)
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise OSError(errno.EPERM, f"{path} belongs to another user")
+        if st.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    """A sqlite3 error that says the file itself is damaged (not a locked, read-only or full disk)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text
+
+
+def _quarantine(path: Path) -> Path:
+    """Move a damaged cache file (and its WAL and shared-memory files) aside; the new name of the file."""
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+    os.replace(path, aside)
+    return aside
 
 
 class ResultCache:
@@ -97,19 +129,51 @@ class ResultCache:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        try:
-            _private_file(self.path)
-            self._con = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-            self._con.execute("PRAGMA journal_mode=WAL")
-            self._con.execute("PRAGMA synchronous=NORMAL")
-            if self._con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                # A cache of another layout (an older dqkit): start afresh, it only holds copies.
-                self._con.executescript("DROP TABLE IF EXISTS results; DROP TABLE IF EXISTS runs;")
-                self._con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            self._con.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise CacheUnavailable(f"cannot use the result cache at {self.path}: {exc}") from exc
         self._lock = threading.RLock()
+        try:
+            self._con = self._open()
+        except (OSError, sqlite3.Error) as exc:
+            if not _is_corruption(exc):
+                raise CacheUnavailable(f"cannot use the result cache at {self.path}: {exc}") from exc
+            try:
+                self._con = self._rebuild(exc)
+            except (OSError, sqlite3.Error) as again:
+                raise CacheUnavailable(f"cannot use the result cache at {self.path}: {again}") from again
+
+    def _open(self) -> sqlite3.Connection:
+        _private_file(self.path)
+        con = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                # A cache of another layout (an older dqkit): start afresh, it only holds copies.
+                con.executescript("DROP TABLE IF EXISTS results; DROP TABLE IF EXISTS runs;")
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.executescript(_SCHEMA)
+            verdict = con.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"database disk image is malformed ({verdict})")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _rebuild(self, exc: BaseException) -> sqlite3.Connection:
+        """Move the damaged file aside and open a fresh one; warns once."""
+        aside = _quarantine(self.path)
+        warnings.warn(f"dqkit: the result cache {self.path} was damaged ({exc}); it was moved to {aside.name} and "
+                      "a fresh cache started", RuntimeWarning, stacklevel=3)
+        return self._open()
+
+    def _recover(self, exc: BaseException) -> None:
+        """After a corruption error on a live connection: close, quarantine, reopen (under the lock)."""
+        with contextlib.suppress(sqlite3.Error):
+            self._con.close()
+        try:
+            self._con = self._rebuild(exc)
+        except (OSError, sqlite3.Error) as again:
+            raise CacheUnavailable(f"cannot rebuild the result cache at {self.path}: {again}") from again
 
     def __repr__(self) -> str:
         return f"ResultCache({str(self.path)!r})"
@@ -131,12 +195,19 @@ class ResultCache:
         wanted = set(keys)
         found: dict[bytes, bytes] = {}
         with self._lock:
-            for i in range(0, len(keys), _LOOKUP_CHUNK):
-                ids = [_rowid(k) for k in keys[i : i + _LOOKUP_CHUNK]]
-                marks = ",".join("?" * len(ids))
-                for key, value in self._con.execute(f"SELECT key, value FROM results WHERE id IN ({marks})", ids):
-                    if key in wanted:
-                        found[bytes(key)] = value
+            try:
+                for i in range(0, len(keys), _LOOKUP_CHUNK):
+                    ids = [_rowid(k) for k in keys[i : i + _LOOKUP_CHUNK]]
+                    marks = ",".join("?" * len(ids))
+                    for key, value in self._con.execute(f"SELECT key, value FROM results WHERE id IN ({marks})",
+                                                        ids):
+                        if key in wanted:
+                            found[bytes(key)] = value
+            except sqlite3.DatabaseError as exc:
+                if not _is_corruption(exc):
+                    raise
+                self._recover(exc)
+                return {}
         return found
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
@@ -144,6 +215,16 @@ class ResultCache:
         rows = [(_rowid(k), k, v, now) for k, v in items]
         if not rows:
             return
+        with self._lock:
+            try:
+                self._put_rows(rows)
+            except sqlite3.DatabaseError as exc:
+                if not _is_corruption(exc):
+                    raise
+                self._recover(exc)
+                self._put_rows(rows)
+
+    def _put_rows(self, rows: list[tuple[int, bytes, bytes, float]]) -> None:
         with self._lock:
             self._con.execute("BEGIN")
             try:
@@ -156,14 +237,21 @@ class ResultCache:
                                       [x for row in part for x in row])
                 self._con.execute("COMMIT")
             except BaseException:
-                self._con.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._con.execute("ROLLBACK")
                 raise
 
     # ---- whole runs
 
     def get_run(self, key: bytes) -> bytes | None:
         with self._lock:
-            row = self._con.execute("SELECT value FROM runs WHERE key = ?", (key,)).fetchone()
+            try:
+                row = self._con.execute("SELECT value FROM runs WHERE key = ?", (key,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                if not _is_corruption(exc):
+                    raise
+                self._recover(exc)
+                return None
         return None if row is None else bytes(row[0])
 
     def put_run(self, key: bytes, value: bytes) -> None:
@@ -175,8 +263,15 @@ class ResultCache:
                 self._con.execute("DELETE FROM runs WHERE key NOT IN "
                                   "(SELECT key FROM runs ORDER BY created DESC LIMIT ?)", (MAX_RUNS,))
                 self._con.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._con.execute("ROLLBACK")
+                if not _is_corruption(exc):
+                    raise
+                self._recover(exc)
             except BaseException:
-                self._con.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._con.execute("ROLLBACK")
                 raise
 
     # ---- housekeeping
@@ -247,7 +342,7 @@ class CacheWriter:
                 continue
             try:
                 self.cache.put_many(items)
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, CacheUnavailable) as exc:
                 self._failed = True
                 warnings.warn(f"dqkit: could not write to the result cache {self.cache.path}: {exc}; "
                               "going on without storing answers", RuntimeWarning, stacklevel=1)

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dqkit import __version__, plots
+from dqkit._files import write_text
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
 
@@ -178,5 +179,5 @@ def write_report(
     text = build_report(results, title=title, source=source, backend=backend, by=by, prefix=prefix,
                         generated=generated)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_text(out, text)  # a temporary file renamed over `out`: a failed write leaves the old report whole
     return out

@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import contextvars
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,9 +21,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from dqkit.contract.errors import ServiceError
+from dqkit.engines.address.cache import BytesLRU
+from dqkit.server import engines as engine_pool
 from dqkit.server.address_routes import AddressRoutes
 from dqkit.server.config import ServerConfig
-from dqkit.server.engines import Loaded, ServerEngines, load_local
+from dqkit.server.engines import ENGINE_THREADS, Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
 from dqkit.server.gate import ASGIApp, Gate
 from dqkit.server.lead_routes import lead_endpoint
@@ -56,6 +61,23 @@ OPERATIONS: Final[tuple[Op, ...]] = (
 )
 
 
+SEARCH_CACHE_BYTES: Final = 32 << 20  # encoded search answers kept by the server, keys and values counted
+
+
+class ContextPool(concurrent.futures.ThreadPoolExecutor):
+    """The engines' thread pool, running each call in a copy of the caller's context, so the request's deadline
+    (`dqkit.engines.deadline`) reaches the engine's loops and a timed-out call stops instead of running on."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)
+
+
+def _install_context_pool() -> None:
+    """`dqkit.server.engines.run_engine` takes its pool from that module: give it one that carries the context."""
+    if not isinstance(engine_pool._pool, ContextPool):
+        engine_pool._pool = ContextPool(ENGINE_THREADS, thread_name_prefix="dqkit-engine")
+
+
 def _not_ready(engines: ServerEngines, handler: Handler) -> Handler:
     """Answer 503 (retried by clients) until the engines are loaded."""
 
@@ -74,7 +96,10 @@ def create_app(config: ServerConfig | None = None, *,
     """The whole server as one ASGI callable. The engines load in a thread when the lifespan starts."""
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
-    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **AddressRoutes(engines).handlers()}  # type: ignore[dict-item]
+    _install_context_pool()
+    address_routes = AddressRoutes(engines)
+    address_routes.search_cache = BytesLRU(SEARCH_CACHE_BYTES)  # type: ignore[assignment]  # bounded in bytes
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
     routes: list[Route] = []
     for op in OPERATIONS:
         handler = _not_ready(engines, handlers[op.handler])
@@ -110,12 +135,23 @@ def create_app(config: ServerConfig | None = None, *,
 
     async def http_error(request: Request, exc: Any) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = {404: f"no operation at {request.url.path}",
-                  405: f"{request.method} is not allowed on {request.url.path}"}.get(status, str(exc))
+        where = request.url.path[:256]
+        detail = {404: f"no operation at {where}",
+                  405: f"{request.method} is not allowed on {where}"}.get(status, str(exc)[:512])
         headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
-        return Response(error_bytes(status, detail, request.url.path), status_code=status,
+        return Response(error_bytes(status, detail, request.url.path[:256]), status_code=status,
                         media_type="application/json", headers=headers)
 
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error})
+    async def service_error(request: Request, exc: Any) -> Response:
+        """A ServiceError raised by a route (a 408 from the deadline, a 400 from an engine): its vendor body."""
+        status = exc.status if isinstance(exc, ServiceError) else 400
+        detail = ((exc.error.detail or exc.detail) if isinstance(exc, ServiceError)
+                  else "the request is nested too deeply")
+        return Response(error_bytes(status, detail, request.url.path[:256]), status_code=status,
+                        media_type="application/json")
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: http_error, ServiceError: service_error,
+                                        RecursionError: service_error})
     app.router.redirect_slashes = False
     return Gate(app, config)

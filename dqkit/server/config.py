@@ -15,6 +15,12 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 DEFAULT_MAX_BODY_BYTES: Final = 1_048_576
 DEFAULT_TIMEOUT_SECONDS: Final = 15.0  # the vendor's default and maximum Timeout-Seconds
 DEFAULT_RATE_WINDOW_SECONDS: Final = 60  # X-Rate-Limit-Limit is "per minute" at the vendor
+DEFAULT_MAX_LEAD_BODY_BYTES: Final = 32_768  # a lead is a few hundred bytes; parsing 1 MB of XML costs ~0.4 s
+DEFAULT_MAX_CONNECTIONS: Final = 1000  # also kept below the process's descriptor limit at start
+DEFAULT_MAX_HEADER_BYTES: Final = 32_768  # request line plus headers
+DEFAULT_HEADER_TIMEOUT_SECONDS: Final = 10.0  # from connection (or end of the previous answer) to complete headers
+DEFAULT_BODY_TIMEOUT_SECONDS: Final = 30.0  # to receive the whole body once the headers are in
+DEFAULT_AUTH_FAILURES: Final = 20  # failed Auth-Tokens per client address per window before 429
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,12 @@ class ServerConfig:
     allow_ips: networks a lead request may come from; when set, other addresses get E500.
     references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file. Neither: demo data.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
-    max_body_bytes: larger request bodies get 413. timeout_seconds: the default and ceiling of Timeout-Seconds.
+    max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes).
+    timeout_seconds: the default and ceiling of Timeout-Seconds.
+    max_connections: open connections at most; the next one gets a 503 and is closed (also held below the
+    descriptor limit). max_header_bytes: a longer request head gets 431. header_timeout_seconds /
+    body_timeout_seconds: a client slower than that to send its head / body gets 408 and is disconnected.
+    auth_failures_per_window: failed Auth-Tokens per client address per rate window before 429 (0: off).
     """
 
     tokens: frozenset[str] = field(default=frozenset(), repr=False)
@@ -39,6 +50,12 @@ class ServerConfig:
     rate_window_seconds: int = DEFAULT_RATE_WINDOW_SECONDS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    max_lead_body_bytes: int = DEFAULT_MAX_LEAD_BODY_BYTES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    header_timeout_seconds: float = DEFAULT_HEADER_TIMEOUT_SECONDS
+    body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -49,6 +66,16 @@ class ServerConfig:
             raise InputError("the body limit must be at least 1024 bytes")
         if not 0 < self.timeout_seconds <= 3600:
             raise InputError("the timeout must be between 0 and 3600 seconds")
+        if self.max_lead_body_bytes < 1024:
+            raise InputError("the lead body limit must be at least 1024 bytes")
+        if self.max_connections < 1:
+            raise InputError("the connection limit must be at least 1")
+        if self.max_header_bytes < 1024:
+            raise InputError("the header limit must be at least 1024 bytes")
+        if not 0 < self.header_timeout_seconds <= 3600 or not 0 < self.body_timeout_seconds <= 3600:
+            raise InputError("the header and body timeouts must be between 0 and 3600 seconds")
+        if self.auth_failures_per_window < 0:
+            raise InputError("the failed-login limit must be 0 (off) or a positive number per window")
         if any(not t or t != t.strip() for t in self.tokens):
             raise InputError("a token must be non-empty and carry no surrounding spaces")
 
@@ -57,7 +84,11 @@ class ServerConfig:
                 f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
                 f"references={[str(p) for p in self.references]}, index={self.index!r}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
-                f"timeout_seconds={self.timeout_seconds})")
+                f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
+                f"max_connections={self.max_connections}, "
+                f"max_header_bytes={self.max_header_bytes}, header_timeout_seconds={self.header_timeout_seconds}, "
+                f"body_timeout_seconds={self.body_timeout_seconds}, "
+                f"auth_failures_per_window={self.auth_failures_per_window})")
 
     @property
     def auth_required(self) -> bool:

@@ -1,31 +1,44 @@
-"""The ASGI layer every request passes first: token, rate limit, body limit, timeout, Reference-Id, timing.
+"""The ASGI layer every request passes first: checks, limits, deadline, where the work runs, timing.
 
 Written as plain ASGI (no BaseHTTPMiddleware) because it sits on the hot path of every keystroke.
 
 Order, so that the cheapest refusal comes first and nothing is read for a caller who may not call:
-  1. a token in the query string -> 401 (the query string is blanked in the scope, so uvicorn's access log never
-     shows it; the log filter of `dqkit.server.runner` is a second guard)
-  2. missing or wrong `Auth-Token` (when tokens are configured) -> 401
-  3. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
-  4. `Content-Length` or the streamed body over the limit -> 413
-  5. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes
-Every answer, refusals included, echoes `Reference-Id` and carries `Server-Timing: app;dur=<ms>`.
+  1. a `Reference-Id` that is not the vendor's form (at most 256 characters of `[\\w\\-/:.,() ]`) -> 400, not echoed
+  2. a query string over 8 KiB -> 414, over 64 parameters -> 400; a token in it -> 401 (the query string is
+     blanked in the scope, so uvicorn's access log never shows it)
+  3. a client address with too many failed logins in this window -> 429 (before its token is even compared)
+  4. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login
+  5. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
+  6. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
+     a body slower than the body timeout -> 408
+  7. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
+     deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
+Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread, so parsing a large
+XML or JSON body never stalls `/healthz` or other clients on the main loop.
+A client fault never produces a traceback: a ServiceError raised by a route answers with its status and the vendor
+body; a too-deeply nested input answers 400. Only a fault of the server (500) logs one traceback.
+Every answer, refusals included, echoes a valid `Reference-Id` and carries `Server-Timing: app;dur=<ms>`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import logging
 import math
+import re
+import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
-import anyio
-
+from dqkit.contract.errors import ServiceError
+from dqkit.engines import deadline
+from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
-from dqkit.server.ratelimit import FixedWindowLimiter, Verdict
+from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -40,12 +53,20 @@ PUBLIC_PATHS: Final = frozenset({"/healthz", "/healthz/", "/openapi.json"})
 # Query parameter names that look like a credential (compared lower case, without "-" and "_").
 TOKEN_PARAM_NAMES: Final = frozenset({"authtoken", "token", "accesstoken", "apikey", "apitoken"})
 REDACTED: Final = b"query-string-redacted"
+# The vendor's Reference-Id: at most 256 characters of word characters, "-", "/", ":", ".", ",", "(", ")", " ".
+REFERENCE_ID: Final = re.compile(r"[\w\-/:.,() ]{0,256}", re.ASCII)
+MAX_QUERY_BYTES: Final = 8192
+MAX_QUERY_PARAMS: Final = 64
+# Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
+OFFLOAD_BYTES: Final = 16_384
+LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
 
 
 def query_has_token(query_string: bytes) -> bool:
     """True when a query parameter's name looks like a credential (Auth-Token, token, api_key, ...)."""
     try:
-        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True,
+                          max_num_fields=MAX_QUERY_PARAMS)
     except ValueError:
         return False
     return any(k.lower().replace("-", "").replace("_", "") in TOKEN_PARAM_NAMES for k, _ in pairs)
@@ -58,15 +79,70 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def _token_ok(token: bytes | None, accepted: tuple[bytes, ...]) -> bool:
+    """Constant-time comparison against every accepted token (no early exit that times the match)."""
+    if token is None:
+        return False
+    ok = False
+    for t in accepted:
+        ok |= hmac.compare_digest(token, t)
+    return ok
+
+
+class WorkerLoop:
+    """A second event loop on a daemon thread. Routes for big bodies run there; their `send` and `receive` hop
+    back to the main loop, so the connection is only ever touched by the loop that owns it."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="dqkit-decode-loop", daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    async def run(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+        main = asyncio.get_running_loop()
+
+        def on_main(coro: Coroutine[Any, Any, Any]) -> Awaitable[Any]:
+            return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, main))
+
+        async def sending(message: Message) -> None:
+            await send(message)
+
+        async def receiving() -> Message:
+            return await receive()
+
+        async def send_back(message: Message) -> None:
+            await on_main(sending(message))
+
+        async def receive_back() -> Message:
+            result: Message = await on_main(receiving())
+            return result
+
+        async def run_app() -> None:
+            await app(scope, receive_back, send_back)
+
+        # The task on the worker loop inherits this context (the deadline); cancelling the wrapper cancels it.
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(run_app(), self._get()))
+
+
 class Gate:
     """Wraps the application; see the module docstring for what it checks, in which order."""
 
     def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
         self.app = app
         self.config = config
-        self._tokens = frozenset(t.encode() for t in config.tokens)
+        self._tokens = tuple(t.encode() for t in sorted(config.tokens))
         self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds)
                         if config.rate_limit else None)
+        self.failures = (FailureLimiter(config.auth_failures_per_window, config.rate_window_seconds)
+                         if config.auth_failures_per_window and config.tokens else None)
+        self.worker = WorkerLoop()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -74,9 +150,6 @@ class Gate:
             return
         start = time.perf_counter()
         extra: list[tuple[bytes, bytes]] = []
-        reference_id = _header(scope, b"reference-id")
-        if reference_id is not None:
-            extra.append((b"reference-id", reference_id))
         started = False
 
         async def send_wrapped(message: Message) -> None:
@@ -89,18 +162,48 @@ class Gate:
             await send(message)
 
         path: str = scope["path"]
-        instance = path
-        if scope.get("query_string") and query_has_token(scope["query_string"]):
-            scope["query_string"] = REDACTED
-            await send_error(send_wrapped, 401, "the token is accepted in the Auth-Token header only, never in "
-                             "the query string", instance)
-            return
+        instance = path[:256]
+        reference_id = _header(scope, b"reference-id")
+        if reference_id is not None:
+            if not REFERENCE_ID.fullmatch(reference_id.decode("latin-1")):
+                await send_error(send_wrapped, 400, "Reference-Id must be at most 256 characters of letters, "
+                                 "digits and _ - / : . , ( ) or space", instance)
+                return
+            extra.append((b"reference-id", reference_id))
+        query: bytes = scope.get("query_string") or b""
+        if query:
+            if query_has_token(query):
+                scope["query_string"] = REDACTED
+                await send_error(send_wrapped, 401, "the token is accepted in the Auth-Token header only, never "
+                                 "in the query string", instance)
+                return
+            if len(query) > MAX_QUERY_BYTES:
+                scope["query_string"] = b"query-string-too-long"
+                await send_error(send_wrapped, 414, f"the query string is {len(query)} bytes; the limit is "
+                                 f"{MAX_QUERY_BYTES}", instance)
+                return
+            if query.count(b"&") + query.count(b";") >= MAX_QUERY_PARAMS:
+                scope["query_string"] = b"query-string-too-many-parameters"
+                await send_error(send_wrapped, 400, f"the query string has more than {MAX_QUERY_PARAMS} "
+                                 "parameters", instance)
+                return
         token = _header(scope, b"auth-token")
         public = path in PUBLIC_PATHS
-        if not public and self._tokens and token not in self._tokens:
-            detail = "missing Auth-Token header" if token is None else "the Auth-Token is not valid"
-            await send_error(send_wrapped, 401, detail, instance)
-            return
+        if not public and self._tokens:
+            client = f"{(scope.get('client') or ('?',))[0]}"
+            if self.failures is not None:
+                blocked = self.failures.blocked(client)
+                if blocked is not None:
+                    retry = blocked.retry_after(time.time())
+                    await send_error(send_wrapped, 429, f"too many failed logins from this address; retry after "
+                                     f"{retry} s", instance, [(b"retry-after", str(retry).encode())])
+                    return
+            if not _token_ok(token, self._tokens):
+                if self.failures is not None:
+                    self.failures.failed(client)
+                detail = "missing Auth-Token header" if token is None else "the Auth-Token is not valid"
+                await send_error(send_wrapped, 401, detail, instance)
+                return
         if self.limiter is not None and not public:
             key = token.decode("latin-1") if token else f"ip:{(scope.get('client') or ('?',))[0]}"
             verdict: Verdict = self.limiter.hit(key)
@@ -115,7 +218,7 @@ class Gate:
         raw_timeout = _header(scope, b"timeout-seconds")
         if raw_timeout is not None:
             try:
-                asked = float(raw_timeout.decode("latin-1").strip())
+                asked = float(raw_timeout.decode("latin-1").strip()[:32])
             except ValueError:
                 asked = math.nan
             if not math.isfinite(asked) or asked <= 0:
@@ -124,52 +227,86 @@ class Gate:
                 return
             timeout = min(asked, timeout)
 
-        limit = self.config.max_body_bytes
-        length = _header(scope, b"content-length")
-        if length is not None:
-            try:
-                declared = int(length)
-            except ValueError:
-                declared = -1
-            if declared > limit:
-                await send_error(send_wrapped, 413, f"the request body is {declared} bytes; the limit is "
-                                 f"{limit} bytes", instance, [(b"connection", b"close")])
-                return
-        chunks: list[bytes] = []
-        size = 0
-        if scope["method"] not in ("GET", "HEAD"):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    await send_error(send_wrapped, 413, f"the request body is over the limit of {limit} bytes",
-                                     instance, [(b"connection", b"close")])
-                    return
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
+        # One asyncio timer (cheaper than two anyio scopes on this hot path): first the body timeout, then the
+        # request's deadline once the body is in.
+        loop = asyncio.get_running_loop()
+        phase = "body"
+        dl = Deadline(timeout)
+        token_cv = deadline.set_current(dl)
         try:
-            with anyio.fail_after(timeout):
-                await self.app(scope, replay, send_wrapped)
-        except TimeoutError:
-            if not started:
-                await send_error(send_wrapped, 408, f"the request took longer than its Timeout-Seconds "
-                                 f"({timeout:g} s)", instance)
+            async with asyncio.timeout(self.config.body_timeout_seconds) as timer:
+                body = await self._read_body(scope, receive, send_wrapped, instance)
+                if body is None:
+                    return
+                phase = "app"
+                timer.reschedule(loop.time() + timeout)
+                replayed = False
+
+                async def replay() -> Message:
+                    nonlocal replayed
+                    if not replayed:
+                        replayed = True
+                        return {"type": "http.request", "body": body, "more_body": False}
+                    return await receive()
+
+                if len(body) >= OFFLOAD_BYTES:
+                    await self.worker.run(self.app, scope, replay, send_wrapped)
+                else:
+                    await self.app(scope, replay, send_wrapped)
+        except (TimeoutError, ServiceError, RecursionError) as exc:
+            if started:
+                return
+            headers: list[tuple[bytes, bytes]] = []
+            if isinstance(exc, ServiceError):
+                status, detail = exc.status, exc.error.detail or exc.detail
+            elif isinstance(exc, RecursionError):
+                status, detail = 400, "the request is nested too deeply"
+            elif phase == "body":
+                status, detail = 408, (f"the request body did not arrive within "
+                                       f"{self.config.body_timeout_seconds:g} s")
+                headers = [(b"connection", b"close")]
+            else:
+                status, detail = 408, f"the request took longer than its Timeout-Seconds ({timeout:g} s)"
+            await send_error(send_wrapped, status, detail, instance, headers)
         except Exception:
-            log.exception("unhandled error on %s %s", scope["method"], path)
+            log.exception("unhandled error on %s %s", scope["method"], instance)
             if started:
                 raise
             await send_error(send_wrapped, 500, "internal error; the server log has the details", instance)
+        finally:
+            dl.cancel()  # the answer is out (or the client is gone): engine work still running stops
+            deadline.reset_current(token_cv)
+
+    async def _read_body(self, scope: Scope, receive: Receive, send: Send, instance: str) -> bytes | None:
+        """The whole body within the limits, or None once a refusal was sent (or the client left)."""
+        limit = self.config.max_body_bytes
+        if scope["path"].rstrip("/") in LEAD_PATHS:
+            limit = min(limit, self.config.max_lead_body_bytes)
+        length = _header(scope, b"content-length")
+        if length is not None:
+            try:
+                declared = int(length[:20])
+            except ValueError:
+                declared = -1
+            if declared > limit:
+                await send_error(send, 413, f"the request body is {declared} bytes; the limit is {limit} bytes",
+                                 instance, [(b"connection", b"close")])
+                return None
+        if scope["method"] in ("GET", "HEAD"):
+            return b""
+        chunks: list[bytes] = []
+        size = 0
+        while True:  # under the caller's body timeout
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await send_error(send, 413, f"the request body is over the limit of {limit} bytes",
+                                 instance, [(b"connection", b"close")])
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)

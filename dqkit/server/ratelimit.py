@@ -51,3 +51,47 @@ class FixedWindowLimiter:
             return Verdict(False, self.limit, 0, reset_at)
         self._counts[key] = used + 1
         return Verdict(True, self.limit, self.limit - used - 1, reset_at)
+
+
+class FailureLimiter:
+    """Failed logins per client address per fixed window: past `limit`, the address gets 429 until the window ends,
+    whatever token it tries (so guessing tokens costs a window per `limit` guesses).
+
+    Memory is bounded: counts are forgotten at each new window, and at most `max_keys` addresses are tracked in one
+    (past that, new addresses share one bucket, which only makes the limit stricter).
+    """
+
+    OVERFLOW = "*overflow*"
+
+    def __init__(self, limit: int, window: int, clock: Callable[[], float] = time.time,
+                 max_keys: int = 65_536) -> None:
+        self.limit = limit
+        self.window = window
+        self.max_keys = max_keys
+        self._clock = clock
+        self._window_index = -1
+        self._failures: dict[str, int] = {}
+
+    def _roll(self) -> int:
+        index = int(self._clock() // self.window)
+        if index != self._window_index:
+            self._window_index = index
+            self._failures.clear()
+        return index
+
+    def _key(self, key: str) -> str:
+        if key in self._failures or len(self._failures) < self.max_keys:
+            return key
+        return self.OVERFLOW
+
+    def blocked(self, key: str) -> Verdict | None:
+        """A refusing Verdict when `key` used up its failures in this window; None when it may try."""
+        index = self._roll()
+        if self._failures.get(self._key(key), 0) >= self.limit:
+            return Verdict(False, self.limit, 0, (index + 1) * self.window)
+        return None
+
+    def failed(self, key: str) -> None:
+        self._roll()
+        k = self._key(key)
+        self._failures[k] = self._failures.get(k, 0) + 1

@@ -1,5 +1,19 @@
 """Run the app under uvicorn on a socket we bind ourselves (so `--port 0` works and the real port is printed).
 
+Connections are guarded by `guarded_protocol`, uvicorn's httptools protocol with the limits uvicorn lacks
+(docs/server-stack.md says why this and not another server):
+- a request head (request line and headers) must arrive within `header_timeout_seconds` of the connection or of
+  the previous answer, whatever the pace of its bytes: slower clients get 408 and are disconnected;
+- a head over `max_header_bytes` gets 431 at once: the parser never buffers more than that (an oversized token or
+  header costs nothing);
+- at most `max_connections` connections are open, held below the process's descriptor limit (raised to its hard
+  limit at start). At the cap, the connection that has waited longest for its head is answered 408 and closed to
+  make room (slow-header floods evict each other, not clients with real requests); else the longest idle
+  kept-alive connection is closed (HTTP lets a server do that at any time); with neither, the new one gets a 503
+  with Retry-After. Nothing in the middle of a request is dropped without an answer.
+Refusals carry the vendor's error body and `Connection: close`; the protocol then discards what the client still
+sends for a moment, so the client reads the answer instead of a reset.
+
 Logging: uvicorn's access log is kept (it is how operators see traffic) behind a filter that blanks every query
 string value whose name looks like a credential and replaces any configured token text with `***`. The gate
 already refuses such requests and blanks the query string in the scope; the filter is the second guard.
@@ -7,13 +21,17 @@ already refuses such requests and blanks the query string in the scope; the filt
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import resource
 import socket
 import sys
+from collections import OrderedDict
 from typing import Any, Final
 
 from dqkit.server.config import ServerConfig
+from dqkit.server.errors import TITLES, error_bytes
 
 LISTENING_PREFIX: Final = "dqkit serve: listening on "
 _QUERY_TOKEN = re.compile(r"(?i)([?&](?:auth[-_]?token|token|access[-_]?token|api[-_]?key|api[-_]?token)=)[^&\s\"]*")
@@ -84,6 +102,143 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+DESCRIPTOR_RESERVE: Final = 64  # descriptors kept free for the index, logs, the engines' files
+REFUSAL_LINGER_SECONDS: Final = 0.5  # how long a refused connection's input is read and discarded before closing
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft descriptor limit to its hard limit; the soft limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        want = 65_536 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def connection_cap(config: ServerConfig, descriptors: int) -> int:
+    """Open connections allowed: the configured cap, but always below the descriptor limit."""
+    return max(1, min(config.max_connections, descriptors - DESCRIPTOR_RESERVE))
+
+
+def refusal_bytes(status: int, detail: str, extra: bytes = b"") -> bytes:
+    """A whole HTTP/1.1 error answer with the vendor's body that closes the connection."""
+    body = error_bytes(status, detail)
+    return (f"HTTP/1.1 {status} {TITLES.get(status, 'Error')}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n").encode() + extra + b"\r\n" + body
+
+
+def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio.Protocol]:
+    """uvicorn's httptools protocol with head timeout, head size limit and connection cap (module docstring)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    header_timeout = config.header_timeout_seconds
+    max_head = config.max_header_bytes
+    # Connections still waiting for their request head, and kept-alive connections idle between requests, oldest
+    # first (shared by all connections of the server): the ones to give up when the cap is reached.
+    waiting: OrderedDict[int, GuardedProtocol] = OrderedDict()
+    idle: OrderedDict[int, GuardedProtocol] = OrderedDict()
+    log = logging.getLogger("dqkit.server")
+
+    class GuardedProtocol(HttpToolsProtocol):
+        _head_bytes = 0
+        _in_head = False
+        _refused = False
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                victim = next(iter(waiting.values()), None)
+                if victim is None and idle:  # an idle kept-alive connection may be closed at any time (RFC 9112)
+                    _, quiet = idle.popitem(last=False)
+                    quiet.transport.close()
+                    victim = self
+                elif victim is None:
+                    self.refuse(503, f"the server has {max_connections} open connections, its limit; retry "
+                                     "shortly", b"retry-after: 1\r\n")
+                    return
+                if victim is not self:
+                    victim.refuse(408, "the request head was not complete and the server needed the connection")
+            self._start_head()
+
+        def _start_head(self) -> None:
+            self._in_head = True
+            self._head_bytes = 0
+            waiting[id(self)] = self
+            if self._head_timer is None:
+                self._head_timer = self.loop.call_later(header_timeout, self._head_timed_out)
+
+        def _end_head(self) -> None:
+            self._in_head = False
+            waiting.pop(id(self), None)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timed_out(self) -> None:
+            self._head_timer = None
+            if self._in_head:
+                self.refuse(408, f"the request head did not arrive within {header_timeout:g} s")
+
+        def refuse(self, status: int, detail: str, extra: bytes = b"") -> None:
+            """Answer `status` now, stop parsing, read and discard the rest for a moment, then close."""
+            self._end_head()
+            if self._refused or self.transport.is_closing():
+                return
+            self._refused = True
+            peer = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
+            log.info("%s - connection refused: %d %s", peer, status, detail)  # one line per refused connection
+            self.transport.write(refusal_bytes(status, detail, extra))
+            if len(self.connections) > max_connections or not self.transport.can_write_eof():
+                self.transport.close()  # at the cap: the descriptor is needed now (the answer is still flushed)
+                return
+            self.transport.write_eof()
+            self.loop.call_later(REFUSAL_LINGER_SECONDS, self.transport.close)
+
+        def send_400_response(self, msg: str) -> None:
+            self.refuse(400, "the request is not valid HTTP/1.1")
+
+        def data_received(self, data: bytes) -> None:
+            idle.pop(id(self), None)
+            if self._refused:
+                return
+            if not self._in_head:
+                if self.cycle is not None and self.cycle.response_complete and not self.pipeline:
+                    self._start_head()  # the next request on a kept-alive connection
+                else:
+                    super().data_received(data)
+                    return
+            room = max_head - self._head_bytes
+            head, rest = data[:room], data[room:]
+            self._head_bytes += len(head)
+            super().data_received(head)
+            if rest and not self._refused:
+                if self._in_head:
+                    self.refuse(431, f"the request line and headers are over the limit of {max_head} bytes")
+                    return
+                self.data_received(rest)
+
+        def on_headers_complete(self) -> None:
+            self._end_head()
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and not self.pipeline:
+                idle[id(self)] = self
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._end_head()
+            idle.pop(id(self), None)
+            super().connection_lost(exc)
+
+    return GuardedProtocol
+
+
 def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info",
           access_log: bool = True) -> None:
     """Serve until interrupted. Prints one line `dqkit serve: listening on http://HOST:PORT` to stdout."""
@@ -91,6 +246,8 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
 
     from dqkit.server.app import create_app
 
+    descriptors = raise_descriptor_limit()
+    max_connections = connection_cap(config, descriptors)
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
@@ -102,6 +259,7 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        http=guarded_protocol(config, max_connections),
     )
     server = uvicorn.Server(uv_config)
     print(f"{LISTENING_PREFIX}http://{shown}:{bound_port}", flush=True)

@@ -47,5 +47,6 @@ def test_unwritable_cache_falls_back_to_temp(tmp_path: Path, monkeypatch: pytest
     blocker.write_text("a file where the cache directory should be")
     monkeypatch.setenv("DQKIT_CACHE_DIR", str(blocker / "cache"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
     e = AddressEngine.demo()
     assert str(e.index.path).startswith(str(tmp_path / "tmp"))

@@ -194,11 +194,16 @@ def test_selective_path_gives_the_same_answers(engine: AddressEngine, monkeypatc
 
 
 def test_garbage_and_huge_input_get_answers(engine: AddressEngine) -> None:
-    for text in ("#" * 5000, "main " * 2000, "\x00\u200b\ufeff", "1" * 500, "!!!,,,;;;", "\U0001f600 st"):
+    for text in ("#" * 1000, "main " * 200, "\x00\u200b\ufeff", "1" * 500, "!!!,,,;;;", "\U0001f600 st"):
         res = engine.search(SearchRequest.of(text)).result
         assert res.confidence in {c.value for c in Confidence}
         v = engine.validate(SearchRequest.of(text)).result
         assert v.confidence in {c.value for c in Confidence}
+    for text in ("#" * 5000, "main " * 2000, "\U0001f600" * 300):  # over 1 KiB: refused at once (issue 13)
+        with pytest.raises(BadRequestError, match="longer than 1024 bytes"):
+            engine.search(SearchRequest.of(text))
+        with pytest.raises(BadRequestError, match="longer than 1024 bytes"):
+            engine.validate(SearchRequest.of(text))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -235,3 +235,40 @@ def test_search_response_cache_is_lru() -> None:
     assert cache.get(b"a") == b"1"  # a is now the most recent
     cache.put(b"c", b"3")
     assert cache.get(b"b") is None and cache.get(b"a") == b"1" and cache.get(b"c") == b"3"
+
+
+def test_failed_login_limiter_blocks_after_the_limit_and_resets_per_window() -> None:
+    from dqkit.server.ratelimit import FailureLimiter
+
+    now = [1000.0]
+    lim = FailureLimiter(3, 60, clock=lambda: now[0], max_keys=2)
+    for _ in range(3):
+        assert lim.blocked("1.2.3.4") is None
+        lim.failed("1.2.3.4")
+    verdict = lim.blocked("1.2.3.4")
+    assert verdict is not None and not verdict.allowed and verdict.reset_at == 1020
+    assert lim.blocked("5.6.7.8") is None
+    lim.failed("5.6.7.8")
+    lim.failed("9.9.9.9")  # a third address shares the overflow bucket: memory stays bounded
+    assert len(lim._failures) <= 3
+    now[0] = 1021.0
+    assert lim.blocked("1.2.3.4") is None
+
+
+def test_reference_id_pattern_is_the_vendors() -> None:
+    from dqkit.server.gate import REFERENCE_ID
+
+    assert REFERENCE_ID.fullmatch("abc-123/x:y.z,(1) 2_")
+    assert REFERENCE_ID.fullmatch("r" * 256) and not REFERENCE_ID.fullmatch("r" * 257)
+    for bad in ("a<b", "x\u00e9", "a\nb", "a;b"):
+        assert not REFERENCE_ID.fullmatch(bad)
+
+
+def test_connection_cap_stays_below_the_descriptor_limit() -> None:
+    from dqkit.server.config import ServerConfig
+    from dqkit.server.runner import DESCRIPTOR_RESERVE, connection_cap, refusal_bytes
+
+    assert connection_cap(ServerConfig(max_connections=5000), 1024) == 1024 - DESCRIPTOR_RESERVE
+    assert connection_cap(ServerConfig(max_connections=100), 1024) == 100
+    answer = refusal_bytes(503, "full", b"retry-after: 1\r\n")
+    assert answer.startswith(b"HTTP/1.1 503 ") and b"connection: close" in answer and answer.endswith(b"}}")

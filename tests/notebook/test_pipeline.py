@@ -166,14 +166,15 @@ def test_one_switch_turns_the_cache_off(private_cache: Path, monkeypatch: pytest
     assert not (private_cache / FILE_NAME).exists()
 
 
-def test_an_unusable_cache_file_warns_and_the_run_goes_on(private_cache: Path,
-                                                          counting: CountingLeadBackend) -> None:
+def test_a_cache_file_that_is_not_a_database_is_moved_aside_and_rebuilt(private_cache: Path,
+                                                                         counting: CountingLeadBackend) -> None:
     private_cache.mkdir(parents=True)
     (private_cache / FILE_NAME).write_bytes(b"this is not a database" * 100)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cache = open_cache(None)
-    assert cache is None and any("without a cache" in str(w.message) for w in caught)
+    assert cache is not None and len([w for w in caught if "damaged" in str(w.message)]) == 1
+    assert any(p.name.startswith(f"{FILE_NAME}.corrupt-") for p in private_cache.iterdir())
     assert run_batch(op_for(counting), [lead("A")], cache=cache).items[0].ok
 
 

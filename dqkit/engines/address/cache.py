@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
+from dqkit._files import private_dir
 from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.reference.build import FORMAT_VERSION, build_index
 
@@ -58,14 +60,61 @@ def demo_index() -> Path:
 
 
 def _cached(name: str, build: Callable[[Path], object]) -> Path:
-    """The cache entry `name`, built when missing; a read-only cache falls back to the temp directory."""
-    for base in (cache_dir(), Path(tempfile.gettempdir()) / "dqkit-indexes"):
+    """The cache entry `name`, built when missing, in a directory private to this user (0700, owned by us).
+
+    When the cache directory cannot be used (read-only home, a file in the way, another user's directory), the
+    index is built in a fresh private temporary directory for this process: never a predictable shared path, and
+    never a file someone else may have left there.
+    """
+    try:
+        base = private_dir(cache_dir())
         path = base / name
         if path.exists():
             return path
-        try:
-            build(path)
-            return path
-        except OSError:  # cache not writable (read-only home, a file in the way)
-            continue
-    raise ReferenceDataError(f"cannot write the index {name} to {cache_dir()} nor to the temp directory")
+        build(path)  # the container is written to a temporary file and renamed
+        return path
+    except OSError:
+        pass
+    try:
+        path = Path(tempfile.mkdtemp(prefix="dqkit-index-")) / name
+        build(path)
+        return path
+    except OSError as exc:
+        raise ReferenceDataError(f"cannot write the index {name} to {cache_dir()} nor to a private temporary "
+                                 f"directory: {exc.strerror or exc}") from None
+
+
+class BytesLRU:
+    """A least-recently-used map of bytes to bytes bounded in total bytes, not entries (the server's cache of
+    encoded search answers: a key is a whole encoded request, so an entry count alone bounds nothing).
+
+    An entry larger than `max_entry_bytes` is not kept at all. Not thread-safe: one event loop owns it.
+    """
+
+    def __init__(self, max_bytes: int = 32 << 20, max_entry_bytes: int = 64 << 10) -> None:
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes
+        self.size = 0  # bytes held (keys plus values)
+        self._data: OrderedDict[bytes, bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: bytes) -> bytes | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: bytes, value: bytes) -> None:
+        cost = len(key) + len(value)
+        old = self._data.pop(key, None)
+        if old is not None:
+            self.size -= len(key) + len(old)
+        if cost > self.max_entry_bytes:
+            return
+        self._data[key] = value
+        self.size += cost
+        while self.size > self.max_bytes:
+            k, v = self._data.popitem(last=False)
+            self.size -= len(k) + len(v)

@@ -52,6 +52,7 @@ from dqkit.engines.address.search import (
     highlight,
     word_score_percent,
 )
+from dqkit.engines.limits import check_search_text
 from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
 
@@ -118,7 +119,7 @@ class AddressEngine:
         ds = self._dataset(request.country_iso, request.datasets)
         stype = request.search_type
         k = self._max(request.max_suggestions, MAX_SUGGESTIONS[stype])
-        text = request.text
+        text = check_search_text(request.text)
         location = _location(request.location)
         found = self._run_search(ds, text, k, stype, location)
         qkey = self.keys.encode(kk.QUERY, ds.ordinal, text, str(stype), k)
@@ -133,6 +134,7 @@ class AddressEngine:
         return self.searcher.search(ds, text, k, location=location)
 
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
+        check_search_text(request.text)
         ds = self._dataset(request.country_iso, request.datasets)
         with self._lock:
             if self._validator is None:
@@ -149,11 +151,11 @@ class AddressEngine:
     def refine(self, key: str, refinement: str) -> SearchResponse:
         parts = self.keys.decode(key)
         ds = self._ds_of(parts)
-        text = (refinement or "").strip()
+        text = check_search_text((refinement or "").strip())
         kind = parts[0]
         if kind == kk.QUERY:
             _, _, qtext, stype, k = parts
-            base = f"{qtext.rstrip()} {text}".strip() if text else qtext
+            base = check_search_text(f"{qtext.rstrip()} {text}".strip() if text else qtext)
             found = self._run_search(ds, base, int(k), SearchType(stype), None)
             return SearchResponse(self._suggestions(ds, found, self.keys.encode(kk.QUERY, ds.ordinal, base, stype, k)))
         if kind == kk.POSTCODE:

@@ -16,6 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit
 from dqkit.engines.address.query import Query, parse_query
@@ -91,6 +92,7 @@ class Searcher:
             # a short value after the street, with a house number typed, may be a bare unit ("1200 Main St 4"):
             # taken as the unit when some building has it, else as a word
             for drop, unit, complete in _unit_readings(q):
+                deadline.check()
                 words = [w for i, w in enumerate(q.words) if i not in drop]
                 if not words:
                     continue
@@ -102,6 +104,7 @@ class Searcher:
 
     def _search_words(self, ds: DatasetInfo, q: Query, k: int,
                       location: tuple[float, float] | None) -> Found:
+        deadline.check()
         m = self.matcher(ds).match(q)
         if m.empty:
             return Found([], False, q, m)
@@ -174,6 +177,7 @@ class Searcher:
         total = 0
         stopped = False
         for j in range(len(addrs)):
+            deadline.check()
             a = int(addrs[j])
             key = (int(ix.a_street[a]), int(ix.a_number[a]))
             if key in seen:

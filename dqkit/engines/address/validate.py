@@ -28,6 +28,7 @@ from dqkit.contract.address import (
     ValidationDetail,
     ValidationResult,
 )
+from dqkit.engines import deadline
 from dqkit.engines.address.layout import seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.query import parse_query
@@ -80,6 +81,7 @@ class Validator:
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
+        deadline.check()
         found = self.searcher.search(ds, text.rstrip() + " ", 4)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
@@ -209,6 +211,7 @@ class Validator:
 
     # -- the standardizer (US) ---------------------------------------------------------------------------
     def _by_standardizer(self, ds: DatasetInfo, text: str) -> Verdict | None:
+        deadline.check()
         from dqkit.engines.usaddr.standardize import MatchLevel, standardize
 
         st = standardize(text, points=self.ix)

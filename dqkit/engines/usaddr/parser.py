@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from dqkit.engines import deadline
+from dqkit.engines.deadline import DeadlineExceeded
 from dqkit.engines.usaddr.pub28 import (
     DIRECTIONALS,
     EXTRA_SUFFIX_VARIANTS,
@@ -75,12 +77,16 @@ def parse_street(text: str) -> Street:
     (or only the parts found)."""
     try:
         return parse_tokens([t for t in tokenize(text) if t != ","]).street
+    except DeadlineExceeded:
+        raise
     except Exception:  # a parser bug must not take a batch down; the caller sees an empty parse (status 57)
         return Street()
 
 
 def parse_tokens(t: list[str]) -> ParsedLine:
-    """Parse the tokens of one delivery line (no "," tokens)."""
+    """Parse the tokens of one delivery line (no "," tokens). Linear in the number of tokens: no step copies or
+    rescans the rest of the line per token."""
+    deadline.check()
     t = [x for x in t if x not in {"(", ")"}]
     if not t:
         return ParsedLine(Street())
@@ -203,6 +209,11 @@ def _route(t: list[str]) -> ParsedLine | None:
 def _late_number(t: list[str]) -> int:
     """Index of a house number that follows leading words ("APT 4 123 MAIN ST", "ATTN BILLING 12 OAK ST"),
     or 0 when the line does not look like that."""
+    last_word = -1  # index of the last word (starts with a letter, not a unit designator)
+    for k in range(len(t) - 1, 0, -1):
+        if t[k][0].isalpha() and t[k] not in UNITS:
+            last_word = k
+            break
     for j in range(1, len(t) - 1):
         tok = t[j]
         if not (_HOUSE_NUMBER.match(tok) and not _ORDINAL.match(tok) and tok[0].isdigit()):
@@ -212,8 +223,7 @@ def _late_number(t: list[str]) -> int:
             return 0  # "STATE HIGHWAY 1 N", "AVENUE 5 E": the number belongs to the name
         if (prev in UNITS or prev == "#" or is_number_word(prev)) and j == 1:
             continue  # "APT 4 ..." : the 4 is the unit's value, keep looking
-        rest = t[j + 1 :]
-        if any(x[0].isalpha() and x not in UNITS for x in rest):
+        if last_word > j:  # a word follows the number
             return j
     return 0
 
@@ -268,15 +278,15 @@ def _find_unit(r: list[str], start: int) -> tuple[int, str, str, int]:
     return -1, "", "", -1
 
 
-def _after_number(r: list[str]) -> tuple[str, str, str, str, str, str, list[str]]:
+def _after_number(r: list[str], nested: bool = False) -> tuple[str, str, str, str, str, str, list[str]]:
     """(predir, name, suffix, postdir, unit_desig, unit, extraneous) of the tokens after the house number."""
     extraneous: list[str] = []
     if not r:
         return "", "", "", "", "", "", extraneous
-    lead = _find_unit(r, 0) if r[0] in UNITS or r[0] == "#" else (-1, "", "", -1)
+    lead = _find_unit(r, 0) if (r[0] in UNITS or r[0] == "#") and not nested else (-1, "", "", -1)
     if lead[0] == 0 and lead[2] and len(r) > lead[3]:
-        # "6910 # G MARY CAROLINE CIR": the unit stands before the street
-        res = _after_number(r[lead[3] :])
+        # "6910 # G MARY CAROLINE CIR": the unit stands before the street (once: "# 1 # 2 # 3 ..." never recurses)
+        res = _after_number(r[lead[3] :], nested=True)
         if not res[4]:
             return (*res[:4], lead[1], lead[2].lstrip("#-"), res[6])
     start = 2 if r[0] in DIRECTIONALS and len(r) > 2 else 1
@@ -343,15 +353,17 @@ def _suffix_at(s: list[str]) -> tuple[int, list[str]]:
     clean (empty, a directional, a unit value); else the last C1 suffix with a dirty tail (the tail is
     extraneous text); (-1, []) when none."""
     dirty = -1
-    for k in range(len(s) - 1, 0, -1):
+    suffix_after = False  # a suffix word stands right of k (the scan goes right to left)
+    n = len(s)
+    for k in range(n - 1, 0, -1):
         tok = s[k]
         if tok not in SUFFIXES:
             continue
-        tail = s[k + 1 :]
-        if not tail or (len(tail) <= 2 and all(x in DIRECTIONALS or _is_value(x) for x in tail)):
-            return k, tail
-        if dirty < 0 and _c1_only(tok) and not any(x in SUFFIXES for x in tail):
+        if k == n - 1 or (n - k - 1 <= 2 and all(x in DIRECTIONALS or _is_value(x) for x in s[k + 1 :])):
+            return k, s[k + 1 :]
+        if dirty < 0 and _c1_only(tok) and not suffix_after:
             dirty = k
+        suffix_after = True
     if dirty >= 0:
         return dirty, s[dirty + 1 :]
     return -1, []

@@ -27,7 +27,8 @@ from typing import Final
 
 from dqkit.contract.codes import join_address_error_status
 from dqkit.contract.lead import StandardizedAddress
-from dqkit.engines import zipdata
+from dqkit.engines import deadline, zipdata
+from dqkit.engines.deadline import DeadlineExceeded
 from dqkit.engines.usaddr.barcode import check_digit
 from dqkit.engines.usaddr.lastline import LastLine, closest_city_in_state, parse_last_line, split_one_line
 from dqkit.engines.usaddr.match import PointMatch, match_points
@@ -39,6 +40,7 @@ from dqkit.engines.usaddr.street import Street
 from dqkit.engines.usaddr.tokens import tokenize
 
 _NOTE_WORDS: Final = frozenset({"ATTN", "ATTENTION", "C/O", "CO", "CARE", "FAO", "DELIVER", "LEAVE"})
+MAX_INPUT_CHARS: Final = 1000  # all fields together; the seed's lead address fields sum to far less
 _MAX: Final = {"street": 60, "city": 28, "county": 25, "firm": 60, "name": 28, "range": 10}
 
 
@@ -105,10 +107,20 @@ class Standardized:
 def standardize(address: AddressInput | str, *, points: PointSource | None = None) -> Standardized:
     """Standardize a US address to Publication 28 and reconcile it with bundled ZIP data (and with address
     points when `points` is given). A one-line string is split into delivery line and last line. Never raises:
-    unusable input comes back as given with status 57 (or 64 if dqkit itself failed)."""
+    unusable input comes back as given with status 57 (or 64 if dqkit itself failed); so does an address longer
+    than MAX_INPUT_CHARS in all (no real address is), at once. Inside a server request whose deadline passed, the
+    work stops with `DeadlineExceeded` (the one exception it lets through)."""
     inp = AddressInput(street1=address) if isinstance(address, str) else address
+    size = (len(inp.street1) + len(inp.street2) + len(inp.city) + len(inp.state) + len(inp.zip) + len(inp.zipplus)
+            + len(inp.country) + len(inp.firm))
+    if size > MAX_INPUT_CHARS:
+        return _unparsed(inp, "57", note=f"the address is {size} characters long; at most {MAX_INPUT_CHARS} are "
+                                         "read")
     try:
+        deadline.check()
         return _standardize(inp, points)
+    except DeadlineExceeded:
+        raise
     except Exception as exc:  # the contract is "never raises": report it as the seed's internal error
         return _unparsed(inp, "64", note=f"internal error: {type(exc).__name__}")
 
@@ -192,6 +204,7 @@ def _delivery(segments: list[list[str]]) -> tuple[ParsedLine, str, list[str]]:
     """(the delivery line, the other non-address line for STREET2, removed notes) of the input segments."""
     best: ParsedLine | None = None
     best_i = -1
+    deadline.check()
     parsed_all = [parse_tokens(s) for s in segments]
     for i, p in enumerate(parsed_all):
         if p.parsed and (p.street.number or p.street.po_box or p.street.rr_type or p.street.general_delivery):
