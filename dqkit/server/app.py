@@ -57,6 +57,7 @@ OPERATIONS: Final[tuple[Op, ...]] = (
        ("/address/suggestions/stepIn/v1/{key:path}",)),
     Op("/address/suggestions/stepIn", ("POST",), "step_in", ("/address/suggestions/stepin",)),
     Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
+    Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
     Op("/address/datasets/v1", ("GET",), "datasets"),
 )
 

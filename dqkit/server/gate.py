@@ -51,7 +51,8 @@ log = logging.getLogger("dqkit.server")
 # Paths anyone may read: health checks and the API description.
 PUBLIC_PATHS: Final = frozenset({"/healthz", "/healthz/", "/openapi.json"})
 # Query parameter names that look like a credential (compared lower case, without "-" and "_").
-TOKEN_PARAM_NAMES: Final = frozenset({"authtoken", "token", "accesstoken", "apikey", "apitoken"})
+TOKEN_PARAM_NAMES: Final = frozenset({"authtoken", "token", "accesstoken", "apikey", "apitoken", "appkey",
+                                      "xappkey"})
 REDACTED: Final = b"query-string-redacted"
 # The vendor's Reference-Id: at most 256 characters of word characters, "-", "/", ":", ".", ",", "(", ")", " ".
 REFERENCE_ID: Final = re.compile(r"[\w\-/:.,() ]{0,256}", re.ASCII)
@@ -188,6 +189,8 @@ class Gate:
                                  "parameters", instance)
                 return
         token = _header(scope, b"auth-token")
+        if token is None:  # the vendor's alternative credential header
+            token = _header(scope, b"x-app-key")
         public = path in PUBLIC_PATHS
         if not public and self._tokens:
             client = f"{(scope.get('client') or ('?',))[0]}"
@@ -201,7 +204,8 @@ class Gate:
             if not _token_ok(token, self._tokens):
                 if self.failures is not None:
                     self.failures.failed(client)
-                detail = "missing Auth-Token header" if token is None else "the Auth-Token is not valid"
+                detail = ("missing Auth-Token (or x-app-key) header" if token is None
+                          else "the Auth-Token is not valid")
                 await send_error(send_wrapped, 401, detail, instance)
                 return
         if self.limiter is not None and not public:
