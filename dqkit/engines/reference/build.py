@@ -138,7 +138,7 @@ class _StringColumn:
 
     def __init__(self) -> None:
         self.blob = bytearray()
-        self.lengths: array[int] = array("q")
+        self.lengths: array[int] = array("I")
         self._buf: list[str] = []
 
     def append(self, s: str) -> None:
@@ -166,7 +166,7 @@ class _StringColumn:
     def packed(self, order: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[Any]]:
         """(blob, offsets) of the strings in `order`, as `pack_strings` would give; gathered in chunks."""
         self.flush()
-        lengths = np.frombuffer(self.lengths, dtype=np.int64) if len(self.lengths) else np.zeros(0, np.int64)
+        lengths = np.asarray(self.lengths, dtype=np.int64)
         src = np.frombuffer(self.blob, dtype=np.uint8) if self.blob else np.zeros(0, np.uint8)
         src_off = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=src_off[1:])
@@ -206,7 +206,9 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     # region, postcode, text
     ds_codes: dict[str, int] = {}
     a_street, a_num, a_numint, a_desig, a_unit, a_unitint = (array("i") for _ in range(6))
-    a_zip4, a_crrt, a_dp = array("i"), array("i"), array("i")
+    # ZIP+4, carrier route, delivery point: sparse (row, string id) pairs, as most files have none
+    extras: dict[str, tuple[array[int], array[int]]] = {k: (array("q"), array("i")) for k in ("zip4", "crrt", "dp")}
+    x_zip4, x_crrt, x_dp = extras["zip4"], extras["crrt"], extras["dp"]
     a_lon, a_lat = array("d"), array("d")
     sids = _StringColumn()
     num_info: dict[str, tuple[int, int]] = {}
@@ -242,9 +244,15 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
         a_desig.append(ui[0])
         a_unit.append(ui[1])
         a_unitint.append(ui[2])
-        a_zip4.append(pool(zip4) if zip4 else 0)
-        a_crrt.append(pool(crrt) if crrt else 0)
-        a_dp.append(pool(dp) if dp else 0)
+        if zip4:
+            x_zip4[0].append(len(a_lon))
+            x_zip4[1].append(pool(zip4))
+        if crrt:
+            x_crrt[0].append(len(a_lon))
+            x_crrt[1].append(pool(crrt))
+        if dp:
+            x_dp[0].append(len(a_lon))
+            x_dp[1].append(pool(dp))
         a_lon.append(lon)
         a_lat.append(lat)
         sids.append(sid)
@@ -265,24 +273,26 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     n_streets = len(s_order)
 
     # Addresses sorted by street, number (integer, then text), unit designator, unit (integer, then text):
-    # three int64 keys that pack the six sort columns (each part fits in 32 bits; numint in 24).
-    street_arr = s_new[_i32(a_street)].astype(np.int32)
-    del a_street
-    numint_arr = _i32(a_numint)
-    key1 = (street_arr.astype(np.int64) << 24) | numint_arr.astype(np.int64)  # also the a.key array
-    num_r = rank[_i32(a_num)]
-    desig_r = rank[_i32(a_desig)]
-    key2 = (num_r.astype(np.int64) << 32) | desig_r.astype(np.int64)
-    unit_r = rank[_i32(a_unit)]
-    key3 = ((_i32(a_unitint).astype(np.int64) + 1) << 32) | unit_r.astype(np.int64)
-    del a_num, a_desig, a_unit, a_unitint
+    # three int64 keys that pack the six sort columns (each part fits in 32 bits; numint in 24 bits). The
+    # columns are read back from the sorted keys, so only the keys are alive during the sort.
+    key1 = (s_new[_i32(a_street)].astype(np.int64) << 24) | _i32(a_numint).astype(np.int64)  # also a.key
+    del a_street, a_numint
+    key2 = (rank[_i32(a_num)].astype(np.int64) << 32) | rank[_i32(a_desig)].astype(np.int64)
+    del a_num, a_desig
+    key3 = ((_i32(a_unitint).astype(np.int64) + 1) << 32) | rank[_i32(a_unit)].astype(np.int64)
+    del a_unit, a_unitint
     a_order = np.lexsort((key3, key2, key1))
-    del key2, key3
     arrays: dict[str, npt.NDArray[Any]] = {}
-    arrays["a.key"] = key1 = key1[a_order]
-    street_sorted = street_arr[a_order]
-    del street_arr
+    key1 = key1[a_order]
+    street_sorted = (key1 >> 24).astype(np.int32)
     bounds = np.searchsorted(street_sorted, np.arange(n_streets + 1))
+    key2 = key2[a_order]
+    num_sorted = (key2 >> 32).astype(np.int32)
+    desig_sorted = (key2 & 0xFFFFFFFF).astype(np.int32)
+    del key2
+    key3 = key3[a_order]
+    unit_sorted = (key3 & 0xFFFFFFFF).astype(np.int32)
+    del key3
 
     blob, off = pack_strings(strings)
     arrays["str.blob"], arrays["str.off"] = blob, off
@@ -296,21 +306,24 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     arrays["s.lo"] = bounds[:-1].astype(np.int64)
     arrays["s.hi"] = bounds[1:].astype(np.int64)
     arrays["a.street"] = street_sorted
-    arrays["a.numint"] = numint_arr[a_order]
-    del numint_arr, a_numint
-    arrays["a.number"] = num_r[a_order]
-    arrays["a.desig"] = desig_r[a_order]
-    arrays["a.unit"] = unit_r[a_order]
-    del num_r, desig_r, unit_r
-    # key order again (street, numint): a.key as before, computed once above
+    arrays["a.numint"] = (key1 & 0xFFFFFF).astype(np.int32)
+    arrays["a.number"] = num_sorted
+    arrays["a.desig"] = desig_sorted
+    arrays["a.unit"] = unit_sorted
+    arrays["a.key"] = key1
     arrays["a.lon"] = np.frombuffer(a_lon, dtype=np.float64)[a_order]
     arrays["a.lat"] = np.frombuffer(a_lat, dtype=np.float64)[a_order]
     del a_lon, a_lat
-    for nm, col_ in (("zip4", a_zip4), ("crrt", a_crrt), ("dp", a_dp)):
-        raw = _i32(col_)
-        if raw.any():
-            arrays[f"a.{nm}"] = rank[raw][a_order]
-    del a_zip4, a_crrt, a_dp, a_order
+    if any(len(rows) for rows, _ in extras.values()):
+        new_pos = np.empty_like(a_order)
+        new_pos[a_order] = np.arange(len(a_order))
+        for nm, (rows, ids) in extras.items():
+            if len(rows):
+                xcol = np.zeros(n_addr, dtype=np.int32)
+                xcol[new_pos[np.asarray(rows, dtype=np.int64)]] = rank[_i32(ids)]
+                arrays[f"a.{nm}"] = xcol
+        del new_pos
+    del extras, x_zip4, x_crrt, x_dp, a_order
     counts = (bounds[1:] - bounds[:-1]).astype(np.int32)
     arrays["s.count"] = counts
 

@@ -49,7 +49,7 @@ def write_container(path: str | Path, arrays: Mapping[str, npt.NDArray[Any]], me
         for name, a in prepared:
             f.seek(start + entries[name]["offset"])
             if a.nbytes:
-                f.write(memoryview(a.reshape(-1)).cast("B"))  # no copy: a 10M-row column is 80 MB
+                f.write(a.reshape(-1).view(np.uint8).data)  # no copy: a 10M-row column is 80 MB
         size = f.tell()
     os.replace(tmp, path)
     return size
