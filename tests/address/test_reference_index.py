@@ -203,3 +203,17 @@ def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> Non
         lo, hi = ix.street(s).lo, ix.street(s).hi
         nums = ix.a_numint[lo:hi]
         assert (nums[1:] >= nums[:-1]).all()
+
+
+def test_large_builds_report_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state-sized build takes minutes: it says how many rows it has read, then each phase."""
+    from dqkit.engines.reference import Record, build_from_records
+    from dqkit.engines.reference import build as build_mod
+
+    rec = Record("1", "", "MAIN", "ST", "", "", "", "SPRINGFIELD", "IL", "62701", -89.6, 39.8, "", "", "", "")
+    said: list[str] = []
+    monkeypatch.setattr(build_mod, "_PROGRESS_ROWS", 1000)
+    build_from_records((("US", rec._replace(number=str(i), source_id=f"r{i}")) for i in range(2500)),
+                       tmp_path / "p.dqidx", progress=said.append)
+    assert said[0].startswith("1,000 rows read") and said[1].startswith("2,000 rows read")
+    assert said[2].startswith("2,500 rows, 1 streets: sorting") and said[-1].startswith("writing ")
