@@ -5,9 +5,15 @@ common street names of the US (public facts, listed below); house numbers, units
 with a fixed seed, so the same call always writes the same file. None of these addresses is claimed to exist.
 
     python -m dqkit.datagen.demo_reference [-n 60000] [-o data/demo_reference.csv.gz]
+    python -m dqkit.datagen.demo_reference --state-sized -n 10000000 -o /tmp/demo_10m.csv.gz
 
-The bundled `data/demo_reference.csv.gz` is this module's output with the defaults; the benchmark calls it with
-`-n 1000000`.
+The bundled `data/demo_reference.csv.gz` is this module's output with the defaults; `benchmarks/bench_address.py`
+calls it with `-n 1000000`. Its few hundred street names are too few for a state: a 10-million-point reference
+built from them would have a tiny vocabulary and make typo search look cheaper than it is on real data. The
+`--state-sized` generator (`generate_state`, used by `benchmarks/bench_scale.py`) adds made-up street names built
+from syllables, drawn with a Zipf law so that common names repeat across localities and rare ones appear once,
+as on real statewide data; it is vectorized with numpy and streams its output, so 10 million rows take well
+under a minute and little memory.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import math
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+import numpy as np
 
 DEFAULT_ROWS: Final = 60_000
 DEFAULT_SEED: Final = 20240601
@@ -133,6 +141,147 @@ def generate(rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Iterator[tup
                         return
 
 
+# Syllables of made-up street names (onset + middle + ending gives ~100k distinct words).
+_ONSETS: Final = tuple("""
+ASH BRAN CAL DAR EL FAIR GLEN HAR IVER JAS KEN LAN MAR NOR OAK PEN QUIN RAV SAL TAM UL VAL WEST YOR ZAN BEL
+COR DUN EST FOR GAR HOL KIR LOR MEL NEW ORM PAR RED SHER TOR WIN ABER BRIS CHES DOR EVER FAL GRAN HAW KING
+LEX MOR NOT PRES ROS STAN THOR WAL AL BAR CAM DEL
+""".replace("\n", " ").split())
+_MIDDLES: Final = ("", "", "", "A", "E", "I", "O", "EN", "ER", "IN", "AN", "OL", "AR", "ES", "IL", "ON",
+                   "AM", "ING", "ET", "OW", "ELL", "ID", "UR", "AV", "EB", "IC", "OB", "UN", "AD", "EM")
+_ENDINGS: Final = tuple("""
+FORD TON WOOD FIELD DALE BROOK HURST LEY WICK MOOR GATE VIEW CREST RIDGE HAVEN SHIRE BURY MONT STEAD WORTH
+LAND MERE WELL BANK BURN CLIFF COMBE DEN DOWN HAM HOLM HOPE LOW MOUTH NESS PORT SIDE STONE THORPE WATER
+WAY YARD FORTH GROVE MEAD ROW SHAW BY
+""".replace("\n", " ").split())
+STATE_UNIT_RATE: Final = 0.03
+
+
+def _made_up_names() -> list[str]:
+    """Distinct made-up street words, in a fixed order (onset x middle x ending, de-duplicated)."""
+    seen: dict[str, None] = {}
+    for o in _ONSETS:
+        for m in _MIDDLES:
+            for e in _ENDINGS:
+                seen.setdefault(o + m + e, None)
+    return list(seen)
+
+
+def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 4096) -> Iterator[str]:
+    """Yield OpenAddresses CSV text (no header) of exactly `rows` SYNTHETIC points, in chunks of many lines.
+
+    Localities are the real ZIP / city / state triples of `_zip_pool`, each with 15-70 streets; a street's name
+    is a common US name (45%), a numbered street (12%) or a made-up name (43%, Zipf-distributed over ~100k
+    words, sometimes two words); house numbers, units and coordinates as in `generate`. Deterministic for a
+    given (rows, seed).
+    """
+    rng = np.random.default_rng(seed)
+    zips = _zip_pool(random.Random(seed))
+    common = [n.replace("~", " ") for n in STREET_NAMES]
+    made = _made_up_names()
+    order = rng.permutation(len(made))
+    made = [made[i] for i in order]
+    zipf_w = 1.0 / np.arange(1, len(made) + 1) ** 1.05
+    zipf_cdf = np.cumsum(zipf_w / zipf_w.sum())
+    suffixes = [s for s, _ in SUFFIXES]
+    suf_w = np.array([w for _, w in SUFFIXES], dtype=np.float64)
+    suf_cdf = np.cumsum(suf_w / suf_w.sum())
+    units_by_style = [("APT", "num"), ("UNIT", "num"), ("STE", "hundreds"), ("APT", "letter"), ("#", "num")]
+    unit_w = np.array([w for *_, w in UNIT_STYLES], dtype=np.float64)
+    unit_cdf = np.cumsum(unit_w / unit_w.sum())
+    made_count = 0
+    zi = 0
+    while made_count < rows:
+        # One batch of localities and their streets.
+        n_loc = max(1, chunk_streets // 40)
+        loc = [zips[(zi + k) % len(zips)] for k in range(n_loc)]
+        zi += n_loc
+        per_loc = rng.integers(15, 71, n_loc)
+        n_st = int(per_loc.sum())
+        st_loc = np.repeat(np.arange(n_loc), per_loc)
+        kind = rng.random(n_st)
+        pick_common = rng.integers(0, len(common), n_st)
+        pick_num = rng.integers(0, len(NUMBERED), n_st)
+        pick_made = np.searchsorted(zipf_cdf, rng.random(n_st)).clip(0, len(made) - 1)
+        pick_made2 = rng.integers(0, len(common), n_st)
+        two_words = rng.random(n_st) < 0.15
+        suf = np.searchsorted(suf_cdf, rng.random(n_st)).clip(0, len(suffixes) - 1)
+        dir_r = rng.random(n_st)
+        dir_pick = rng.integers(0, 4, n_st)
+        post_r = rng.random(n_st)
+        heading = rng.uniform(0, math.pi, n_st)
+        dlat = rng.uniform(-0.03, 0.03, n_st)
+        dlng = rng.uniform(-0.03, 0.03, n_st)
+        start = rng.choice(np.array([1, 2, 100, 101, 200, 400, 1000, 1200, 2400, 10000]), n_st)
+        step = rng.choice(np.array([2, 2, 4, 6, 10]), n_st)
+        count = np.clip(rng.lognormal(2.9, 0.8, n_st).astype(np.int64), 1, 160)
+        lines: list[str] = []
+        for s in range(n_st):
+            if kind[s] < 0.45:
+                name = common[pick_common[s]]
+            elif kind[s] < 0.57:
+                name = NUMBERED[pick_num[s]]
+            else:
+                name = made[pick_made[s]]
+                if two_words[s]:
+                    name = f"{name} {common[pick_made2[s]]}"
+            predir = DIRECTIONS[dir_pick[s]] + " " if dir_r[s] < 0.12 else ""
+            postdir = " " + DIRECTIONS[dir_pick[s]] if not predir and post_r[s] < 0.03 else ""
+            street = f"{predir}{name} {suffixes[suf[s]]}{postdir}"
+            zip5, city, state, lat0, lng0 = loc[st_loc[s]]
+            c = int(count[s])
+            k = np.arange(c)
+            st_ = int(step[s])
+            numbers = start[s] + k * st_ + ((rng.random(c) < 0.5) & (st_ > 2))
+            letter = rng.random(c) < 0.01
+            d = k * 0.00012
+            lat = np.round(lat0 + dlat[s] + d * math.cos(heading[s]), 7).tolist()
+            lng = np.round(lng0 + dlng[s] + d * math.sin(heading[s]), 7).tolist()
+            with_units = np.flatnonzero(rng.random(c) < STATE_UNIT_RATE).tolist()
+            tail = f",{city},,{state},{zip5},demo-"
+            nums = [str(n) for n in numbers.tolist()]
+            for j in np.flatnonzero(letter).tolist():
+                nums[j] += "AB"[j % 2]
+            unit_of: dict[int, list[str]] = {}
+            for j in with_units:
+                style = int(np.searchsorted(unit_cdf, rng.random()))
+                desig, kind_ = units_by_style[min(style, len(units_by_style) - 1)]
+                n = int(rng.integers(2, 41))
+                if kind_ == "letter":
+                    labels = [chr(ord("A") + i) for i in range(min(n, 12))]
+                elif kind_ == "hundreds":
+                    labels = [str(100 * f + q) for f in range(1, 4) for q in range(1, 1 + max(1, n // 3))]
+                else:
+                    labels = [str(i) for i in range(1, n + 1)]
+                unit_of[j] = [f"{desig} {lab}" for lab in labels]
+            for j in range(c):
+                for unit in unit_of.get(j, ("",)):
+                    made_count += 1
+                    lines.append(f"{lng[j]},{lat[j]},{nums[j]},{street},{unit}{tail}{made_count}\n")
+                    if made_count >= rows:
+                        yield "".join(lines)
+                        return
+        yield "".join(lines)
+
+
+def write_state(path: str | Path, rows: int, seed: int = DEFAULT_SEED) -> Path:
+    """Write `generate_state` rows as CSV, gzip (level 1: 10M rows are ~1 GB of text) when the name ends .gz."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = ",".join(HEADER) + "\n"
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as raw:
+        out: Any = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) \
+            if path.suffix == ".gz" else raw
+        out.write(head.encode())
+        for text in generate_state(rows, seed):
+            out.write(text.encode())
+        if out is not raw:
+            out.close()
+    tmp.replace(path)
+    return path
+
+
 def write(path: str | Path, rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Path:
     """Write the generated rows as a reproducible gzip CSV (fixed gzip mtime) or a plain CSV by extension."""
     path = Path(path)
@@ -156,8 +305,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--rows", type=int, default=DEFAULT_ROWS)
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("-o", "--out", default=DEFAULT_OUT)
+    p.add_argument("--state-sized", action="store_true",
+                   help="many distinct street names (for references of millions of points)")
     a = p.parse_args(argv)
-    print(write(a.out, a.rows, a.seed))
+    print(write_state(a.out, a.rows, a.seed) if a.state_sized else write(a.out, a.rows, a.seed))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -148,3 +148,72 @@ def test_build_from_records_in_memory(tmp_path: Path) -> None:
     assert r.datasets == {"ca-address": 1} and ix.meta["sources"] == ["memory"]
     assert ix.datasets[0].synthetic and ix.address(0).line == "24 SUSSEX DRIVE"
     assert ix.points_on_street("K1M 1M4", "SUSSEX DRIVE") == ()  # the standardizer's source is US only
+
+
+def test_source_ids_are_gathered_like_pack_strings() -> None:
+    """The build keeps source ids as bytes + lengths (not a str per row) and reorders them in chunks."""
+    import random
+
+    import numpy as np
+
+    from dqkit.engines.reference.build import _SID_FLUSH, _StringColumn
+    from dqkit.engines.reference.strings import pack_strings
+
+    rng = random.Random(5)
+    alphabet = "abcXYZ0123-é北"
+    strs = ["".join(rng.choices(alphabet, k=rng.randint(0, 12))) for _ in range(_SID_FLUSH + 5000)]
+    col = _StringColumn()
+    for s in strs:
+        col.append(s)
+    assert len(col) == len(strs)
+    order = np.random.default_rng(3).permutation(len(strs)).astype(np.int64)
+    blob, off = col.packed(order)
+    want_blob, want_off = pack_strings([strs[i] for i in order.tolist()])
+    assert np.array_equal(blob, want_blob) and np.array_equal(off, want_off) and off.dtype == want_off.dtype
+
+
+def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> None:
+    """Records arrive as a stream (a generator, never a list), cross the column flush size, and come back
+    intact, with each street's addresses sorted by house number."""
+    from dqkit.engines.reference import Record, build_from_records
+    from dqkit.engines.reference.build import _SID_FLUSH
+
+    n = _SID_FLUSH + 3000
+
+    def stream() -> Iterator[tuple[str, Record]]:
+        for i in range(n):
+            unit = ("APT", str(i % 7)) if i % 5 == 0 else ("", "")
+            yield "US", Record(str(n - i), "", f"ELM{i % 13}", "ST", "", unit[0], unit[1], "SPRINGFIELD", "IL",
+                               "62701", -89.6 - i * 1e-6, 39.8, f"id-{i}-ü", "1234" if i % 3 == 0 else "", "", "")
+
+    r = build_from_records(stream(), tmp_path / "s.dqidx")
+    ix = ReferenceIndex(r.path)
+    assert r.addresses == ix.address_count == n and r.streets == 13
+    seen = set()
+    for a in range(0, n, 97):
+        row = ix.address(a)
+        i = int(row.source_id.split("-")[1])
+        seen.add(i)
+        assert row.source_id == f"id-{i}-ü" and row.number == str(n - i)
+        assert row.street.name == f"ELM{i % 13}" and row.lon == -89.6 - i * 1e-6
+        assert (row.unit_desig, row.unit) == (("APT", str(i % 7)) if i % 5 == 0 else ("", ""))
+        assert row.zip4 == ("1234" if i % 3 == 0 else "")
+    assert len(seen) > 600
+    for s in range(ix.street_count):
+        lo, hi = ix.street(s).lo, ix.street(s).hi
+        nums = ix.a_numint[lo:hi]
+        assert (nums[1:] >= nums[:-1]).all()
+
+
+def test_large_builds_report_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state-sized build takes minutes: it says how many rows it has read, then each phase."""
+    from dqkit.engines.reference import Record, build_from_records
+    from dqkit.engines.reference import build as build_mod
+
+    rec = Record("1", "", "MAIN", "ST", "", "", "", "SPRINGFIELD", "IL", "62701", -89.6, 39.8, "", "", "", "")
+    said: list[str] = []
+    monkeypatch.setattr(build_mod, "_PROGRESS_ROWS", 1000)
+    build_from_records((("US", rec._replace(number=str(i), source_id=f"r{i}")) for i in range(2500)),
+                       tmp_path / "p.dqidx", progress=said.append)
+    assert said[0].startswith("1,000 rows read") and said[1].startswith("2,000 rows read")
+    assert said[2].startswith("2,500 rows, 1 streets: sorting") and said[-1].startswith("writing ")

@@ -17,6 +17,10 @@ token's posting list of streets is a slice of one sorted array, a prefix is a co
 vocabulary (so its postings are one slice too), typos are found by rapidfuzz over the vocabulary, and house
 numbers are binary searches in a (street, number) key array. All of it is numpy arrays in one file, memory-mapped:
 opening costs a header read, nothing is parsed or copied.
+
+State-sized references (`benchmarks/bench_scale.py`): records are streamed into typed columns, never held as
+Python objects, so a 10-million-point synthetic state builds in about a minute with a ~1.3 GB peak into a
+760 MB file that opens in under a millisecond.
 """
 
 from dqkit.engines.reference.build import BuildReport, build_from_records, build_index

@@ -105,7 +105,8 @@ def build_index(
     sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
     if not sources:
         raise InputError("no reference files given")
-    return _build(_records_of(sources, progress), sources, Path(out), synthetic=synthetic, t0=t0)
+    return _build(_records_of(sources, progress), sources, Path(out), synthetic=synthetic, t0=t0,
+                  progress=progress)
 
 
 def _records_of(sources: Sequence[SourceFile],
@@ -120,73 +121,197 @@ def _records_of(sources: Sequence[SourceFile],
 
 
 def build_from_records(records: Iterable[tuple[str, Record]], out: str | Path, *,
-                       synthetic: bool = False, sources: Sequence[str] = ()) -> BuildReport:
-    """Build from records already in memory (tests, generators): (iso2, Record) pairs."""
-    return _build(records, [], Path(out), synthetic=synthetic, t0=time.perf_counter(), names=sources)
+                       synthetic: bool = False, sources: Sequence[str] = (),
+                       progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Build from a stream of (iso2, Record) pairs (readers of other formats, generators, tests).
+
+    The stream is consumed once and never held: 10 million records need about 1.3 GB at the peak.
+    `progress` gets a line every million rows and, for builds that large, one per phase."""
+    return _build(records, [], Path(out), synthetic=synthetic, t0=time.perf_counter(), names=sources,
+                  progress=progress)
+
+
+_NO_UNIT: Final = (0, 0, -1)
+_SID_FLUSH: Final = 1 << 16
+_PROGRESS_ROWS: Final = 1_000_000
+_GATHER_ROWS: Final = 1 << 18
+
+
+class _StringColumn:
+    """Strings appended one by one, stored as UTF-8 bytes plus lengths (not one Python object per row).
+
+    A 10-million-row build holds 10 million source ids: as a list of str that is ~700 MB, here ~20 bytes a row.
+    """
+
+    def __init__(self) -> None:
+        self.blob = bytearray()
+        self.lengths: array[int] = array("I")
+        self._buf: list[str] = []
+
+    def append(self, s: str) -> None:
+        self._buf.append(s)
+        if len(self._buf) >= _SID_FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        buf = self._buf
+        if not buf:
+            return
+        joined = "".join(buf)
+        if joined.isascii():
+            self.lengths.extend(map(len, buf))
+            self.blob += joined.encode("ascii")
+        else:
+            enc = [x.encode() for x in buf]
+            self.lengths.extend(map(len, enc))
+            self.blob += b"".join(enc)
+        self._buf = []
+
+    def __len__(self) -> int:
+        return len(self.lengths) + len(self._buf)
+
+    def packed(self, order: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[Any]]:
+        """(blob, offsets) of the strings in `order`, as `pack_strings` would give; gathered in chunks."""
+        self.flush()
+        lengths = np.asarray(self.lengths, dtype=np.int64)
+        src = np.frombuffer(self.blob, dtype=np.uint8) if self.blob else np.zeros(0, np.uint8)
+        src_off = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=src_off[1:])
+        new_len = lengths[order]
+        off = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(new_len, out=off[1:])
+        del new_len
+        out = np.empty(int(off[-1]), dtype=np.uint8)
+        for i in range(0, len(order), _GATHER_ROWS):
+            o = order[i:i + _GATHER_ROWS]
+            d0, d1 = int(off[i]), int(off[i + len(o)])
+            shift = src_off[o] - (off[i:i + len(o)] - d0)
+            idx = np.repeat(shift, lengths[o]) + np.arange(d1 - d0, dtype=np.int64)
+            out[d0:d1] = src[idx]
+        dtype = np.uint32 if off[-1] < 2**32 else np.uint64
+        return out, off.astype(dtype)
+
+
+def _i32(col: array[int]) -> npt.NDArray[np.int32]:
+    """A typed int array as numpy int32 (a view, no copy, where the platform's int is 32 bits)."""
+    if not len(col):
+        return np.zeros(0, np.int32)
+    return np.frombuffer(col, dtype=np.int32) if col.itemsize == 4 else np.asarray(col, np.int32)
 
 
 def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile], out: Path, *,
-           synthetic: bool, t0: float, names: Sequence[str] = ()) -> BuildReport:
+           synthetic: bool, t0: float, names: Sequence[str] = (),
+           progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Stream `records` into compact typed columns, then sort and index them with numpy.
+
+    Nothing is held per record as a Python object: each row costs ~60 bytes of typed arrays (street id,
+    interned number / unit / extras, coordinates, source id bytes), so 10 million rows fit in well under a GB.
+    Numbers and units are interned with their integer sort keys once per distinct text.
+    """
     pool = _Interner()
-    sids: list[str] = []
     street_ids: dict[tuple[Any, ...], int] = {}
-    st_cols: list[array[int]] = [array("i") for _ in range(10)]  # ds, predir, name, suffix, postdir, city,
-    # region, postcode, text, (unused)
+    st_cols: list[array[int]] = [array("i") for _ in range(9)]  # ds, predir, name, suffix, postdir, city,
+    # region, postcode, text
     ds_codes: dict[str, int] = {}
     a_street, a_num, a_numint, a_desig, a_unit, a_unitint = (array("i") for _ in range(6))
-    a_zip4, a_crrt, a_dp = array("i"), array("i"), array("i")
+    # ZIP+4, carrier route, delivery point: sparse (row, string id) pairs, as most files have none
+    extras: dict[str, tuple[array[int], array[int]]] = {k: (array("q"), array("i")) for k in ("zip4", "crrt", "dp")}
+    x_zip4, x_crrt, x_dp = extras["zip4"], extras["crrt"], extras["dp"]
     a_lon, a_lat = array("d"), array("d")
+    sids = _StringColumn()
+    num_info: dict[str, tuple[int, int]] = {}
+    unit_info: dict[tuple[str, str], tuple[int, int, int]] = {}
     for iso2, r in records:
-        ds = ds_codes.setdefault(iso2, len(ds_codes))
-        key = (ds, r.predir, r.name, r.suffix, r.postdir, r.city, r.region, r.postcode)
+        (number, predir, name, suffix, postdir, desig, unit, city, region, postcode, lon, lat, sid, zip4, crrt,
+         dp) = r
+        ds = ds_codes.get(iso2)
+        if ds is None:
+            ds = ds_codes[iso2] = len(ds_codes)
+        key = (ds, predir, name, suffix, postdir, city, region, postcode)
         s = street_ids.get(key)
         if s is None:
             s = street_ids[key] = len(street_ids)
-            text = " ".join(p for p in (r.predir, r.name, r.suffix, r.postdir) if p)
-            for col, v in zip(st_cols, (ds, pool(r.predir), pool(r.name), pool(r.suffix), pool(r.postdir),
-                                        pool(r.city), pool(r.region), pool(r.postcode), pool(text), 0),
-                              strict=True):
+            text = " ".join(p for p in (predir, name, suffix, postdir) if p)
+            for col, v in zip(st_cols, (ds, pool(predir), pool(name), pool(suffix), pool(postdir),
+                                        pool(city), pool(region), pool(postcode), pool(text)), strict=True):
                 col.append(v)
         a_street.append(s)
-        a_num.append(pool(r.number))
-        a_numint.append(numint(r.number))
-        a_desig.append(pool(r.unit_desig))
-        a_unit.append(pool(r.unit))
-        m = _UNIT_DIGITS.search(r.unit)
-        a_unitint.append(min(int(m.group()), NUMINT_MAX) if m else -1)
-        a_zip4.append(pool(r.zip4))
-        a_crrt.append(pool(r.carrier_route))
-        a_dp.append(pool(r.delivery_point))
-        a_lon.append(r.lon)
-        a_lat.append(r.lat)
-        sids.append(r.source_id)
-    if not sids:
+        nk = num_info.get(number)
+        if nk is None:
+            nk = num_info[number] = (pool(number), numint(number))
+        a_num.append(nk[0])
+        a_numint.append(nk[1])
+        if unit or desig:
+            uk = (desig, unit)
+            ui = unit_info.get(uk)
+            if ui is None:
+                m = _UNIT_DIGITS.search(unit)
+                ui = unit_info[uk] = (pool(desig), pool(unit), min(int(m.group()), NUMINT_MAX) if m else -1)
+        else:
+            ui = _NO_UNIT
+        a_desig.append(ui[0])
+        a_unit.append(ui[1])
+        a_unitint.append(ui[2])
+        if zip4:
+            x_zip4[0].append(len(a_lon))
+            x_zip4[1].append(pool(zip4))
+        if crrt:
+            x_crrt[0].append(len(a_lon))
+            x_crrt[1].append(pool(crrt))
+        if dp:
+            x_dp[0].append(len(a_lon))
+            x_dp[1].append(pool(dp))
+        a_lon.append(lon)
+        a_lat.append(lat)
+        sids.append(sid)
+        if progress is not None and not len(a_lon) % _PROGRESS_ROWS:
+            progress(f"{len(a_lon):,} rows read ({time.perf_counter() - t0:.0f} s)")
+    n_addr = len(sids)
+    if not n_addr:
         raise InputError("the reference files hold no usable address rows")
+    del num_info, unit_info
 
+    say = progress if progress is not None and n_addr >= _PROGRESS_ROWS else None  # phases of large builds
+    if say is not None:
+        say(f"{n_addr:,} rows, {len(street_ids):,} streets: sorting")
     strings, rank = pool.sorted_table()
-    st = [np.frombuffer(c, dtype=np.int32) if c.itemsize == 4 else np.asarray(c, np.int32) for c in st_cols]
+    del pool
+    st = [_i32(c) for c in st_cols]
     st_ds = st[0]
     st_r = [rank[c] for c in st[1:9]]  # predir, name, suffix, postdir, city, region, postcode, text
     # Streets sorted by dataset, postcode, name, predir, suffix, postdir, city, region.
     s_order = np.lexsort((st_r[5], st_r[4], st_r[3], st_r[2], st_r[0], st_r[1], st_r[6], st_ds))
     s_new = np.empty_like(s_order)
     s_new[s_order] = np.arange(len(s_order))
-    street_arr = s_new[np.asarray(a_street, dtype=np.int64)].astype(np.int32)
-    num_r = rank[np.asarray(a_num, dtype=np.int64)]
-    numint_arr = np.asarray(a_numint, dtype=np.int32)
-    desig_r = rank[np.asarray(a_desig, dtype=np.int64)]
-    unit_r = rank[np.asarray(a_unit, dtype=np.int64)]
-    unitint = np.asarray(a_unitint, dtype=np.int32)
-    a_order = np.lexsort((unit_r, unitint, desig_r, num_r, numint_arr, street_arr))
-    street_sorted = street_arr[a_order]
     n_streets = len(s_order)
-    bounds = np.searchsorted(street_sorted, np.arange(n_streets + 1))
+    del street_ids
 
+    # Addresses sorted by street, number (integer, then text), unit designator, unit (integer, then text):
+    # three int64 keys that pack the six sort columns (each part fits in 32 bits; numint in 24 bits). The
+    # columns are read back from the sorted keys, so only the keys are alive during the sort.
+    key1 = (s_new[_i32(a_street)].astype(np.int64) << 24) | _i32(a_numint).astype(np.int64)  # also a.key
+    del a_street, a_numint
+    key2 = (rank[_i32(a_num)].astype(np.int64) << 32) | rank[_i32(a_desig)].astype(np.int64)
+    del a_num, a_desig
+    key3 = ((_i32(a_unitint).astype(np.int64) + 1) << 32) | rank[_i32(a_unit)].astype(np.int64)
+    del a_unit, a_unitint
+    a_order = np.lexsort((key3, key2, key1))
     arrays: dict[str, npt.NDArray[Any]] = {}
+    key1 = key1[a_order]
+    street_sorted = (key1 >> 24).astype(np.int32)
+    bounds = np.searchsorted(street_sorted, np.arange(n_streets + 1))
+    key2 = key2[a_order]
+    num_sorted = (key2 >> 32).astype(np.int32)
+    desig_sorted = (key2 & 0xFFFFFFFF).astype(np.int32)
+    del key2
+    key3 = key3[a_order]
+    unit_sorted = (key3 & 0xFFFFFFFF).astype(np.int32)
+    del key3
+
     blob, off = pack_strings(strings)
     arrays["str.blob"], arrays["str.off"] = blob, off
-    sid_arr = [sids[i] for i in a_order.tolist()]
-    arrays["sid.blob"], arrays["sid.off"] = pack_strings(sid_arr)
+    arrays["sid.blob"], arrays["sid.off"] = sids.packed(a_order)
+    del sids
     names_ = ("predir", "name", "suffix", "postdir", "city", "region", "postcode", "text")
     for nm, st_col in zip(names_, st_r, strict=True):
         arrays[f"s.{nm}"] = st_col[s_order].astype(np.int32)
@@ -195,20 +320,29 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     arrays["s.lo"] = bounds[:-1].astype(np.int64)
     arrays["s.hi"] = bounds[1:].astype(np.int64)
     arrays["a.street"] = street_sorted
-    arrays["a.numint"] = numint_arr[a_order]
-    arrays["a.number"] = num_r[a_order]
-    arrays["a.desig"] = desig_r[a_order]
-    arrays["a.unit"] = unit_r[a_order]
-    arrays["a.key"] = (street_sorted.astype(np.int64) << 24) | arrays["a.numint"].astype(np.int64)
-    arrays["a.lon"] = np.asarray(a_lon, dtype=np.float64)[a_order]
-    arrays["a.lat"] = np.asarray(a_lat, dtype=np.float64)[a_order]
-    for nm, col_ in (("zip4", a_zip4), ("crrt", a_crrt), ("dp", a_dp)):
-        c = rank[np.asarray(col_, dtype=np.int64)][a_order]
-        if c.any():
-            arrays[f"a.{nm}"] = c
+    arrays["a.numint"] = (key1 & 0xFFFFFF).astype(np.int32)
+    arrays["a.number"] = num_sorted
+    arrays["a.desig"] = desig_sorted
+    arrays["a.unit"] = unit_sorted
+    arrays["a.key"] = key1
+    arrays["a.lon"] = np.frombuffer(a_lon, dtype=np.float64)[a_order]
+    arrays["a.lat"] = np.frombuffer(a_lat, dtype=np.float64)[a_order]
+    del a_lon, a_lat
+    if any(len(rows) for rows, _ in extras.values()):
+        new_pos = np.empty_like(a_order)
+        new_pos[a_order] = np.arange(len(a_order))
+        for nm, (rows, ids) in extras.items():
+            if len(rows):
+                xcol = np.zeros(n_addr, dtype=np.int32)
+                xcol[new_pos[np.asarray(rows, dtype=np.int64)]] = rank[_i32(ids)]
+                arrays[f"a.{nm}"] = xcol
+        del new_pos
+    del extras, x_zip4, x_crrt, x_dp, a_order
     counts = (bounds[1:] - bounds[:-1]).astype(np.int32)
     arrays["s.count"] = counts
 
+    if say is not None:
+        say("indexing street and locality words")
     # Tokens, per dataset.
     ds_meta: list[dict[str, Any]] = []
     fw_ptr = np.zeros(n_streets + 1, dtype=np.int64)
@@ -217,7 +351,6 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     s_text = arrays["s.text"]
     s_city, s_region, s_pc = arrays["s.city"], arrays["s.region"], arrays["s.postcode"]
     iso_by_ds = {v: k for k, v in ds_codes.items()}
-    fw_lists: list[list[tuple[str, int]]] = [[] for _ in range(n_streets)]
     for ds in range(len(ds_codes)):
         iso2 = iso_by_ds[ds]
         s_lo, s_hi = (int(x) for x in np.searchsorted(s_ds_sorted, [ds, ds + 1]))
@@ -282,7 +415,6 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
             "addr_lo": a_lo, "addr_hi": a_hi, "addresses": a_hi - a_lo, "streets": s_hi - s_lo,
             "tokens": len(words), "synthetic": synthetic,
         })
-    del fw_lists
     arrays["fw.ptr"] = np.cumsum(fw_ptr)
     arrays["fw.tok"] = np.concatenate(fw_tok_parts) if fw_tok_parts else np.zeros(0, np.int32)
     arrays["fw.field"] = np.concatenate(fw_field_parts) if fw_field_parts else np.zeros(0, np.uint8)
@@ -291,8 +423,10 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sources": [str(s.path) for s in sources] or list(names), "datasets": ds_meta, "synthetic": synthetic,
     }
+    if say is not None:
+        say(f"writing {out}")
     size = write_container(out, arrays, meta)
     return BuildReport(
-        path=out, addresses=len(sids), streets=n_streets, datasets={d["id"]: d["addresses"] for d in ds_meta},
+        path=out, addresses=n_addr, streets=n_streets, datasets={d["id"]: d["addresses"] for d in ds_meta},
         seconds=time.perf_counter() - t0, size_bytes=size, files=[str(s.path) for s in sources],
     )

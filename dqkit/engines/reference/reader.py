@@ -136,11 +136,9 @@ def generic_unit(text: str) -> tuple[str, str]:
 
 def read_records(src: SourceFile) -> Iterator[Record]:
     """Every usable record of one file. Rows without a street are skipped; a missing column is an error."""
-    us = src.iso2 == "US"
     facts = country(src.iso2)
-    parts = _UsParts() if us else None
+    parts = _UsParts() if src.iso2 == "US" else None
     zips: Any = None  # ZIP facts, loaded on the first row that lacks a city or a state
-    region_default = src.region
     with open_text(src.path) as f:
         reader = csv.reader(f)
         try:
@@ -160,61 +158,105 @@ def read_records(src: SourceFile) -> Iterator[Record]:
         i_id, i_hash = col.get("ID", -1), col.get("HASH", -1)
         stem = src.path.name
         street_cache: dict[str, tuple[str, str, str, str] | None] = {}
+        # Per-distinct-text caches: a state holds millions of rows but few distinct numbers, units and
+        # (city, region, postcode) triples, so each is normalized once (bounded, in case a file is all distinct).
+        num_cache: dict[str, str] = {}
+        unit_cache: dict[str, tuple[str, str]] = {}
+        loc_cache: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
+        has_extra = bool(extra_cols)
+        nan = float("nan")
         for rowno, row in enumerate(reader, start=2):
             if len(row) < n:
                 row = row + [""] * (n - len(row))
             street_raw = row[i_street].strip()
             if not street_raw:
                 continue
-            number = _SPACES.sub(" ", row[i_num].strip().upper())
-            unit_raw = row[i_unit].strip() if i_unit >= 0 else ""
-            pc_raw = row[i_pc].strip() if i_pc >= 0 else ""
-            postcode = normalize_postcode(src.iso2, pc_raw)
-            city = _SPACES.sub(" ", row[i_city].strip().upper()) if i_city >= 0 else ""
-            region = row[i_region].strip().upper() if i_region >= 0 else ""
-            zip4 = ""
             if parts is not None:
                 st = parts.street(street_raw.upper())
                 if st is None:
                     continue
-                predir, name, suffix, postdir = st
-                desig, unit = parts.unit(unit_raw.upper()) if unit_raw else ("", "")
-                region = STATE_NAMES.get(region, region) if region else region_default
-                digits = re.sub(r"\D", "", pc_raw)
-                if len(digits) == 9:
-                    zip4 = digits[5:]
-                if postcode and not (city and region):
-                    if zips is None:
-                        from dqkit.engines import zipdata
-
-                        zips = zipdata.tables().by_zip
-                    z = zips.get(postcode)
-                    if z is not None:
-                        city = city or z.city
-                        region = region or z.state
             else:
                 st = street_cache.get(street_raw)
                 if st is None:
                     st = ("", " ".join(tokens_upper(street_raw)), "", "")
                     street_cache[street_raw] = st
-                predir, name, suffix, postdir = st
-                if not name:
+                if not st[1]:
                     continue
-                desig, unit = generic_unit(unit_raw) if unit_raw else ("", "")
-                region = facts.region_codes.get(region, region) if region else region_default
+            predir, name, suffix, postdir = st
+            num_raw = row[i_num]
+            number = num_cache.get(num_raw)
+            if number is None:
+                number = _SPACES.sub(" ", num_raw.strip().upper())
+                if len(num_cache) < _CACHE_MAX:
+                    num_cache[num_raw] = number
+            unit_raw = row[i_unit].strip() if i_unit >= 0 else ""
+            if unit_raw:
+                du = unit_cache.get(unit_raw)
+                if du is None:
+                    du = parts.unit(unit_raw.upper()) if parts is not None else generic_unit(unit_raw)
+                    if len(unit_cache) < _CACHE_MAX:
+                        unit_cache[unit_raw] = du
+                desig, unit = du
+            else:
+                desig = unit = ""
+            lk = (row[i_city] if i_city >= 0 else "", row[i_region] if i_region >= 0 else "",
+                  row[i_pc] if i_pc >= 0 else "")
+            loc = loc_cache.get(lk)
+            if loc is None:
+                loc, zips = _locality(src, facts, lk, zips)
+                if len(loc_cache) < _CACHE_MAX:
+                    loc_cache[lk] = loc
+            city, region, postcode, zip4 = loc
             try:
-                lon = float(row[i_lon]) if i_lon >= 0 and row[i_lon] else float("nan")
-                lat = float(row[i_lat]) if i_lat >= 0 and row[i_lat] else float("nan")
+                lon = float(row[i_lon]) if i_lon >= 0 and row[i_lon] else nan
+                lat = float(row[i_lat]) if i_lat >= 0 and row[i_lat] else nan
             except ValueError:
-                lon = lat = float("nan")
+                lon = lat = nan
             sid = (row[i_id].strip() if i_id >= 0 else "") or (row[i_hash].strip() if i_hash >= 0 else "")
+            if has_extra:
+                zip4 = extra_get(row, extra_cols, "zip4") or zip4
+                crrt = extra_get(row, extra_cols, "carrier_route")
+                dp = extra_get(row, extra_cols, "delivery_point")
+            else:
+                crrt = dp = ""
             yield Record(
                 number, predir, name, suffix, postdir, desig, unit, city, region, postcode, lon, lat,
-                sid or f"{stem}:{rowno}",
-                extra_get(row, extra_cols, "zip4") or zip4,
-                extra_get(row, extra_cols, "carrier_route"),
-                extra_get(row, extra_cols, "delivery_point"),
+                sid or f"{stem}:{rowno}", zip4, crrt, dp,
             )
+
+
+_CACHE_MAX: Final = 1 << 20
+
+
+def _locality(src: SourceFile, facts: Any, raw: tuple[str, str, str],
+              zips: Any) -> tuple[tuple[str, str, str, str], Any]:
+    """(city, region, postcode, zip4) of one row's raw CITY, REGION and POSTCODE; and the ZIP table if loaded.
+
+    US: the state name becomes its code, the ZIP+4 extension of a 9-digit postcode is kept, and an empty city
+    or state is filled from the ZIP. Elsewhere the region name becomes its code.
+    """
+    city_raw, region_raw, pc_raw = (x.strip() for x in raw)
+    postcode = normalize_postcode(src.iso2, pc_raw)
+    city = _SPACES.sub(" ", city_raw.upper())
+    region = region_raw.upper()
+    zip4 = ""
+    if src.iso2 == "US":
+        region = STATE_NAMES.get(region, region) if region else src.region
+        digits = re.sub(r"\D", "", pc_raw)
+        if len(digits) == 9:
+            zip4 = digits[5:]
+        if postcode and not (city and region):
+            if zips is None:
+                from dqkit.engines import zipdata
+
+                zips = zipdata.tables().by_zip
+            z = zips.get(postcode)
+            if z is not None:
+                city = city or z.city
+                region = region or z.state
+    else:
+        region = facts.region_codes.get(region, region) if region else src.region
+    return (city, region, postcode, zip4), zips
 
 
 def extra_get(row: list[str], cols: dict[str, int], key: str) -> str:
