@@ -22,7 +22,6 @@ model, is a 400 that names the member (`datasets` may be left out: the country's
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -46,6 +45,7 @@ from dqkit.contract.address import (
 )
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError, PermissionDeniedError, ServiceError
+from dqkit.engines.address.cache import BytesLRU
 from dqkit.server.engines import ServerEngines, run_engine
 from dqkit.server.errors import service_error_bytes
 
@@ -159,31 +159,10 @@ def absolute_urls(suggestions: Sequence[Suggestion], base: str) -> None:
             s.stepin = f"{base}{STEPIN_PATH}{s.global_address_key}"
 
 
-class ResponseCache:
-    """The encoded answers of recent searches, by normalized request (LRU).
-
-    Autocomplete traffic repeats itself most where it costs most: the first keystrokes ("1", "12", "12 M") are
-    shared by many users and match the most addresses. The index never changes while the server runs, so an
-    answer stays right; only the event loop touches the cache, so it needs no lock.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[bytes, bytes] = OrderedDict()
-
-    def get(self, key: bytes) -> bytes | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: bytes, value: bytes) -> None:
-        self._data[key] = value
-        if len(self._data) > self.size:
-            self._data.popitem(last=False)
-
-
-SEARCH_CACHE_SIZE: Final = 4096
+# Encoded search answers kept by the server (autocomplete repeats its first keystrokes across users; the index
+# never changes while the server runs, so an answer stays right). Bounded in bytes, keys and values counted: a key is
+# a whole encoded request, so an entry count alone would bound nothing. Only the event loop touches it.
+SEARCH_CACHE_BYTES: Final = 32 << 20
 
 
 class AddressRoutes:
@@ -191,7 +170,7 @@ class AddressRoutes:
 
     def __init__(self, engines: ServerEngines) -> None:
         self.engines = engines
-        self.search_cache = ResponseCache(SEARCH_CACHE_SIZE)
+        self.search_cache = BytesLRU(SEARCH_CACHE_BYTES)
 
     def _guarded(self, fn: Callable[[Request], Awaitable[Any]]) -> Handler:
         async def handler(request: Request) -> Response:

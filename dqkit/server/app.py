@@ -22,7 +22,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
-from dqkit.engines.address.cache import BytesLRU
 from dqkit.server import engines as engine_pool
 from dqkit.server.address_routes import AddressRoutes
 from dqkit.server.config import ServerConfig
@@ -62,9 +61,6 @@ OPERATIONS: Final[tuple[Op, ...]] = (
 )
 
 
-SEARCH_CACHE_BYTES: Final = 32 << 20  # encoded search answers kept by the server, keys and values counted
-
-
 class ContextPool(concurrent.futures.ThreadPoolExecutor):
     """The engines' thread pool, running each call in a copy of the caller's context, so the request's deadline
     (`dqkit.engines.deadline`) reaches the engine's loops and a timed-out call stops instead of running on."""
@@ -99,7 +95,6 @@ def create_app(config: ServerConfig | None = None, *,
     engines = ServerEngines(config, loader)
     _install_context_pool()
     address_routes = AddressRoutes(engines)
-    address_routes.search_cache = BytesLRU(SEARCH_CACHE_BYTES)  # type: ignore[assignment]  # bounded in bytes
     handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
     routes: list[Route] = []
     for op in OPERATIONS:

@@ -227,9 +227,9 @@ def test_serve_command_options(tmp_path: object, monkeypatch: pytest.MonkeyPatch
 
 
 def test_search_response_cache_is_lru() -> None:
-    from dqkit.server.address_routes import ResponseCache
+    from dqkit.engines.address.cache import BytesLRU
 
-    cache = ResponseCache(2)
+    cache = BytesLRU(max_bytes=4)  # two one-byte keys with one-byte values
     cache.put(b"a", b"1")
     cache.put(b"b", b"2")
     assert cache.get(b"a") == b"1"  # a is now the most recent
