@@ -175,7 +175,7 @@ class NameParser(_FrozenWire, frozen=True):
     middle_name: str = ""
     last_name: str = ""
     suffix_cd: str = ""
-    business_name_ind: str = "N"
+    business_name_ind: str = ""  # the engine always sets Y or N, so it reaches the wire (omit_defaults)
     business_name: str = ""
     business_title: str = ""
 

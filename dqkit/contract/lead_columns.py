@@ -14,6 +14,7 @@ from typing import Any, Final
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest, Phone
+from dqkit.contract.lead_input import normalize_lead
 
 # Seed field -> accepted spellings (compared after lower-casing and dropping everything but letters and digits).
 ALIASES: Final[dict[str, tuple[str, ...]]] = {
@@ -46,7 +47,6 @@ ALIASES: Final[dict[str, tuple[str, ...]]] = {
 }
 _FIELD_SET: Final = frozenset(ALIASES)
 _PHONE_KEYS: Final = ("PHONE_TYPE", "PHONE_NUMBER", "PHONE_EXTENSION", "PHONE_COUNTRY_CODE")
-_ZIP9: Final = re.compile(r"^\s*(\d{5})[-\s]?(\d{4})\s*$")
 
 
 def _norm(name: str) -> str:
@@ -110,29 +110,27 @@ def cell_text(value: Any) -> str:
 def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadRequest:
     """Build a LeadRequest from one flat row, given the field -> column map of `resolve_columns`.
 
-    A nine-digit ZIP ("94110-1234") is split into ZIP and ZIPPLUS when no ZIPPLUS column is mapped; ZIP codes
-    that lost their leading zeros in a numeric column ("2134") are padded back to five digits.
+    Fields are put in the schema's form by `dqkit.contract.lead_input.normalize_lead` (phones as digits with the
+    extension apart, "94110-1234" split into ZIP and ZIPPLUS, state names as codes, blanks trimmed); the input
+    row itself is never changed, so its raw text stays beside the results.
     """
     values = {f: cell_text(row.get(c)) for f, c in columns.items()}
-    zip_ = values.get("ZIP", "")
-    m = _ZIP9.match(zip_)
-    if m and not values.get("ZIPPLUS"):
-        values["ZIP"], values["ZIPPLUS"] = m.group(1), m.group(2)
-    elif zip_.isdigit() and 3 <= len(zip_) < 5:
-        values["ZIP"] = zip_.zfill(5)
     phone = {k: values.pop(k) for k in _PHONE_KEYS if k in values}
     kw: dict[str, Any] = {k.lower(): v for k, v in values.items()}
     for k in ("address_type",):
         if kw.get(k):
-            kw[k] = {"HOME": "H", "BUSINESS": "B"}.get(kw[k].upper(), kw[k].upper())
+            kw[k] = _TYPE_WORD.get(kw[k].strip().upper(), kw[k].strip().upper())
     phones: tuple[Phone, ...] = ()
     if any(phone.values()):
-        ptype = phone.get("PHONE_TYPE", "")
-        phones = (Phone(phone_type={"HOME": "H", "BUSINESS": "B"}.get(ptype.upper(), ptype.upper()),
+        ptype = phone.get("PHONE_TYPE", "").strip()
+        phones = (Phone(phone_type=_TYPE_WORD.get(ptype.upper(), ptype.upper()),
                         phone_number=phone.get("PHONE_NUMBER", ""),
                         phone_extension=phone.get("PHONE_EXTENSION", ""),
                         phone_country_code=phone.get("PHONE_COUNTRY_CODE", "")),)
-    return LeadRequest(**kw, phones=phones)
+    return normalize_lead(LeadRequest(**kw, phones=phones))
+
+
+_TYPE_WORD: Final = {"HOME": "H", "BUSINESS": "B", "RESIDENTIAL": "H", "WORK": "B"}
 
 
 # Flat result columns, in output order, with what each holds (for docs and the report).
