@@ -73,7 +73,7 @@ def address_verification(lead: LeadRequest, std: Standardized | None, name: Name
         return "500"
     if covered and std.match == MatchLevel.MULTIPLE and std.candidates > 1:
         return "450"
-    if "01" in codes or "23" in codes:
+    if "01" in codes or "23" in codes or _city_not_of_zip(lead, std.address.zip):
         return "470"
     if _city_not_in_state(lead):
         return "480"
@@ -88,6 +88,18 @@ def address_verification(lead: LeadRequest, std: Standardized | None, name: Name
     return "103"
 
 
+def _city_not_of_zip(lead: LeadRequest, zip5: str) -> bool:
+    """The lead's city is a city of its state, but not a name of its ZIP (the ZIP won, status 04)."""
+    from dqkit.engines.usaddr.lastline import closest_city_in_state
+
+    info = zipdata.zip_info(zip5)
+    city, state = lead.city.strip().upper(), lead.state.strip().upper()
+    if info is None or not city or state != info.state:
+        return False
+    real = closest_city_in_state(city, state)
+    return bool(real) and real != info.city and real not in info.acceptable_cities
+
+
 def _city_not_in_state(lead: LeadRequest) -> bool:
     from dqkit.engines.usaddr.lastline import closest_city_in_state
 
@@ -95,7 +107,7 @@ def _city_not_in_state(lead: LeadRequest) -> bool:
     if not city or len(state) != 2 or zipdata.zip_info(lead.zip.strip()[:5]) is None:
         return False
     try:
-        return not closest_city_in_state(city, state)
+        return not closest_city_in_state(city.upper(), state)
     except KeyError:
         return False
 
