@@ -10,6 +10,7 @@ before anything is expanded or read.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
@@ -171,8 +172,12 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
     Flat field names at the top level are accepted too (as on the form). Field names are case-insensitive.
     """
     try:
-        doc = msgspec.json.decode(body)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        doc = json.loads(body, object_pairs_hook=_unique_pairs)
+    except _Bad as bad:
+        return bad.problem
+    except RecursionError:
+        return WireProblem("E300", "malformed JSON: nested too deeply")
+    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
         return WireProblem("E300", f"malformed JSON: {exc}")
     try:
         if not isinstance(doc, dict):
@@ -183,7 +188,7 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
         for key, value in doc.items():
             name = str(key).upper()
             if name in _GROUPS:
-                fields.update(_json_object(name, value, _GROUPS[name]))
+                _merge(fields, _json_object(name, value, _GROUPS[name]))
             elif name == "LEAD_PHONE":
                 phones += [_json_object("LEAD_PHONE", p, PHONE_FIELDS) for p in _json_list(name, value)]
             elif name == "LEAD_ATTRIBUTE":
@@ -191,7 +196,7 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
                     pair = _json_object("LEAD_ATTRIBUTE", a, _ATTR_FIELDS)
                     attrs.append((pair.get("ATTRIBUTE_NAME", ""), pair.get("ATTRIBUTE_VALUE", "")))
             elif name in _FLAT_FIELDS:
-                fields[name] = _json_scalar(name, value)
+                _merge(fields, {name: _json_scalar(name, value)})
             elif name in PHONE_FIELDS:
                 if not phones:
                     phones.append({})
@@ -201,6 +206,28 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
         return _build(fields, phones, attrs)
     except _Bad as bad:
         return bad.problem
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (field names compare case-insensitively): two CLIENT_IDs are a
+    request that does not match the schema (E300), never silently merged."""
+    out: dict[str, Any] = {}
+    seen: set[str] = set()
+    for key, value in pairs:
+        folded = key.upper()
+        if folded in seen:
+            raise _Bad(f"field {key!r} is given more than once")
+        seen.add(folded)
+        out[key] = value
+    return out
+
+
+def _merge(fields: dict[str, str], more: dict[str, str]) -> None:
+    """Add a group's fields; a field given twice (at the top level and in a group) is E300."""
+    for name, value in more.items():
+        if name in fields:
+            raise _Bad(f"field {name} is given more than once")
+        fields[name] = value
 
 
 def encode_lead_json(lead: LeadRequest) -> bytes:
@@ -247,6 +274,8 @@ def _xml_group(el: Element, where: str, allowed: Iterable[str]) -> dict[str, str
         name = _tag(child).upper()
         if name not in allowed_set:
             raise _Bad(f"unknown element <{_tag(child)}> in <{where}>")
+        if name in out:
+            raise _Bad(f"element <{_tag(child)}> is given more than once in <{where}>")
         out[name] = _xml_text(child, name.lower())
     return out
 
@@ -277,14 +306,14 @@ def decode_lead_xml(body: bytes | str) -> LeadRequest | WireProblem:
         for child in root:
             name = _tag(child).upper()
             if name in _GROUPS:
-                fields.update(_xml_group(child, name.lower(), _GROUPS[name]))
+                _merge(fields, _xml_group(child, name.lower(), _GROUPS[name]))
             elif name == "LEAD_PHONE":
                 phones.append(_xml_group(child, "lead_phone", PHONE_FIELDS))
             elif name == "LEAD_ATTRIBUTE":
                 pair = _xml_group(child, "lead_attribute", _ATTR_FIELDS)
                 attrs.append((pair.get("ATTRIBUTE_NAME", ""), pair.get("ATTRIBUTE_VALUE", "")))
             elif name in _FLAT_FIELDS:
-                fields[name] = _xml_text(child, name.lower())
+                _merge(fields, {name: _xml_text(child, name.lower())})
             else:
                 raise _Bad(f"unknown element <{_tag(child)}> in <elsgenericmessage>")
         return _build(fields, phones, attrs)

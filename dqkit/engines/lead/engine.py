@@ -49,7 +49,11 @@ if TYPE_CHECKING:
     from dqkit.engines.usaddr.points import PointSource
 
 INVALID_CHARACTERS: Final = "^%$?*><=&"
-_INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + "]")
+# The seed's E200 set, plus characters no name or address holds, that hide or reorder text: C0/C1 controls (NUL
+# included; tab, line feed and carriage return are blanks), bidi embeddings and overrides (U+202A-U+202E,
+# U+2066-U+2069) and zero-width characters (U+200B-U+200D, U+2060, U+FEFF). One pattern: one scan per field.
+_HIDDEN: Final = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069"
+_INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + _HIDDEN + "]")
 # Address status codes that explain an invalid address, named in the S102 VALUE.
 _INVALID_ADDRESS_CODES: Final = frozenset({"57", "58", "59", "30", "61", "23", "47", "64"})
 
@@ -154,7 +158,10 @@ class LeadEngine:
         for name, value in _field_values(lead):
             m = _INVALID_RE.search(value)
             if m:
-                return self.error_message("E200", f"invalid character {m.group()!r} in {name} {value!r}", echo)
+                ch = m.group()
+                if ch in INVALID_CHARACTERS:
+                    return self.error_message("E200", f"invalid character {ch!r} in {name} {value!r}", echo)
+                return self.error_message("E200", f"invalid character {_code_point(ch)} in {name}", echo)
         missing = self._missing(lead)
         if missing:
             return self.error_message(missing, "", echo)
@@ -239,6 +246,13 @@ def _matched_records(lead: LeadRequest, name: NameParser, score: str, records: L
     if level not in (MatchLevel.NO_MATCH, MatchLevel.NONE):
         return True
     return records.address_match(lead, name)[0] in ("full", "surname", "business")
+
+
+def _code_point(ch: str) -> str:
+    """"U+202E RIGHT-TO-LEFT OVERRIDE": a character that cannot be shown, named."""
+    import unicodedata
+
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}"
 
 
 def _strip_apostrophes(lead: LeadRequest) -> LeadRequest:
