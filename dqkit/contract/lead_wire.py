@@ -35,6 +35,7 @@ from dqkit.contract.lead import (
     LeadRequest,
     Phone,
 )
+from dqkit.contract.lead_decode import message_from_document
 
 RequestFormat = Literal["json", "xml", "form"]
 ResponseFormat = Literal["json", "xml"]
@@ -450,7 +451,6 @@ _LIST_MEMBERS: Final = frozenset({
     ("Summary", "DoingBusinessAs"), ("IntelliScoreSummary", "IntelliScore"),
 })
 _message_encoder = msgspec.json.Encoder()
-_message_decoder = msgspec.json.Decoder(ELSGenericMessage)
 
 
 def _to_xml(name: str, value: Any, out: list[str]) -> None:
@@ -476,14 +476,24 @@ def encode_message(msg: ELSGenericMessage, fmt: ResponseFormat = "json") -> tupl
 
 
 def _from_xml(el: Element) -> Any:
-    if not len(el):
-        return (el.text or "").strip()
-    out: dict[str, Any] = {}
+    """An element as builtins: text, or an object of its attributes and children (text beside attributes or
+    children is kept as "content", as in `<SIC code="1">Name</SIC>`)."""
+    attrs = {k.rsplit("}", 1)[-1]: v for k, v in el.attrib.items()}
+    text = (el.text or "").strip()
+    if not len(el) and not attrs:
+        return text
+    out: dict[str, Any] = dict(attrs)
+    if text:
+        out["content"] = text
     for child in el:
         key = _tag(child)
         value = _from_xml(child)
         if (_tag(el), key) in _LIST_MEMBERS:
-            out.setdefault(key, []).append(value)
+            prev_list = out.setdefault(key, [])
+            if isinstance(prev_list, list):
+                prev_list.append(value)
+            else:
+                out[key] = [prev_list, value]
         elif key in out:
             prev = out[key]
             out[key] = [*prev, value] if isinstance(prev, list) else [prev, value]
@@ -493,29 +503,24 @@ def _from_xml(el: Element) -> Any:
 
 
 def decode_message(body: bytes, content_type: str = "") -> ELSGenericMessage:
-    """Decode an ELSGenericMessage from JSON or XML; raises ProtocolError when it is neither."""
+    """Decode an ELSGenericMessage from JSON or XML, tolerantly (see `dqkit.contract.lead_decode`): a member
+    that cannot be placed is kept raw in `unparsed` with a DecodeWarning. Raises ProtocolError when the body is
+    neither JSON nor XML, or holds no Message."""
     try:
         if sniff_format(body, content_type) == "xml":
             root = SafeET.fromstring(body, forbid_dtd=True, forbid_entities=True, forbid_external=True)
             doc = _from_xml(root)
             if not isinstance(doc, dict):
                 raise ProtocolError("the XML response holds no ELSGenericMessage members")
-            return msgspec.convert(doc, ELSGenericMessage, strict=False)
-        doc_bytes = body
-        if body.lstrip()[:1] == b"{" and b'"ELSGenericMessage"' in body[:40]:
-            inner = msgspec.json.decode(body)
-            return msgspec.convert(inner["ELSGenericMessage"], ELSGenericMessage, strict=False)
-        return _message_decoder.decode(doc_bytes)
+        else:
+            doc = msgspec.json.decode(body)
     except ProtocolError:
         raise
-    except (msgspec.DecodeError, msgspec.ValidationError, ParseError, DefusedXmlException, ValueError,
-            KeyError, TypeError) as exc:
+    except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
+    return message_from_document(doc)
 
 
 def message_from_mapping(doc: Mapping[str, Any]) -> ELSGenericMessage:
-    """Build a message from already-decoded JSON (e.g. a cached row); raises ProtocolError."""
-    try:
-        return msgspec.convert(doc, ELSGenericMessage, strict=False)
-    except msgspec.ValidationError as exc:
-        raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
+    """Build a message from already-decoded JSON (e.g. a cached row), tolerantly; raises ProtocolError."""
+    return message_from_document(doc, warn=False)
