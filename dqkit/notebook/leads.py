@@ -17,7 +17,14 @@ from dqkit.backends.select import BackendLike, is_remote, lead_backend
 from dqkit.contract.codes import RESULT_CODES, Outcome
 from dqkit.contract.errors import DqkitError, InputError
 from dqkit.contract.lead import ELSGenericMessage
-from dqkit.contract.lead_columns import RESULT_COLUMNS, error_row, flatten_message, lead_from_row, resolve_columns
+from dqkit.contract.lead_columns import (
+    CORE_COLUMNS,
+    RESULT_COLUMNS,
+    error_row,
+    flatten_message,
+    lead_from_row,
+    resolve_columns,
+)
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
 from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
@@ -64,12 +71,35 @@ def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
     return error_row(item.error or DqkitError("no answer"))
 
 
-def typed_results(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return typed_columns(rows, RESULT_NAMES, LEAD_CATEGORIES, LEAD_NUMBERS)
+def typed_results(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False) -> pd.DataFrame:
+    """The typed frame of flat rows: the core columns and every column some row holds (all with all_columns)."""
+    if all_columns:
+        names: Sequence[str] = RESULT_NAMES
+    else:
+        present = set(CORE_COLUMNS).union(*rows) if rows else set(CORE_COLUMNS)
+        names = [n for n in RESULT_NAMES if n in present]
+    return typed_columns(rows, names, LEAD_CATEGORIES, LEAD_NUMBERS)
 
 
-def lead_job(backend: LeadBackend, fields: Mapping[str, str],
-             concurrency: int | None = None) -> FrameJob[Any, ELSGenericMessage]:
+def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame without the result columns no row filled (the core columns always stay): a profile answering
+    PHONE_STATUS shows no score columns, a local answer no Stage 2 columns."""
+    filled = {c for c in frame.columns if frame[c].notna().any()}
+    empty = [c for c in frame.columns
+             if c not in CORE_COLUMNS and c not in filled and DERIVED_FROM.get(str(c)) not in filled]
+    return frame.drop(columns=empty) if empty else frame
+
+
+# Columns decoded from another: kept whenever their source column is (a meaning may be blank for a new code).
+DERIVED_FROM: Final = {
+    "score_desc": "score_result", "score_match_level": "score_result", "score_line_class": "score_result",
+    "score_validity": "score_result", "phone_desc": "phone_status",
+    **{c: c.removesuffix("_meaning") for c in RESULT_COLUMNS if c.endswith("_meaning")},
+}
+
+
+def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int | None = None,
+             all_columns: bool = False) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
         namespace=namespace(backend, "lead.verify", lead_identity(backend)),
@@ -80,8 +110,13 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str],
         remote=is_remote(backend),
         batched=True,
     )
+    def typed(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+        return typed_results(rows, all_columns=all_columns)
+
     return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),
-                    operation=op, flat=flat_item, typed=typed_results, desc="verify leads", unit="lead")
+                    operation=op, flat=flat_item, typed=typed, desc="verify leads", unit="lead",
+                    finish=None if all_columns else without_empty_columns,
+                    options_key="all" if all_columns else "present")
 
 
 def verify(
@@ -94,11 +129,13 @@ def verify(
     progress: bool | None = None,
     concurrency: int | None = None,
     chunk_size: int | None = None,
+    all_columns: bool = False,
 ) -> pd.DataFrame:
-    """Verify every row of `df` as a lead; see `LeadsAccessor.verify`."""
+    """Verify every row of `df` as a lead; see `LeadsAccessor.verify`. Result columns no row filled are left
+    out, unless `all_columns` (Dask partitions, which must all have the same columns)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = lead_backend(backend)
     fields = lead_fields(df.columns, mapping, prefix)
-    return run_frame(df, lead_job(be, fields, concurrency), prefix=prefix, cache=cache, progress=progress,
+    return run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache, progress=progress,
                      concurrency=concurrency, chunk_size=chunk_size)
