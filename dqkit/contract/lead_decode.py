@@ -34,6 +34,9 @@ from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 _ECHO_GROUPS: Final = frozenset({"LEAD_TRANS_DETAILS", "LEAD_ADDRESS", "CUSTOMER"})
 
 
+_TEXT_KEYS: Final = frozenset({"content", "#text", "text", "value", "code"})
+
+
 class DecodeWarning(UserWarning):
     """A member of a vendor answer that dqkit could not place: kept raw in `ELSGenericMessage.unparsed`."""
 
@@ -89,7 +92,8 @@ def _text(value: Any) -> str | None:
         keys = [k for k in value if k not in ("@xmlns",)]
         if not keys:
             return ""
-        if len(keys) == 1:  # {"content": "x"}, {"#text": "x"}, {"DBAName": "x"}
+        key = str(keys[0]).lower()
+        if len(keys) == 1 and (key in _TEXT_KEYS or key.endswith("name")):  # {"content": "x"}, {"DBAName": "x"}
             inner = value[keys[0]]
             return _text(inner) if not isinstance(inner, (Mapping, list)) else None
     return None
@@ -178,6 +182,9 @@ def _merge_dotted(doc: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in doc.items():
         k = str(key)
+        if k.upper() == "DQKITUNPARSED":  # dqkit's own record of raw members: keys are paths, kept as they are
+            out[k] = value
+            continue
         if "." in k and not k.upper().startswith("SCOREINFO."):
             head, rest = k.split(".", 1)
             target = out.setdefault(head, {})
