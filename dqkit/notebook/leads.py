@@ -25,7 +25,7 @@ from dqkit.contract.lead_columns import (
     lead_from_row,
     resolve_columns,
 )
-from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
+from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
 from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
 
@@ -139,3 +139,98 @@ def verify(
     fields = lead_fields(df.columns, mapping, prefix)
     return run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache, progress=progress,
                      concurrency=concurrency, chunk_size=chunk_size)
+
+
+# ---- the analyst's view: where the lead source is, and quality rates per source
+
+TOTAL: Final = "(all)"
+_FAULTS: Final = frozenset({Outcome.CALLER_FAULT.value, Outcome.ACCOUNT_CONFIGURATION.value,
+                            Outcome.SERVICE_FAULT.value, NOT_PROCESSED})
+AUDIT_COLUMNS: Final[dict[str, str]] = {
+    "leads": "rows verified",
+    "caller_faults": "caller fault (E200, E300, E600-E602): the request was incomplete or malformed",
+    "config_faults": "account configuration (E500, E501)",
+    "service_faults": "service fault (E400) or no answer at all",
+    "assessed": "leads the percentages below are about: all but the three fault columns",
+    "success_pct": "% of assessed: S100",
+    "spoof_pct": "% of assessed: E100 (lead quality: spoof, vulgar, placeholder)",
+    "negative_pct": "% of assessed: S101 or S102 (verified negative)",
+    "no_match_pct": "% of assessed: S101 (no match to the reference records)",
+    "address_invalid_pct": "% of assessed: S102 (address not valid; with a reference: street or house not found)",
+    "address_matched_pct": "% of assessed: ADDRESS_CODE 1 (matched to one point of the installed reference)",
+    "street_unchecked_pct": "% of assessed: street not checked, no reference or records (ELS address code 103)",
+    "phone_ok_pct": "% of assessed leads with a PHONE_STATUS: valid area code (E800/E801)",
+    "caller_fault_pct": "% of all leads: caller faults (shown apart)",
+    "config_fault_pct": "% of all leads: configuration faults (shown apart)",
+}
+
+
+def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX) -> str | None:
+    """The column of lead sources: `by`, else the input column the lead columns map to PARTNER_ID (None if none).
+
+    Result columns are told apart by their names (prefix + a known result name), not by the prefix alone, so
+    the output of `dqkit verify` (prefix "") is read as well as a notebook's frame or raw input."""
+    if by is not None:
+        if by not in df.columns:
+            raise InputError(f"column {by!r} is not in the frame")
+        return by
+    results = {f"{prefix}{n}" for n in RESULT_NAMES}
+    inputs = [str(c) for c in df.columns if str(c) not in results]
+    return resolve_columns(inputs).get("PARTNER_ID")
+
+
+def _text(df: pd.DataFrame, column: str) -> pd.Series:
+    if column not in df.columns:
+        return pd.Series("", index=df.index, dtype=object)
+    s = df[column]
+    return s.astype(object).where(s.notna(), "").astype(str)
+
+
+def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = PREFIX) -> pd.DataFrame:
+    """One row per lead source (and `(all)` when there are several): counts, and percentages (0-100, one
+    decimal) over the leads the service could judge, with caller, configuration and service faults counted
+    apart (see AUDIT_COLUMNS). Address rates are real only with an installed reference (else ADDRESS_CODE is
+    blank and `street_unchecked_pct` says so)."""
+    if f"{prefix}result_code" not in df.columns:
+        raise InputError(f"column {prefix + 'result_code'!r} is missing: pass the frame returned by "
+                         "df.leads.verify() (or the output of dqkit verify), or the prefix it was made with")
+    col = source_column(df, by, prefix)
+    source = _text(df, col).replace("", "(none)") if col else pd.Series(TOTAL, index=df.index, dtype=object)
+    frame = pd.DataFrame({
+        "source": source.to_numpy(),
+        "outcome": _text(df, f"{prefix}outcome").replace("", NOT_PROCESSED).to_numpy(),
+        "code": _text(df, f"{prefix}result_code").to_numpy(),
+        "phone": _text(df, f"{prefix}phone_status").to_numpy(),
+        "addr": _text(df, f"{prefix}std_address_code").to_numpy(),
+        "els": _text(df, f"{prefix}els_address_verification").to_numpy(),
+    })
+    rows: list[dict[str, Any]] = []
+    groups = [(str(k), g) for k, g in frame.groupby("source", sort=True)]
+    for name, g in [*groups, *([(TOTAL, frame)] if len(groups) > 1 else [])]:
+        o = g["outcome"]
+        n = len(g)
+        caller = int((o == Outcome.CALLER_FAULT.value).sum())
+        config = int((o == Outcome.ACCOUNT_CONFIGURATION.value).sum())
+        service = int(((o == Outcome.SERVICE_FAULT.value) | (o == NOT_PROCESSED)).sum())
+        judged = g[~o.isin(_FAULTS)]
+        assessed = len(judged)
+        with_phone = judged[judged["phone"] != ""]
+
+        def pct(count: int, total: int) -> float:
+            return round(100.0 * count / total, 1) if total else float("nan")
+
+        rows.append({
+            "source": name, "leads": n, "caller_faults": caller, "config_faults": config,
+            "service_faults": service, "assessed": assessed,
+            "success_pct": pct(int((judged["code"] == "S100").sum()), assessed),
+            "spoof_pct": pct(int((judged["code"] == "E100").sum()), assessed),
+            "negative_pct": pct(int(judged["code"].isin(("S101", "S102")).sum()), assessed),
+            "no_match_pct": pct(int((judged["code"] == "S101").sum()), assessed),
+            "address_invalid_pct": pct(int((judged["code"] == "S102").sum()), assessed),
+            "address_matched_pct": pct(int((judged["addr"] == "1").sum()), assessed),
+            "street_unchecked_pct": pct(int((judged["els"] == "103").sum()), assessed),
+            "phone_ok_pct": pct(int(with_phone["phone"].isin(("E800", "E801")).sum()), len(with_phone)),
+            "caller_fault_pct": pct(caller, n),
+            "config_fault_pct": pct(config, n),
+        })
+    return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")
