@@ -270,6 +270,7 @@ class _Tables:
     key_run5: re.Pattern[str]  # a keyboard run of five inside a token (asdfgjkl, zqwertyx)
     collisions: frozenset[str]  # real given names / surnames of other cultures that are English vulgar words
     person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
+    surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
 
 
 @functools.cache
@@ -286,11 +287,13 @@ def _tables() -> _Tables:
     roots = _lines("vulgar_roots.txt")
     placeholder_lines = _lines("placeholder_tokens.txt")
     person: dict[str, str] = {}
+    person_words: dict[tuple[str, ...], str] = {}
     for name, kind in (("placeholder_names.txt", PLACEHOLDER), ("celebrity_names.txt", CELEBRITY),
                        ("fictional_names.txt", FICTIONAL), ("prank_names.txt", PRANK),
                        ("vulgar_phrases.txt", VULGAR)):
         for phrase in _lines(name):
             person[_phrase_key(phrase)] = kind
+            person_words[_tokens(phrase)[0]] = kind
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -327,11 +330,14 @@ def _tables() -> _Tables:
         key_run5=re.compile("|".join(sorted(k for k in keys if len(k) == 5))),
         collisions=frozenset(ln.split("#", 1)[0].strip() for ln in _lines("name_collisions.txt")),
         person_sounds={_sound(k): (kind, k) for k, kind in person.items() if kind != VULGAR},
+        surname_skeletons={(_sound(w[0]), _skeleton(w[-1])): (kind, " ".join(w))
+                           for p, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(w := p) >= 2
+                           and len(_skeleton(w[-1])) >= 4},
     )
 
 
-_SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"), ("x", "ks"),
-                       ("y", "i"), ("w", "u"))
+_SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"),
+                       ("x", "ks"), ("y", "i"), ("w", "u"))
 
 
 def _sound(text: str) -> str:
@@ -342,6 +348,11 @@ def _sound(text: str) -> str:
     for a, b in _SOUND_RULES:
         s = s.replace(a, b)
     return re.sub(r"(.)\1+", r"\1", s)
+
+
+def _skeleton(word: str) -> str:
+    """The consonants of a word's sound key (Kaholic = Koholic = "khlk")."""
+    return re.sub(r"[aeiou]", "", _sound(word))
 
 
 def _business_key(words: list[str]) -> str:
@@ -504,6 +515,11 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
         for key in keys:
             found = t.person_sounds.get(_sound(key))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
+                return found
+        last = _skeleton(words[-1])
+        if len(last) >= 4:  # the same given name, a surname of the same consonants: Al Kaholic, Oliver Closeoff
+            found = t.surname_skeletons.get((_sound(words[0]), last))
+            if found is not None:
                 return found
         m = _MC_FACE.fullmatch(words[-1])
         if m and words[0][:3] == m.group(1)[:3]:  # Testy McTestface, Boaty McBoatface
