@@ -330,9 +330,9 @@ def _tables() -> _Tables:
         key_run5=re.compile("|".join(sorted(k for k in keys if len(k) == 5))),
         collisions=frozenset(ln.split("#", 1)[0].strip() for ln in _lines("name_collisions.txt")),
         person_sounds={_sound(k): (kind, k) for k, kind in person.items() if kind != VULGAR},
-        surname_skeletons={(_sound(w[0]), _skeleton(w[-1])): (kind, " ".join(w))
-                           for p, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(w := p) >= 2
-                           and len(_skeleton(w[-1])) >= 4},
+        surname_skeletons={(_sound(ws[0]), _skeleton(ws[-1])): (kind, " ".join(ws))
+                           for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
+                           and len(_skeleton(ws[-1])) >= 4},
     )
 
 
