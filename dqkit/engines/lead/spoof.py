@@ -340,6 +340,7 @@ _SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q",
                        ("x", "ks"), ("y", "i"), ("w", "u"))
 
 
+@functools.lru_cache(maxsize=65536)
 def _sound(text: str) -> str:
     """A sound key of a squashed name: consonant spellings that read aloud the same meet (Butz = Butts,
     Koholic = Coholic, Hugh Rection = Hugh G Rection): sound-alike letters merged, doubled letters made one.
@@ -350,6 +351,7 @@ def _sound(text: str) -> str:
     return re.sub(r"(.)\1+", r"\1", s)
 
 
+@functools.lru_cache(maxsize=65536)
 def _skeleton(word: str) -> str:
     """The consonants of a word's sound key (Kaholic = Koholic = "khlk")."""
     return re.sub(r"[aeiou]", "", _sound(word))
