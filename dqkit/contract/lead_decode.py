@@ -28,7 +28,7 @@ from typing import Any, Final, Union
 import msgspec
 
 from dqkit.contract.errors import ProtocolError
-from dqkit.contract.lead import ELSGenericMessage, LeadRequest
+from dqkit.contract.lead import TYPE_WORDS, ELSGenericMessage, LeadRequest
 
 # Groups of the JSON request layout that an echo (InputData) may carry; their members are flat fields.
 _ECHO_GROUPS: Final = frozenset({"LEAD_TRANS_DETAILS", "LEAD_ADDRESS", "CUSTOMER"})
@@ -242,6 +242,12 @@ def message_from_document(doc: Any, *, warn: bool = True) -> ELSGenericMessage:
     if "message" not in kw or kw["message"] is None:
         raise ProtocolError("not an ELSGenericMessage: no Message (TYPE, RESULT_CODE) in the answer")
     kw.setdefault("transaction_id", "")
+    echo = kw.get("input_data")
+    if isinstance(echo, LeadRequest):  # the echo may carry the words Home / Business: the model holds H / B
+        kw["input_data"] = msgspec.structs.replace(
+            echo, address_type=TYPE_WORDS.get(echo.address_type.upper(), echo.address_type),
+            phones=tuple(msgspec.structs.replace(p, phone_type=TYPE_WORDS.get(p.phone_type.upper(), p.phone_type))
+                         for p in echo.phones))
     if odd.raw:
         kw["unparsed"] = odd.raw
         if warn:

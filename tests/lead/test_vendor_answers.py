@@ -176,6 +176,18 @@ def test_full_answer_decodes_and_flattens_without_losing_a_value(kind: str, fmt:
         assert flat["biz_summary_doing_business_as"] == "b33; b34"
 
 
+def test_a_grouped_echo_with_type_words_is_read() -> None:
+    msg = message_from_document({
+        "TRANSACTION_ID": 1, "Message": {"TYPE": "STATUS", "RESULT_CODE": "S100"},
+        "InputData": {"LEAD_TRANS_DETAILS": {"FIRST_NAME": "Ann"}, "LEAD_ADDRESS": {"ZIP": "62701",
+                                                                                   "ADDRESS_TYPE": "Business"},
+                      "LEAD_PHONE": {"PHONE_NUMBER": "2175550142", "PHONE_TYPE": "Home"}, "CLIENT_ID": "C1"}})
+    echo = msg.input_data
+    assert echo is not None and (echo.first_name, echo.zip, echo.client_id, echo.address_type) == (
+        "Ann", "62701", "C1", "B")
+    assert echo.phones[0].phone_type == "H" and msg.unparsed is None
+
+
 def test_odd_shapes_are_read_or_kept_raw_never_fatal() -> None:
     doc = {"TRANSACTION_ID": "1", "Message": {"TYPE": "STATUS", "RESULT_CODE": "S100"},
            "Stage1Data": {"PHONE_NUMBER": "2175550142", "NameParser": {"FIRST_NAME": "ANN"},
