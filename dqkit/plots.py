@@ -70,14 +70,9 @@ def result_prefix(df: pd.DataFrame) -> str:
 
 def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = LEAD_PREFIX) -> str | None:
     """The column of lead sources: `by`, else the column the lead columns map to PARTNER_ID (None if none)."""
-    if by is not None:
-        if by not in df.columns:
-            raise InputError(f"column {by!r} is not in the frame")
-        return by
-    from dqkit.contract.lead_columns import resolve_columns
+    from dqkit.notebook.leads import source_column as lead_source_column
 
-    inputs = [str(c) for c in df.columns if not str(c).startswith(prefix)]
-    return resolve_columns(inputs).get("PARTNER_ID")
+    return lead_source_column(df, by, prefix)  # result columns told apart by name: works for prefix "" too
 
 
 def _sources(df: pd.DataFrame, by: str | None, prefix: str) -> pd.Series:

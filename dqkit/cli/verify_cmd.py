@@ -25,6 +25,9 @@ def register(sub: Any) -> None:
                    help="answer PHONE_STATUS (default) or SCORE_RESULT in Stage 1")
     p.add_argument("--require-phone", action="store_true", help="answer E602 when a lead has no phone")
     p.add_argument("--records", type=Path, help="reference records CSV (phone and name matching)")
+    p.add_argument("--reference", type=Path, action="append", metavar="PATH",
+                   help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
+                        "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
     p.add_argument("--no-address", action="store_true", help="skip address standardization")
     p.add_argument("--prefix", default="", help="prefix of the added result columns")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
@@ -44,8 +47,16 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         from dqkit.engines.lead.records import LeadRecords
 
         records = LeadRecords.from_csv(args.records)
+    points = None
+    if getattr(args, "reference", None):
+        from dqkit.engines.address import AddressEngine
+
+        refs: list[Path] = list(args.reference)
+        engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
+                  else AddressEngine.from_files(refs))
+        points = engine.index
     profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
-                          standardize_address=not args.no_address)
+                          standardize_address=not args.no_address, points=points)
     return LocalBackend(profile=profile)
 
 

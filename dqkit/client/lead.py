@@ -27,6 +27,7 @@ from dqkit.client._sync import SyncClient
 from dqkit.client._transport import RawResponse
 from dqkit.contract.errors import InputError, ProtocolError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
+from dqkit.contract.lead_input import normalize_lead
 from dqkit.contract.lead_wire import RequestFormat, decode_message, encode_lead
 
 # Statuses whose body is an ELSGenericMessage under dqkit serve's mapping (see dqkit.server.status).
@@ -71,7 +72,7 @@ class AsyncLeadClient:
         raise error_from_response(resp, "POST", self.path, ref)
 
     async def _verify(self, lead: LeadRequest, reference_id: str) -> ELSGenericMessage:
-        body, content_type = encode_lead(lead, self.fmt)
+        body, content_type = encode_lead(normalize_lead(lead), self.fmt)
         resp, ref = await self._core.call("POST", self.path, content=body, content_type=content_type,
                                           accept=_ACCEPT[self.fmt], reference_id=reference_id)
         return self._message(resp, ref)

@@ -7,7 +7,7 @@ grouped on the JSON and XML wires; `dqkit.contract.lead_wire` does that mapping 
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -175,7 +175,7 @@ class NameParser(_FrozenWire, frozen=True):
     middle_name: str = ""
     last_name: str = ""
     suffix_cd: str = ""
-    business_name_ind: str = "N"
+    business_name_ind: str = ""  # the engine always sets Y or N, so it reaches the wire (omit_defaults)
     business_name: str = ""
     business_title: str = ""
 
@@ -389,9 +389,13 @@ class ELSGenericMessage(
         "standardized_address": "StandardizedAddress",
         "stage1_data": "Stage1Data",
         "stage2_data": "Stage2Data",
+        "unparsed": "dqkitUnparsed",
     },
 ):
-    """The whole response (section 2.2). Groups that a configuration does not return are None."""
+    """The whole response (section 2.2). Groups that a configuration does not return are None.
+
+    `unparsed` is dqkit's, not the vendor's: members of a vendor answer that could not be placed, kept raw by
+    dotted path (see `dqkit.contract.lead_decode`) so that nothing the vendor sent is lost. None otherwise."""
 
     transaction_id: str | int  # "String or number" on the vendor wire
     message: Message
@@ -399,6 +403,7 @@ class ELSGenericMessage(
     standardized_address: StandardizedAddress | None = None
     stage1_data: Stage1Data | None = None
     stage2_data: Stage2Data | None = None
+    unparsed: dict[str, Any] | None = None
 
     @property
     def result_code(self) -> str:

@@ -11,9 +11,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from dqkit.contract import codes
 from dqkit.contract.errors import InputError
-from dqkit.contract.lead import ELSGenericMessage, LeadRequest, Phone
+from dqkit.contract.lead import LeadRequest, Phone
+from dqkit.contract.lead_flat import CORE_COLUMNS, RESULT_COLUMNS, error_row, flatten_message
+from dqkit.contract.lead_input import normalize_lead
 
 # Seed field -> accepted spellings (compared after lower-casing and dropping everything but letters and digits).
 ALIASES: Final[dict[str, tuple[str, ...]]] = {
@@ -45,8 +46,9 @@ ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "CUST_REF_NO": ("custrefno", "customerreference", "customerref", "reference", "refno", "leadid", "id"),
 }
 _FIELD_SET: Final = frozenset(ALIASES)
+__all__ = ["ALIASES", "CORE_COLUMNS", "RESULT_COLUMNS", "cell_text", "error_row", "flatten_message", "lead_from_row",
+           "match_by_alias", "resolve_columns"]
 _PHONE_KEYS: Final = ("PHONE_TYPE", "PHONE_NUMBER", "PHONE_EXTENSION", "PHONE_COUNTRY_CODE")
-_ZIP9: Final = re.compile(r"^\s*(\d{5})[-\s]?(\d{4})\s*$")
 
 
 def _norm(name: str) -> str:
@@ -110,120 +112,24 @@ def cell_text(value: Any) -> str:
 def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadRequest:
     """Build a LeadRequest from one flat row, given the field -> column map of `resolve_columns`.
 
-    A nine-digit ZIP ("94110-1234") is split into ZIP and ZIPPLUS when no ZIPPLUS column is mapped; ZIP codes
-    that lost their leading zeros in a numeric column ("2134") are padded back to five digits.
+    Fields are put in the schema's form by `dqkit.contract.lead_input.normalize_lead` (phones as digits with the
+    extension apart, "94110-1234" split into ZIP and ZIPPLUS, state names as codes, blanks trimmed); the input
+    row itself is never changed, so its raw text stays beside the results.
     """
     values = {f: cell_text(row.get(c)) for f, c in columns.items()}
-    zip_ = values.get("ZIP", "")
-    m = _ZIP9.match(zip_)
-    if m and not values.get("ZIPPLUS"):
-        values["ZIP"], values["ZIPPLUS"] = m.group(1), m.group(2)
-    elif zip_.isdigit() and 3 <= len(zip_) < 5:
-        values["ZIP"] = zip_.zfill(5)
     phone = {k: values.pop(k) for k in _PHONE_KEYS if k in values}
     kw: dict[str, Any] = {k.lower(): v for k, v in values.items()}
     for k in ("address_type",):
         if kw.get(k):
-            kw[k] = {"HOME": "H", "BUSINESS": "B"}.get(kw[k].upper(), kw[k].upper())
+            kw[k] = _TYPE_WORD.get(kw[k].strip().upper(), kw[k].strip().upper())
     phones: tuple[Phone, ...] = ()
     if any(phone.values()):
-        ptype = phone.get("PHONE_TYPE", "")
-        phones = (Phone(phone_type={"HOME": "H", "BUSINESS": "B"}.get(ptype.upper(), ptype.upper()),
+        ptype = phone.get("PHONE_TYPE", "").strip()
+        phones = (Phone(phone_type=_TYPE_WORD.get(ptype.upper(), ptype.upper()),
                         phone_number=phone.get("PHONE_NUMBER", ""),
                         phone_extension=phone.get("PHONE_EXTENSION", ""),
                         phone_country_code=phone.get("PHONE_COUNTRY_CODE", "")),)
-    return LeadRequest(**kw, phones=phones)
+    return normalize_lead(LeadRequest(**kw, phones=phones))
 
 
-# Flat result columns, in output order, with what each holds (for docs and the report).
-RESULT_COLUMNS: Final[dict[str, str]] = {
-    "result_code": "Message.RESULT_CODE (E100..S102)",
-    "result_type": "Message.TYPE: ERROR or STATUS",
-    "result_category": "Message.CATEGORY (SPOOF SOFT FAILURE for E100)",
-    "result_value": "Message.VALUE: the service's text, naming what was wrong",
-    "result_meaning": "meaning of the result code (seed section 7)",
-    "outcome": "outcome class: caller fault, account configuration, service fault, lead quality, "
-               "verified negative, success",
-    "transaction_id": "TRANSACTION_ID",
-    "phone_status": "Stage1Data.PHONE_STATUS (E800..E810)",
-    "phone_desc": "meaning of PHONE_STATUS",
-    "score_result": "Stage1Data.SCORE_RESULT",
-    "score_desc": "meaning of SCORE_RESULT",
-    "score_match_level": "SCORE_RESULT decoded: what matched",
-    "score_line_class": "SCORE_RESULT decoded: residential, business, mixed use",
-    "score_validity": "SCORE_RESULT decoded: valid, or why the phone could not be scored",
-    "phone_numbers": "Stage1Data.PHONE_NUMBER, space-separated",
-    "name_prefix_cd": "NameParser.PREFIX_CD",
-    "name_first": "NameParser.FIRST_NAME",
-    "name_middle": "NameParser.MIDDLE_NAME",
-    "name_last": "NameParser.LAST_NAME",
-    "name_suffix_cd": "NameParser.SUFFIX_CD",
-    "business_name_ind": "NameParser.BUSINESS_NAME_IND (Y/N)",
-    "business_name": "NameParser.BUSINESS_NAME",
-    "business_title": "NameParser.BUSINESS_TITLE",
-    "std_full_address": "StandardizedAddress.FULL_ADDRESS",
-    "std_street1": "StandardizedAddress.STREET1",
-    "std_street2": "StandardizedAddress.STREET2",
-    "std_city": "StandardizedAddress.CITY",
-    "std_state": "StandardizedAddress.STATE",
-    "std_zip": "StandardizedAddress.ZIP",
-    "std_zipplus": "StandardizedAddress.ZIPPLUS",
-    "std_county": "StandardizedAddress.COUNTY",
-    "std_fipscode": "StandardizedAddress.FIPSCODE",
-    "std_lat": "StandardizedAddress.GEO_LAT",
-    "std_lng": "StandardizedAddress.GEO_LNG",
-    "std_geomatch": "StandardizedAddress.GEOMATCH",
-    "std_address_type": "StandardizedAddress.ADDRESS_TYPE",
-    "std_address_code": "StandardizedAddress.ADDRESS_CODE",
-    "std_address_code_meaning": "meaning of ADDRESS_CODE",
-    "std_error_status": "StandardizedAddress.ADDRESS_ERROR_STATUS (two-byte codes)",
-    "std_error_codes": "the two-byte codes of ADDRESS_ERROR_STATUS, space-separated",
-}
-
-
-def flatten_message(msg: ELSGenericMessage) -> dict[str, str]:
-    """The flat result columns of one message (see RESULT_COLUMNS); "" where the message has no value."""
-    m = msg.message
-    rc = codes.RESULT_CODES.get(m.result_code)
-    out = dict.fromkeys(RESULT_COLUMNS, "")
-    out.update(
-        result_code=m.result_code,
-        result_type=m.type,
-        result_category=m.category,
-        result_value=m.value,
-        result_meaning=rc.condition if rc else "",
-        outcome=rc.outcome.value if rc else "",
-        transaction_id=str(msg.transaction_id),
-    )
-    s1 = msg.stage1_data
-    if s1 is not None:
-        out.update(phone_status=s1.phone_status, phone_desc=s1.phone_desc, score_result=s1.score_result,
-                   score_desc=s1.score_desc, phone_numbers=" ".join(s1.phone_number))
-        sc = codes.SCORE_RESULTS.get(s1.score_result)
-        if sc is not None:
-            out.update(score_match_level=sc.match_level.value, score_line_class=sc.line_class.value,
-                       score_validity=sc.validity.value)
-        n = s1.name_parser
-        if n is not None:
-            out.update(name_prefix_cd=n.prefix_cd, name_first=n.first_name, name_middle=n.middle_name,
-                       name_last=n.last_name, name_suffix_cd=n.suffix_cd, business_name_ind=n.business_name_ind,
-                       business_name=n.business_name, business_title=n.business_title)
-    sa = msg.standardized_address
-    if sa is not None:
-        out.update(
-            std_full_address=sa.full_address, std_street1=sa.street1, std_street2=sa.street2, std_city=sa.city,
-            std_state=sa.state, std_zip=sa.zip, std_zipplus=sa.zipplus, std_county=sa.county,
-            std_fipscode=sa.fipscode, std_lat=sa.geo_lat, std_lng=sa.geo_lng, std_geomatch=sa.geomatch,
-            std_address_type=sa.address_type, std_address_code=sa.address_code,
-            std_address_code_meaning=codes.address_code_meaning(sa.address_code) if sa.address_code else "",
-            std_error_status=sa.address_error_status,
-            std_error_codes=" ".join(codes.split_address_error_status(sa.address_error_status)),
-        )
-    return out
-
-
-def error_row(exc: BaseException) -> dict[str, str]:
-    """The flat columns of a lead that got no message (transport failure, ...): the error is recorded."""
-    out = dict.fromkeys(RESULT_COLUMNS, "")
-    out.update(result_type="FAILED", result_value=f"{type(exc).__name__}: {exc}", outcome="not processed")
-    return out
+_TYPE_WORD: Final = {"HOME": "H", "BUSINESS": "B", "RESIDENTIAL": "H", "WORK": "B"}

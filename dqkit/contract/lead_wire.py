@@ -10,6 +10,7 @@ before anything is expanded or read.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
@@ -34,6 +35,7 @@ from dqkit.contract.lead import (
     LeadRequest,
     Phone,
 )
+from dqkit.contract.lead_decode import message_from_document
 
 RequestFormat = Literal["json", "xml", "form"]
 ResponseFormat = Literal["json", "xml"]
@@ -171,8 +173,12 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
     Flat field names at the top level are accepted too (as on the form). Field names are case-insensitive.
     """
     try:
-        doc = msgspec.json.decode(body)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        doc = json.loads(body, object_pairs_hook=_unique_pairs)
+    except _Bad as bad:
+        return bad.problem
+    except RecursionError:
+        return WireProblem("E300", "malformed JSON: nested too deeply")
+    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
         return WireProblem("E300", f"malformed JSON: {exc}")
     try:
         if not isinstance(doc, dict):
@@ -183,7 +189,7 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
         for key, value in doc.items():
             name = str(key).upper()
             if name in _GROUPS:
-                fields.update(_json_object(name, value, _GROUPS[name]))
+                _merge(fields, _json_object(name, value, _GROUPS[name]))
             elif name == "LEAD_PHONE":
                 phones += [_json_object("LEAD_PHONE", p, PHONE_FIELDS) for p in _json_list(name, value)]
             elif name == "LEAD_ATTRIBUTE":
@@ -191,7 +197,7 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
                     pair = _json_object("LEAD_ATTRIBUTE", a, _ATTR_FIELDS)
                     attrs.append((pair.get("ATTRIBUTE_NAME", ""), pair.get("ATTRIBUTE_VALUE", "")))
             elif name in _FLAT_FIELDS:
-                fields[name] = _json_scalar(name, value)
+                _merge(fields, {name: _json_scalar(name, value)})
             elif name in PHONE_FIELDS:
                 if not phones:
                     phones.append({})
@@ -201,6 +207,28 @@ def decode_lead_json(body: bytes | str) -> LeadRequest | WireProblem:
         return _build(fields, phones, attrs)
     except _Bad as bad:
         return bad.problem
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (field names compare case-insensitively): two CLIENT_IDs are a
+    request that does not match the schema (E300), never silently merged."""
+    out: dict[str, Any] = {}
+    seen: set[str] = set()
+    for key, value in pairs:
+        folded = key.upper()
+        if folded in seen:
+            raise _Bad(f"field {key!r} is given more than once")
+        seen.add(folded)
+        out[key] = value
+    return out
+
+
+def _merge(fields: dict[str, str], more: dict[str, str]) -> None:
+    """Add a group's fields; a field given twice (at the top level and in a group) is E300."""
+    for name, value in more.items():
+        if name in fields:
+            raise _Bad(f"field {name} is given more than once")
+        fields[name] = value
 
 
 def encode_lead_json(lead: LeadRequest) -> bytes:
@@ -247,6 +275,8 @@ def _xml_group(el: Element, where: str, allowed: Iterable[str]) -> dict[str, str
         name = _tag(child).upper()
         if name not in allowed_set:
             raise _Bad(f"unknown element <{_tag(child)}> in <{where}>")
+        if name in out:
+            raise _Bad(f"element <{_tag(child)}> is given more than once in <{where}>")
         out[name] = _xml_text(child, name.lower())
     return out
 
@@ -277,14 +307,14 @@ def decode_lead_xml(body: bytes | str) -> LeadRequest | WireProblem:
         for child in root:
             name = _tag(child).upper()
             if name in _GROUPS:
-                fields.update(_xml_group(child, name.lower(), _GROUPS[name]))
+                _merge(fields, _xml_group(child, name.lower(), _GROUPS[name]))
             elif name == "LEAD_PHONE":
                 phones.append(_xml_group(child, "lead_phone", PHONE_FIELDS))
             elif name == "LEAD_ATTRIBUTE":
                 pair = _xml_group(child, "lead_attribute", _ATTR_FIELDS)
                 attrs.append((pair.get("ATTRIBUTE_NAME", ""), pair.get("ATTRIBUTE_VALUE", "")))
             elif name in _FLAT_FIELDS:
-                fields[name] = _xml_text(child, name.lower())
+                _merge(fields, {name: _xml_text(child, name.lower())})
             else:
                 raise _Bad(f"unknown element <{_tag(child)}> in <elsgenericmessage>")
         return _build(fields, phones, attrs)
@@ -421,7 +451,6 @@ _LIST_MEMBERS: Final = frozenset({
     ("Summary", "DoingBusinessAs"), ("IntelliScoreSummary", "IntelliScore"),
 })
 _message_encoder = msgspec.json.Encoder()
-_message_decoder = msgspec.json.Decoder(ELSGenericMessage)
 
 
 def _to_xml(name: str, value: Any, out: list[str]) -> None:
@@ -447,14 +476,24 @@ def encode_message(msg: ELSGenericMessage, fmt: ResponseFormat = "json") -> tupl
 
 
 def _from_xml(el: Element) -> Any:
-    if not len(el):
-        return (el.text or "").strip()
-    out: dict[str, Any] = {}
+    """An element as builtins: text, or an object of its attributes and children (text beside attributes or
+    children is kept as "content", as in `<SIC code="1">Name</SIC>`)."""
+    attrs = {k.rsplit("}", 1)[-1]: v for k, v in el.attrib.items()}
+    text = (el.text or "").strip()
+    if not len(el) and not attrs:
+        return text
+    out: dict[str, Any] = dict(attrs)
+    if text:
+        out["content"] = text
     for child in el:
         key = _tag(child)
         value = _from_xml(child)
         if (_tag(el), key) in _LIST_MEMBERS:
-            out.setdefault(key, []).append(value)
+            prev_list = out.setdefault(key, [])
+            if isinstance(prev_list, list):
+                prev_list.append(value)
+            else:
+                out[key] = [prev_list, value]
         elif key in out:
             prev = out[key]
             out[key] = [*prev, value] if isinstance(prev, list) else [prev, value]
@@ -464,29 +503,24 @@ def _from_xml(el: Element) -> Any:
 
 
 def decode_message(body: bytes, content_type: str = "") -> ELSGenericMessage:
-    """Decode an ELSGenericMessage from JSON or XML; raises ProtocolError when it is neither."""
+    """Decode an ELSGenericMessage from JSON or XML, tolerantly (see `dqkit.contract.lead_decode`): a member
+    that cannot be placed is kept raw in `unparsed` with a DecodeWarning. Raises ProtocolError when the body is
+    neither JSON nor XML, or holds no Message."""
     try:
         if sniff_format(body, content_type) == "xml":
             root = SafeET.fromstring(body, forbid_dtd=True, forbid_entities=True, forbid_external=True)
             doc = _from_xml(root)
             if not isinstance(doc, dict):
                 raise ProtocolError("the XML response holds no ELSGenericMessage members")
-            return msgspec.convert(doc, ELSGenericMessage, strict=False)
-        doc_bytes = body
-        if body.lstrip()[:1] == b"{" and b'"ELSGenericMessage"' in body[:40]:
-            inner = msgspec.json.decode(body)
-            return msgspec.convert(inner["ELSGenericMessage"], ELSGenericMessage, strict=False)
-        return _message_decoder.decode(doc_bytes)
+        else:
+            doc = msgspec.json.decode(body)
     except ProtocolError:
         raise
-    except (msgspec.DecodeError, msgspec.ValidationError, ParseError, DefusedXmlException, ValueError,
-            KeyError, TypeError) as exc:
+    except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
+    return message_from_document(doc)
 
 
 def message_from_mapping(doc: Mapping[str, Any]) -> ELSGenericMessage:
-    """Build a message from already-decoded JSON (e.g. a cached row); raises ProtocolError."""
-    try:
-        return msgspec.convert(doc, ELSGenericMessage, strict=False)
-    except msgspec.ValidationError as exc:
-        raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
+    """Build a message from already-decoded JSON (e.g. a cached row), tolerantly; raises ProtocolError."""
+    return message_from_document(doc, warn=False)

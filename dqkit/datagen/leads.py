@@ -12,7 +12,10 @@ something: a clean web form, an affiliate network with spoofs and invalid charac
 FULL_NAME only, a purchased list with stale phones and missing fields, and a sweepstakes co-registration feed
 full of joke names. Defects planted: spoofs of every kind E100 knows, the E200 characters, missing name / ZIP /
 phone, phones of bad length or format, invalid area codes, bad prefixes, area codes from another state or
-another part of the state, over-long values (E300). About a quarter of the clean leads get a reference record
+another part of the state, over-long values (E300). Values are written the ways real files carry them: phones
+as "(217) 555-0142", "+1 217-555-0142", "217.555.0142" or with an extension ("x12", "ext. 12"), ZIP+4 as
+"94501-1234", states by name, stray blanks and non-breaking spaces (the accessors normalize them; the wire would
+not). About a quarter of the clean leads get a reference record
 (exact, household member, moved, business ...), so a scoring profile gives every SCORE_RESULT level.
 
     python -m dqkit.datagen.leads [--rows 10000] [--seed 20240917] [--out data/sample_leads.csv]
@@ -198,6 +201,18 @@ def _zip_pool() -> list[_Zip]:
     return pool
 
 
+def _state_names() -> dict[str, str]:
+    from dqkit.contract.lead_input import STATE_CODES
+
+    out: dict[str, str] = {}
+    for name, code in STATE_CODES.items():
+        out.setdefault(code, name.title().replace(" Of ", " of "))
+    return out
+
+
+_STATE_NAMES: Final = _state_names()
+
+
 def _title(word: str) -> str:
     """Census names are upper case; write them as people do (McDonald, O'Neil -> Oneil stays plain)."""
     w = word.capitalize()
@@ -288,8 +303,25 @@ class _Generator:
 
     def write_phone(self, digits: str) -> str:
         a, b, c = digits[:3], digits[3:6], digits[6:]
-        return self.rng.choices((f"{a}-{b}-{c}", digits, f"{a}.{b}.{c}", f"({a}){b}{c}", f"1{digits}",
-                                 f"{a} {b} {c}"), (40, 25, 10, 10, 5, 10))[0]
+        rng = self.rng
+        text = rng.choices((f"{a}-{b}-{c}", digits, f"{a}.{b}.{c}", f"({a}){b}{c}", f"1{digits}", f"{a} {b} {c}",
+                            f"({a}) {b}-{c}", f"+1 {a}-{b}-{c}", f"+1 ({a}) {b}-{c}", f"1-{a}-{b}-{c}"),
+                           (20, 12, 8, 5, 3, 5, 30, 8, 4, 5))[0]
+        if rng.random() < 0.04:  # an office line with an extension
+            text += rng.choice((" x", " ext. ", " ext ", " #", ", extension ")) + str(rng.randint(2, 4999))
+        return text
+
+    def messy(self, row: dict[str, str]) -> None:
+        """How exported files arrive: ZIP+4 in the ZIP column, state names, blanks and non-breaking spaces."""
+        rng = self.rng
+        if rng.random() < 0.06 and len(row["ZIP"]) == 5 and row["ZIP"].isdigit():
+            row["ZIP"] = f"{row['ZIP']}-{rng.randint(1, 9999):04d}"
+        if rng.random() < 0.05 and row["STATE"] in _STATE_NAMES:
+            name = _STATE_NAMES[row["STATE"]]
+            row["STATE"] = name.upper() if rng.random() < 0.3 else name
+        for col in ("FIRST_NAME", "LAST_NAME", "CITY", "STREET1"):
+            if row[col] and rng.random() < 0.02:
+                row[col] = rng.choice((" ", "\u00a0", "  ")) + row[col] + rng.choice((" ", "\u00a0", ""))
 
     def business_name(self, last: str, z: _Zip) -> str:
         rng = self.rng
@@ -348,6 +380,7 @@ class _Generator:
         row["PHONE_TYPE"] = ("B" if business else "H") if rng.random() < 0.85 else ""
         lead = GeneratedLead(row, "", z, digits, business)
         self.plant_defect(lead, src, first, last)
+        self.messy(row)
         return lead
 
     def full_name_text(self, first: str, middle: str, last: str) -> str:
@@ -459,7 +492,7 @@ class _Generator:
 
             parsed = parse_full_name(row["FULL_NAME"])
             first, last = parsed.first_name.title(), parsed.last_name.title()
-        street, zip5 = row["STREET1"], row["ZIP"]
+        street, zip5 = row["STREET1"].strip(" \u00a0"), row["ZIP"][:5]
         business = row["BUSINESS_NAME"]
         line = rng.choices(("R", "M", "C", "P"), (78, 6, 15, 1))[0]
         if lead.is_business:

@@ -73,11 +73,9 @@ class LeadsAccessor:
         return leads.lead_fields(self._df.columns, mapping, leads.PREFIX)
 
     def audit(self, by: str | None = None, *, prefix: str = leads.PREFIX) -> pd.DataFrame:
-        """On a verified frame: one row per lead source (PARTNER_ID), with rates that leave caller and
-        configuration faults out (see `dqkit.plots.audit_table`)."""
-        from dqkit.plots import audit_table
-
-        return audit_table(self._df, by=by, prefix=prefix)
+        """On a verified frame: one row per lead source (PARTNER_ID), with percentages that leave caller and
+        configuration faults out (see `dqkit.notebook.leads.audit_table`)."""
+        return leads.audit_table(self._df, by=by, prefix=prefix)
 
 
 @pd.api.extensions.register_dataframe_accessor("addr")

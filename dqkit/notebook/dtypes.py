@@ -85,6 +85,22 @@ LEAD_CATEGORIES: Final[Mapping[str, tuple[str, ...]]] = {
     "std_geomatch": tuple(codes.GEOMATCH),
     "std_address_type": tuple(codes.ADDRESS_TYPES),
     "std_address_code_meaning": _unique(codes.ADDRESS_CODES.values()),
+    "std_geomatch_meaning": _unique(codes.GEOMATCH.values()),
+    "std_address_type_meaning": _unique(codes.ADDRESS_TYPES.values()),
+    "std_ziptype": _unique(codes.ZIPTYPES),
+    "std_matchzipfive": tuple(codes.MATCHZIP_FLAGS),
+    "std_matchzipnine": tuple(codes.MATCHZIP_FLAGS),
+    "business_name_ind_meaning": _unique(codes.BUSINESS_NAME_IND.values()),
+    "els_address_verification": tuple(codes.RESIDENTIAL_ADDRESS_VERIFICATION),
+    "els_address_verification_meaning": _unique(codes.RESIDENTIAL_ADDRESS_VERIFICATION.values()),
+    "els_phone_verification": tuple(codes.SCORE_RESULTS),
+    "els_phone_verification_meaning": _unique(s.meaning for s in codes.SCORE_RESULTS.values()),
+    "els_address_high_risk": tuple(codes.HIGH_RISK_FLAGS),
+    "els_phone_high_risk": tuple(codes.HIGH_RISK_FLAGS),
+    "rpa_status": tuple(codes.EXECUTION_STATUS_FLAGS),
+    "rpa_status_meaning": _unique(codes.EXECUTION_STATUS_FLAGS.values()),
+    "s2_match_type": tuple(codes.MATCH_TYPES),
+    "s2_match_type_meaning": _unique(codes.MATCH_TYPES.values()),
 }
 LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
 

@@ -69,6 +69,7 @@ class FrameJob(Generic[Req, Res]):
     desc: str = ""
     unit: str = "request"
     options_key: str = ""  # anything else that changes answers (top-N, country default, ...)
+    finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None  # applied to the whole typed result
 
 
 def input_columns(df: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
@@ -108,6 +109,11 @@ def concat_typed(pieces: list[pd.DataFrame]) -> pd.DataFrame:
     may have appended a value outside the code table), so that no column falls back to object."""
     if len(pieces) == 1:
         return pieces[0]
+    order = list(dict.fromkeys(c for p in pieces for c in p.columns))
+    if any(list(p.columns) != order for p in pieces):  # slices may hold different optional columns
+        dtypes: dict[str, Any] = {c: p[c].dtype for p in reversed(pieces) for c in p.columns}
+        pieces = [p.assign(**{c: pd.Series([None] * len(p), dtype=dtypes[c], index=p.index)
+                              for c in order if c not in p.columns})[order] for p in pieces]
     first = pieces[0]
     for name in first.columns:
         if isinstance(first[name].dtype, pd.CategoricalDtype):
@@ -152,7 +158,7 @@ def _from_blob(blob: bytes, names: Sequence[str], rows: int) -> pd.DataFrame | N
         result: pd.DataFrame = table.to_pandas()
     except (pa.ArrowException, ValueError, OSError):
         return None
-    if list(result.columns) != list(names) or len(result) != rows:
+    if not set(result.columns) <= set(names) or len(result) != rows:
         return None
     return result
 
@@ -243,6 +249,8 @@ def result_columns(
         pieces.append(job.typed([job.flat(it) for it in items[start : start + _SLICE]]))
         items[start : start + _SLICE] = [None] * len(items[start : start + _SLICE])
     typed = concat_typed(pieces) if pieces else job.typed([])
+    if job.finish is not None:
+        typed = job.finish(typed)
     del items, pieces
     # Each row read got its own request unless merged: spread the distinct answers back over the rows.
     result = typed if len(typed) == n else typed.take(np.asarray(row_to_unique, dtype=np.intp))\

@@ -17,8 +17,15 @@ from dqkit.backends.select import BackendLike, is_remote, lead_backend
 from dqkit.contract.codes import RESULT_CODES, Outcome
 from dqkit.contract.errors import DqkitError, InputError
 from dqkit.contract.lead import ELSGenericMessage
-from dqkit.contract.lead_columns import RESULT_COLUMNS, error_row, flatten_message, lead_from_row, resolve_columns
-from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
+from dqkit.contract.lead_columns import (
+    CORE_COLUMNS,
+    RESULT_COLUMNS,
+    error_row,
+    flatten_message,
+    lead_from_row,
+    resolve_columns,
+)
+from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
 from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
 
@@ -64,12 +71,35 @@ def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
     return error_row(item.error or DqkitError("no answer"))
 
 
-def typed_results(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return typed_columns(rows, RESULT_NAMES, LEAD_CATEGORIES, LEAD_NUMBERS)
+def typed_results(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False) -> pd.DataFrame:
+    """The typed frame of flat rows: the core columns and every column some row holds (all with all_columns)."""
+    if all_columns:
+        names: Sequence[str] = RESULT_NAMES
+    else:
+        present = set(CORE_COLUMNS).union(*rows) if rows else set(CORE_COLUMNS)
+        names = [n for n in RESULT_NAMES if n in present]
+    return typed_columns(rows, names, LEAD_CATEGORIES, LEAD_NUMBERS)
 
 
-def lead_job(backend: LeadBackend, fields: Mapping[str, str],
-             concurrency: int | None = None) -> FrameJob[Any, ELSGenericMessage]:
+def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame without the result columns no row filled (the core columns always stay): a profile answering
+    PHONE_STATUS shows no score columns, a local answer no Stage 2 columns."""
+    filled = {c for c in frame.columns if frame[c].notna().any()}
+    empty = [c for c in frame.columns
+             if c not in CORE_COLUMNS and c not in filled and DERIVED_FROM.get(str(c)) not in filled]
+    return frame.drop(columns=empty) if empty else frame
+
+
+# Columns decoded from another: kept whenever their source column is (a meaning may be blank for a new code).
+DERIVED_FROM: Final = {
+    "score_desc": "score_result", "score_match_level": "score_result", "score_line_class": "score_result",
+    "score_validity": "score_result", "phone_desc": "phone_status",
+    **{c: c.removesuffix("_meaning") for c in RESULT_COLUMNS if c.endswith("_meaning")},
+}
+
+
+def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int | None = None,
+             all_columns: bool = False) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
         namespace=namespace(backend, "lead.verify", lead_identity(backend)),
@@ -80,8 +110,13 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str],
         remote=is_remote(backend),
         batched=True,
     )
+    def typed(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+        return typed_results(rows, all_columns=all_columns)
+
     return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),
-                    operation=op, flat=flat_item, typed=typed_results, desc="verify leads", unit="lead")
+                    operation=op, flat=flat_item, typed=typed, desc="verify leads", unit="lead",
+                    finish=None if all_columns else without_empty_columns,
+                    options_key="all" if all_columns else "present")
 
 
 def verify(
@@ -94,11 +129,108 @@ def verify(
     progress: bool | None = None,
     concurrency: int | None = None,
     chunk_size: int | None = None,
+    all_columns: bool = False,
 ) -> pd.DataFrame:
-    """Verify every row of `df` as a lead; see `LeadsAccessor.verify`."""
+    """Verify every row of `df` as a lead; see `LeadsAccessor.verify`. Result columns no row filled are left
+    out, unless `all_columns` (Dask partitions, which must all have the same columns)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = lead_backend(backend)
     fields = lead_fields(df.columns, mapping, prefix)
-    return run_frame(df, lead_job(be, fields, concurrency), prefix=prefix, cache=cache, progress=progress,
+    return run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache, progress=progress,
                      concurrency=concurrency, chunk_size=chunk_size)
+
+
+# ---- the analyst's view: where the lead source is, and quality rates per source
+
+TOTAL: Final = "(all)"
+_FAULTS: Final = frozenset({Outcome.CALLER_FAULT.value, Outcome.ACCOUNT_CONFIGURATION.value,
+                            Outcome.SERVICE_FAULT.value, NOT_PROCESSED})
+AUDIT_COLUMNS: Final[dict[str, str]] = {
+    "leads": "rows verified",
+    "caller_faults": "caller fault (E200, E300, E600-E602): the request was incomplete or malformed",
+    "config_faults": "account configuration (E500, E501)",
+    "service_faults": "service fault (E400) or no answer at all",
+    "assessed": "leads the percentages below are about: all but the three fault columns",
+    "success_pct": "% of assessed: S100",
+    "spoof_pct": "% of assessed: E100 (lead quality: spoof, vulgar, placeholder)",
+    "negative_pct": "% of assessed: S101 or S102 (verified negative)",
+    "no_match_pct": "% of assessed: S101 (no match to the reference records)",
+    "address_invalid_pct": "% of assessed: S102 (address not valid; with a reference: street or house not found)",
+    "address_matched_pct": "% of assessed: ADDRESS_CODE 1 (matched to one point of the installed reference)",
+    "street_unchecked_pct": "% of assessed: street not checked, no reference or records (ELS address code 103)",
+    "phone_ok_pct": "% of assessed leads with a PHONE_STATUS: valid area code (E800/E801)",
+    "caller_fault_pct": "% of all leads: caller faults (shown apart)",
+    "config_fault_pct": "% of all leads: configuration faults (shown apart)",
+}
+
+
+def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX) -> str | None:
+    """The column of lead sources: `by`, else the input column the lead columns map to PARTNER_ID (None if none).
+
+    Result columns are told apart by their names (prefix + a known result name), not by the prefix alone, so
+    the output of `dqkit verify` (prefix "") is read as well as a notebook's frame or raw input."""
+    if by is not None:
+        if by not in df.columns:
+            raise InputError(f"column {by!r} is not in the frame")
+        return by
+    results = {f"{prefix}{n}" for n in RESULT_NAMES}
+    inputs = [str(c) for c in df.columns if str(c) not in results]
+    return resolve_columns(inputs).get("PARTNER_ID")
+
+
+def _text(df: pd.DataFrame, column: str) -> pd.Series:
+    if column not in df.columns:
+        return pd.Series("", index=df.index, dtype=object)
+    s = df[column]
+    return s.astype(object).where(s.notna(), "").astype(str)
+
+
+def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = PREFIX) -> pd.DataFrame:
+    """One row per lead source (and `(all)` when there are several): counts, and percentages (0-100, one
+    decimal) over the leads the service could judge, with caller, configuration and service faults counted
+    apart (see AUDIT_COLUMNS). Address rates are real only with an installed reference (else ADDRESS_CODE is
+    blank and `street_unchecked_pct` says so)."""
+    if f"{prefix}result_code" not in df.columns:
+        raise InputError(f"column {prefix + 'result_code'!r} is missing: pass the frame returned by "
+                         "df.leads.verify() (or the output of dqkit verify), or the prefix it was made with")
+    col = source_column(df, by, prefix)
+    source = _text(df, col).replace("", "(none)") if col else pd.Series(TOTAL, index=df.index, dtype=object)
+    frame = pd.DataFrame({
+        "source": source.to_numpy(),
+        "outcome": _text(df, f"{prefix}outcome").replace("", NOT_PROCESSED).to_numpy(),
+        "code": _text(df, f"{prefix}result_code").to_numpy(),
+        "phone": _text(df, f"{prefix}phone_status").to_numpy(),
+        "addr": _text(df, f"{prefix}std_address_code").to_numpy(),
+        "els": _text(df, f"{prefix}els_address_verification").to_numpy(),
+    })
+    rows: list[dict[str, Any]] = []
+    groups = [(str(k), g) for k, g in frame.groupby("source", sort=True)]
+    for name, g in [*groups, *([(TOTAL, frame)] if len(groups) > 1 else [])]:
+        o = g["outcome"]
+        n = len(g)
+        caller = int((o == Outcome.CALLER_FAULT.value).sum())
+        config = int((o == Outcome.ACCOUNT_CONFIGURATION.value).sum())
+        service = int(((o == Outcome.SERVICE_FAULT.value) | (o == NOT_PROCESSED)).sum())
+        judged = g[~o.isin(_FAULTS)]
+        assessed = len(judged)
+        with_phone = judged[judged["phone"] != ""]
+
+        def pct(count: int, total: int) -> float:
+            return round(100.0 * count / total, 1) if total else float("nan")
+
+        rows.append({
+            "source": name, "leads": n, "caller_faults": caller, "config_faults": config,
+            "service_faults": service, "assessed": assessed,
+            "success_pct": pct(int((judged["code"] == "S100").sum()), assessed),
+            "spoof_pct": pct(int((judged["code"] == "E100").sum()), assessed),
+            "negative_pct": pct(int(judged["code"].isin(("S101", "S102")).sum()), assessed),
+            "no_match_pct": pct(int((judged["code"] == "S101").sum()), assessed),
+            "address_invalid_pct": pct(int((judged["code"] == "S102").sum()), assessed),
+            "address_matched_pct": pct(int((judged["addr"] == "1").sum()), assessed),
+            "street_unchecked_pct": pct(int((judged["els"] == "103").sum()), assessed),
+            "phone_ok_pct": pct(int(with_phone["phone"].isin(("E800", "E801")).sum()), len(with_phone)),
+            "caller_fault_pct": pct(caller, n),
+            "config_fault_pct": pct(config, n),
+        })
+    return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")

@@ -44,7 +44,7 @@ def _worker_cache(cache_dir: str | None) -> CacheArg:
 def _verify_partition(pdf: pd.DataFrame, *, fields: dict[str, str], backend: BackendLike, prefix: str,
                       cache_dir: str | None, concurrency: int | None, chunk_size: int | None) -> pd.DataFrame:
     return leads.verify(pdf, backend=backend, mapping=fields, prefix=prefix, cache=_worker_cache(cache_dir),
-                        progress=False, concurrency=concurrency, chunk_size=chunk_size)
+                        progress=False, concurrency=concurrency, chunk_size=chunk_size, all_columns=True)
 
 
 def _validate_partition(pdf: pd.DataFrame, *, fields: dict[str, str], backend: BackendLike, country: str,
@@ -73,7 +73,7 @@ class DaskLeadsAccessor:
                prefix: str = leads.PREFIX, cache: CacheArg = None, concurrency: int | None = None,
                chunk_size: int | None = None) -> Any:
         fields = leads.lead_fields(self._df.columns, mapping, prefix)
-        meta = attach(self._df._meta, leads.typed_results([]), prefix)
+        meta = attach(self._df._meta, leads.typed_results([], all_columns=True), prefix)
         return self._df.map_partitions(_verify_partition, fields=fields, backend=backend, prefix=prefix,
                                        cache_dir=_cache_dir(cache), concurrency=concurrency,
                                        chunk_size=chunk_size, meta=meta)

@@ -1,4 +1,8 @@
-"""`POST /search` (also `GET` with query parameters), at `/search` and at the vendor's `/els/rest/enrich/v1/search`.
+"""`POST /search`, at `/search` and at the vendor's `/els/rest/enrich/v1/search`.
+
+Any other method (GET with the lead in query parameters included) is answered 405 with `Allow: POST`: the seed's
+operation is POST, and a lead in a URL would land in every access log and proxy on the way. The query string is
+blanked in the ASGI scope before the answer, so uvicorn's access log line holds the path only.
 
 Representations: the request may be JSON, XML or form data (urlencoded or multipart), recognised by Content-Type
 and, without one, by the first byte of the body. The answer is an ELSGenericMessage:
@@ -13,8 +17,8 @@ The HTTP status follows the RESULT_CODE (see `dqkit.server.status`).
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import parse_qsl
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -63,9 +67,6 @@ def negotiate(accept: str, default: ResponseFormat) -> ResponseFormat:
 
 async def _read_lead(request: Request) -> tuple[LeadRequest | WireProblem, ResponseFormat]:
     """The lead of a request and the response format its representation implies."""
-    if request.method == "GET":
-        pairs = parse_qsl(request.url.query, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
-        return decode_lead_pairs(pairs), "json"
     content_type = request.headers.get("content-type", "")
     if content_type.split(";", 1)[0].strip().lower() == "multipart/form-data":
         try:
@@ -83,6 +84,8 @@ def lead_endpoint(engines: ServerEngines) -> object:
     """The route handler, bound to the server's engines."""
 
     async def search(request: Request) -> Response:
+        if request.method != "POST":
+            return _method_not_allowed(request)
         client = request.client.host if request.client else None
         if not engines.config.ip_allowed(client):
             fmt = _default_format(request)
@@ -96,6 +99,16 @@ def lead_endpoint(engines: ServerEngines) -> object:
         return _answer(msg, fmt)
 
     return search
+
+
+def _method_not_allowed(request: Request) -> Response:
+    """405 for anything but POST; the query string (maybe a lead) is dropped from the scope the log reads."""
+    request.scope["query_string"] = b""
+    body = msgspec.json.encode({"error": {
+        "type": "method_not_allowed", "title": "Method Not Allowed",
+        "detail": f"{request.method} is not accepted: send the lead with POST (JSON, XML or form data in the "
+                  "body), never in the URL", "instance": request.url.path}})
+    return Response(body, status_code=405, media_type="application/json", headers={"Allow": "POST"})
 
 
 def _default_format(request: Request) -> ResponseFormat:

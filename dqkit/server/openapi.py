@@ -225,12 +225,7 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
                                                       "lead_phone*, lead_address, lead_attribute*"}},
     }, errors=(401, 408, 413, 429, 503))
     lead_post["responses"].update(lead_answers)
-    form_params = [{"name": n, "in": "query", "required": False, "schema": s}
-                   for n, s in lead_form_schema()["properties"].items()]
-    lead_get = _op("verifyLeadQuery", "Verify one lead given as query parameters (the form fields)", lead_out,
-                   params=form_params, errors=(401, 408, 413, 429, 503))
-    lead_get["responses"].update(lead_answers)
-    lead_item = {"post": lead_post, "get": lead_get}
+    lead_item = {"post": lead_post}  # GET is refused (405): a lead in a URL would land in access logs
     country_param = {"name": "country_iso", "in": "query", "required": False,
                      "description": "Three-letter country code, any case", "schema": {"type": "string"}}
     routed = {op.handler for op in OPERATIONS}

@@ -65,9 +65,9 @@ def test_response_format_follows_accept(http: httpx.Client) -> None:
     assert r.headers["content-type"].startswith("application/xml") and r.text.lstrip().startswith("<?xml")
 
 
-def test_lead_as_query_parameters_and_multipart(http: httpx.Client) -> None:
+def test_lead_as_query_parameters_refused_and_multipart(http: httpx.Client) -> None:
     r = http.get("/search", params={"FIRST_NAME": "John", "LAST_NAME": "Smith", "ZIP": "10001"})
-    assert r.status_code == 200 and r.json()["Message"]["TYPE"] == "STATUS"
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
     r = http.post("/search", files={"FIRST_NAME": (None, "John"), "LAST_NAME": (None, "Smith"),
                                     "ZIP": (None, "10001")})
     assert r.status_code == 200 and r.json()["InputData"]["LAST_NAME"] == "Smith"

@@ -6,7 +6,15 @@ import pytest
 
 from dqkit.contract.errors import InputError
 from dqkit.contract.lead import ELSGenericMessage, Message, StandardizedAddress
-from dqkit.contract.lead_columns import RESULT_COLUMNS, error_row, flatten_message, lead_from_row, resolve_columns
+from dqkit.contract.lead_columns import (
+    CORE_COLUMNS,
+    RESULT_COLUMNS,
+    error_row,
+    flatten_message,
+    lead_from_row,
+    resolve_columns,
+)
+from dqkit.contract.lead_flat import STD_COLUMNS
 
 
 def test_forgiving_names() -> None:
@@ -37,12 +45,15 @@ def test_row_to_lead_cleans_values() -> None:
     assert nan.first_name == ""
 
 
-def test_flatten_has_every_column_in_order() -> None:
+def test_flatten_has_the_core_and_each_present_group_in_order() -> None:
     msg = ELSGenericMessage(transaction_id=7, message=Message(type="ERROR", result_code="E600", value="x"),
                             standardized_address=StandardizedAddress(address_error_status="0416", address_code="3"))
     row = flatten_message(msg)
-    assert list(row) == list(RESULT_COLUMNS)
+    assert set(CORE_COLUMNS) <= set(row) and set(STD_COLUMNS) <= set(row)
+    assert not any(k.startswith(("s2_", "biz_", "rpa_", "name_")) for k in row)  # groups the message lacks
+    assert sorted(row, key=list(RESULT_COLUMNS).index) == list(row)
+    assert row["std_geomatch_meaning"] == "" and row["std_address_type_meaning"] == ""
     assert row["outcome"] == "caller fault" and row["transaction_id"] == "7"
     assert row["std_error_codes"] == "04 16" and "Several" in row["std_address_code_meaning"]
     err = error_row(TimeoutError("slow"))
-    assert list(err) == list(RESULT_COLUMNS) and "slow" in err["result_value"]
+    assert list(err) == list(CORE_COLUMNS) and "slow" in err["result_value"]

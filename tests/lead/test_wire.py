@@ -6,6 +6,7 @@ import pytest
 
 from dqkit.contract.errors import ProtocolError
 from dqkit.contract.lead import Attribute, ELSGenericMessage, LeadRequest, Message, NameParser, Phone, Stage1Data
+from dqkit.contract.lead_decode import DecodeWarning
 from dqkit.contract.lead_wire import (
     WireProblem,
     decode_lead,
@@ -140,8 +141,10 @@ def test_message_round_trip_json_and_xml() -> None:
 
 def test_vendor_numeric_transaction_id_and_unknown_members() -> None:
     body = b'{"TRANSACTION_ID": 12345, "Message": {"TYPE": "STATUS", "RESULT_CODE": "S100"}, "Extra": {"a": 1}}'
-    msg = decode_message(body, "application/json")
+    with pytest.warns(DecodeWarning, match="Extra"):
+        msg = decode_message(body, "application/json")
     assert msg.transaction_id == 12345 and msg.result_code == "S100"
+    assert msg.unparsed == {"Extra": {"a": 1}}  # kept raw, never dropped
 
 
 @pytest.mark.parametrize("body", [b"", b"<html>oops</html>", b'{"Message": 3}', b"\x00\x01"])

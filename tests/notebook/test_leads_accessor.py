@@ -11,7 +11,7 @@ import dqkit.notebook  # noqa: F401  (registers the accessors)
 from dqkit.backends.local import LocalBackend
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
-from dqkit.contract.lead_columns import RESULT_COLUMNS
+from dqkit.contract.lead_columns import CORE_COLUMNS, RESULT_COLUMNS
 from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 from tests.notebook.conftest import CountingLeadBackend
 
@@ -46,11 +46,31 @@ def test_verify_returns_a_new_frame_keeping_index_columns_and_every_row(frame: p
     assert out is not frame
     assert out.index.equals(frame.index) and out.index.name == "lead_no"
     assert list(out.columns[: len(COLUMNS)]) == COLUMNS
-    assert list(out.columns[len(COLUMNS):]) == [f"lead_{c}" for c in RESULT_COLUMNS]
+    added = [str(c).removeprefix("lead_") for c in out.columns[len(COLUMNS):]]
+    assert added == [c for c in RESULT_COLUMNS if c in added]  # in the documented order
+    assert set(CORE_COLUMNS) <= set(added)
     pd.testing.assert_frame_equal(out[COLUMNS], frame)
     got = list(out["lead_result_code"].astype(str))
     assert got[1] == "E100" and got[2] == "E200" and got[3] == "E600" and got[4] == "E601"
     assert got[0] in ("S100", "S102") and got[5] == got[0]
+
+
+def test_only_columns_the_profile_can_fill_and_every_code_has_its_meaning(frame: pd.DataFrame,
+                                                                          backend: LocalBackend) -> None:
+    out = frame.leads.verify(backend=backend, cache=False)
+    added = [str(c).removeprefix("lead_") for c in out.columns[len(COLUMNS):]]
+    # the default profile answers PHONE_STATUS: no score column but the core one the plots read; no Stage 2
+    assert not [c for c in added if c.startswith("score_") and c != "score_result"]
+    assert not [c for c in added if c.startswith(("s2_", "biz_", "unparsed"))]
+    for code in ("std_geomatch", "std_address_type", "els_address_verification", "els_phone_verification",
+                 "rpa_status", "business_name_ind"):
+        assert code in added and f"{code}_meaning" in added, code
+    assert "std_address_code" not in added  # no reference installed: never filled, so left out
+    every = [c for c in added if not out[f"lead_{c}"].notna().any()]
+    assert set(every) <= set(CORE_COLUMNS)  # an empty column is only ever a core one
+    scored = frame.leads.verify(backend=LocalBackend(profile=LeadProfile(stage1="score")), cache=False)
+    assert {"lead_score_desc", "lead_score_validity"} <= set(scored.columns)
+    assert "lead_phone_desc" not in scored.columns
 
 
 def test_result_columns_are_typed(frame: pd.DataFrame, backend: LocalBackend) -> None:

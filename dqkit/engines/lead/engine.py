@@ -27,10 +27,19 @@ from typing import TYPE_CHECKING, Final, Literal
 import msgspec
 
 from dqkit.contract.codes import ADDRESS_ERROR_STATUSES, PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS, MatchLevel
-from dqkit.contract.lead import APOSTROPHE_FIELDS, ELSGenericMessage, LeadRequest, Message, Stage1Data
+from dqkit.contract.lead import (
+    APOSTROPHE_FIELDS,
+    ELSGenericMessage,
+    LeadRequest,
+    Message,
+    NameParser,
+    Phone,
+    Stage1Data,
+)
 from dqkit.contract.lead_wire import WireProblem, check_lead
+from dqkit.engines.lead.local_fields import address_verification, reverse_phone_append, street_not_in_zip
 from dqkit.engines.lead.names import parse_name
-from dqkit.engines.lead.phones import check_phone
+from dqkit.engines.lead.phones import PhoneCheck, check_phone
 from dqkit.engines.lead.spoof import find_spoof
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.zipdata import zip_info
@@ -40,8 +49,11 @@ if TYPE_CHECKING:
     from dqkit.engines.usaddr.points import PointSource
 
 INVALID_CHARACTERS: Final = "^%$?*><=&"
-_INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + "]")
-_NO_MATCH_LEVELS: Final = frozenset({MatchLevel.NO_MATCH})
+# The seed's E200 set, plus characters no name or address holds, that hide or reorder text: C0/C1 controls (NUL
+# included; tab, line feed and carriage return are blanks), bidi embeddings and overrides (U+202A-U+202E,
+# U+2066-U+2069) and zero-width characters (U+200B-U+200D, U+2060, U+FEFF). One pattern: one scan per field.
+_HIDDEN: Final = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069"
+_INVALID_RE: Final = re.compile("[" + re.escape(INVALID_CHARACTERS) + _HIDDEN + "]")
 # Address status codes that explain an invalid address, named in the S102 VALUE.
 _INVALID_ADDRESS_CODES: Final = frozenset({"57", "58", "59", "30", "61", "23", "47", "64"})
 
@@ -146,7 +158,10 @@ class LeadEngine:
         for name, value in _field_values(lead):
             m = _INVALID_RE.search(value)
             if m:
-                return self.error_message("E200", f"invalid character {m.group()!r} in {name} {value!r}", echo)
+                ch = m.group()
+                if ch in INVALID_CHARACTERS:
+                    return self.error_message("E200", f"invalid character {ch!r} in {name} {value!r}", echo)
+                return self.error_message("E200", f"invalid character {_code_point(ch)} in {name}", echo)
         missing = self._missing(lead)
         if missing:
             return self.error_message(missing, "", echo)
@@ -170,22 +185,21 @@ class LeadEngine:
         p = self.profile
         name = parse_name(lead)
         zip5 = lead.zip.strip()[:5]
-        checks = [check_phone(ph.phone_number, zip5, records=p.records) for ph in lead.phones
-                  if ph.phone_number.strip()]
+        checks = [_check(ph, zip5, p.records) for ph in lead.phones if ph.phone_number.strip()]
         stage1 = Stage1Data(name_parser=name, phone_number=[c.digits for c in checks if c.digits][:2])
-        code = "S100"
+        if p.records is not None and checks:
+            score = p.records.score(lead, name, checks[0])
+        else:
+            score = checks[0].score if checks else "450"
+        stage1.residential_phone_verification_result = score
         if p.stage1 == "score":
-            if p.records is not None and checks:
-                score = p.records.score(lead, name, checks[0])
-            else:
-                score = checks[0].score if checks else "450"
             stage1.score_result, stage1.score_desc = score, SCORE_RESULTS[score].meaning
-            if p.records is not None and SCORE_RESULTS[score].match_level in _NO_MATCH_LEVELS:
-                code = "S101"
         elif checks:
             stage1.phone_status = checks[0].status
             stage1.phone_desc = PHONE_STATUSES[checks[0].status]
+        code = "S101" if p.records is not None and not _matched_records(lead, name, score, p.records) else "S100"
         standardized = None
+        outcome = None
         value = ""
         if self._standardize is not None:
             outcome = self._standardize(lead, p.points)
@@ -195,8 +209,15 @@ class LeadEngine:
                     code = "S102"
                     value = "; ".join(f"{c} {ADDRESS_ERROR_STATUSES.get(c, '')}" for c in outcome.codes
                                       if c in _INVALID_ADDRESS_CODES)
+                    if not value and street_not_in_zip(outcome, p.points):
+                        value = (f"street {outcome.street.name} not found in ZIP {standardized.zip} "
+                                 "of the installed address reference")
             elif zip_info(zip5) is None:  # no street given: the lead is judged on its ZIP alone
                 code, value = "S102", f"58 {ADDRESS_ERROR_STATUSES['58']}"
+        stage1.residential_address_verification_result = address_verification(lead, outcome, name, p.points,
+                                                                               p.records)
+        stage1.reverse_phone_append = reverse_phone_append(lead, outcome, checks[0] if checks else None,
+                                                           p.records)
         rc = RESULT_CODES[code]
         return ELSGenericMessage(
             transaction_id=self._transaction_id(),
@@ -205,6 +226,33 @@ class LeadEngine:
             standardized_address=standardized,
             stage1_data=stage1,
         )
+
+
+_US_COUNTRY_CODES: Final = frozenset({"", "1", "+1", "US", "USA", "CA", "CAN"})
+
+
+def _check(phone: Phone, zip5: str, records: LeadRecords | None) -> PhoneCheck:
+    """The phone's status; a number of another country (PHONE_COUNTRY_CODE) is no NANP number: E808."""
+    if phone.phone_country_code.strip().upper() not in _US_COUNTRY_CODES:
+        return PhoneCheck("E808", "510", "")
+    return check_phone(phone.phone_number, zip5, records=records)
+
+
+def _matched_records(lead: LeadRequest, name: NameParser, score: str, records: LeadRecords) -> bool:
+    """Whether the lead matched the reference records (S101 when not, seed section 7: "match type none"):
+    its phone is in a record that also carries its name or address, or its name and address are in a record
+    (header data, 850), or a record at its address carries its name."""
+    level = SCORE_RESULTS[score].match_level
+    if level not in (MatchLevel.NO_MATCH, MatchLevel.NONE):
+        return True
+    return records.address_match(lead, name)[0] in ("full", "surname", "business")
+
+
+def _code_point(ch: str) -> str:
+    """"U+202E RIGHT-TO-LEFT OVERRIDE": a character that cannot be shown, named."""
+    import unicodedata
+
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}"
 
 
 def _strip_apostrophes(lead: LeadRequest) -> LeadRequest:
@@ -218,7 +266,8 @@ def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]
     def run(lead: LeadRequest, points: PointSource | None) -> Standardized:
         return standardize(
             AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
-                         zip=lead.zip, zipplus=lead.zipplus, country=lead.country),
+                         zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
+                         firm=lead.business_name if lead.address_type == "B" or lead.business_name else ""),
             points=points,
         )
 

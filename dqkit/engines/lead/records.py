@@ -96,7 +96,10 @@ class LeadRecords:
         self._records = tuple(records)
         self._by_phone: dict[str, list[LeadRecord]] = defaultdict(list)
         self._by_name_zip: dict[tuple[str, str], list[LeadRecord]] = defaultdict(list)
+        self._by_address: dict[tuple[str, str], list[LeadRecord]] = defaultdict(list)
         for r in self._records:
+            if r.street and r.zip:
+                self._by_address[(r.zip, _street_core(r.street))].append(r)
             if r.phone:
                 self._by_phone[r.phone].append(r)
             if r.last_name and r.zip:
@@ -159,6 +162,40 @@ class LeadRecords:
             if not best or _RANK.get(code, 99) < _RANK.get(best, 99):
                 best = code
         return best
+
+    def by_phone(self, digits: str) -> list[LeadRecord]:
+        """The records holding this 10-digit number (for the reverse phone append)."""
+        return list(self._by_phone.get(digits, ()))
+
+    def has_name_address(self, lead: LeadRequest, name: NameParser) -> bool:
+        """Whether the lead's person (full name) or business and its address are in the records."""
+        return bool(self.address_match(lead, name)[0] in ("full", "business"))
+
+    def address_match(self, lead: LeadRequest, name: NameParser) -> tuple[str, str]:
+        """(what matched, line class) of the records at the lead's address (house number, street, ZIP):
+        "full" (first and last name), "business", "surname", "none" (records there, no name matched), or
+        "" when no record is at that address. The line class is the matching record's (R, B, M, C, P)."""
+        street, zip5 = _street_key(lead.street1), lead.zip.strip()[:5]
+        if not street or not zip5:
+            return "", ""
+        found = [r for r in self._by_address.get((zip5, _street_core(street)), ())
+                 if _street_matches(r.street, street)]
+        if not found:
+            return "", ""
+        first, last = _name_key(name.first_name), _name_key(name.last_name)
+        business = _business_key(name.business_name) if name.business_name_ind == "Y" else ""
+        best, best_class = "none", found[0].line_class
+        rank = {"business": 0, "full": 1, "surname": 2, "none": 3}
+        for rec in found:
+            if business and rec.business_name and _business_matches(rec.business_name, business):
+                what = "business"
+            elif last and rec.last_name == last:
+                what = "full" if _given_matches(rec.first_name, first) else "surname"
+            else:
+                what = "none"
+            if rank[what] < rank[best]:
+                best, best_class = what, rec.line_class
+        return best, best_class
 
     def _header_or(self, lead: LeadRequest, name: NameParser, fallback: str) -> str:
         """850 when the lead's full name and address are in the records (though its phone is not)."""
@@ -240,6 +277,13 @@ def _street_key(text: str) -> str:
             break
         out.append(_STREET_ABBR.get(w, w))
     return " ".join(out)
+
+
+def _street_core(street: str) -> str:
+    """House number and the first street-name word that is not a suffix or direction (the index key)."""
+    words = street.split()
+    core = [w for w in words[1:] if w not in _STREET_SHORT]
+    return f"{words[0]} {core[0] if core else ''}" if words else ""
 
 
 def _street_matches(known: str, given: str) -> bool:

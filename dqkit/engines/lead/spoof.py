@@ -268,6 +268,9 @@ class _Tables:
     key_runs: frozenset[str]
     alpha_runs: frozenset[str]
     key_run5: re.Pattern[str]  # a keyboard run of five inside a token (asdfgjkl, zqwertyx)
+    collisions: frozenset[str]  # real given names / surnames of other cultures that are English vulgar words
+    person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
+    surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
 
 
 @functools.cache
@@ -284,11 +287,13 @@ def _tables() -> _Tables:
     roots = _lines("vulgar_roots.txt")
     placeholder_lines = _lines("placeholder_tokens.txt")
     person: dict[str, str] = {}
+    person_words: dict[tuple[str, ...], str] = {}
     for name, kind in (("placeholder_names.txt", PLACEHOLDER), ("celebrity_names.txt", CELEBRITY),
                        ("fictional_names.txt", FICTIONAL), ("prank_names.txt", PRANK),
                        ("vulgar_phrases.txt", VULGAR)):
         for phrase in _lines(name):
             person[_phrase_key(phrase)] = kind
+            person_words[_tokens(phrase)[0]] = kind
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -323,7 +328,33 @@ def _tables() -> _Tables:
         key_runs=keys,
         alpha_runs=alpha,
         key_run5=re.compile("|".join(sorted(k for k in keys if len(k) == 5))),
+        collisions=frozenset(ln.split("#", 1)[0].strip() for ln in _lines("name_collisions.txt")),
+        person_sounds={_sound(k): (kind, k) for k, kind in person.items() if kind != VULGAR},
+        surname_skeletons={(_sound(ws[0]), _skeleton(ws[-1])): (kind, " ".join(ws))
+                           for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
+                           and len(_skeleton(ws[-1])) >= 4},
     )
+
+
+_SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"),
+                       ("x", "ks"), ("y", "i"), ("w", "u"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _sound(text: str) -> str:
+    """A sound key of a squashed name: consonant spellings that read aloud the same meet (Butz = Butts,
+    Koholic = Coholic, Hugh Rection = Hugh G Rection): sound-alike letters merged, doubled letters made one.
+    Vowels are kept: without them Bobbie Hall read as Bobby Hill."""
+    s = text
+    for a, b in _SOUND_RULES:
+        s = s.replace(a, b)
+    return re.sub(r"(.)\1+", r"\1", s)
+
+
+@functools.lru_cache(maxsize=65536)
+def _skeleton(word: str) -> str:
+    """The consonants of a word's sound key (Kaholic = Koholic = "khlk")."""
+    return re.sub(r"[aeiou]", "", _sound(word))
 
 
 def _business_key(words: list[str]) -> str:
@@ -391,6 +422,18 @@ def _shape_hit(t: _Tables, token: str, kind: str) -> _Found | None:
     return None
 
 
+# Words that turn a name that is also a vulgar word into an insult ("Fuk You", "Fuk Off").
+_INSULT_TAILS: Final = frozenset({"you", "u", "yu", "yoo", "ya", "off", "of", "me", "yourself", "urself", "it",
+                                  "this", "that", "them", "him", "her", "all", "everyone", "face", "head"})
+
+
+def _insulting(t: _Tables, tokens: tuple[str, ...], token: str) -> bool:
+    """Whether a real name that is also a vulgar word is used as the word: next to "you", "off", ... or
+    another vulgar word."""
+    others = [w for w in tokens if w != token]
+    return any(w in _INSULT_TAILS or (w in t.vulgar and w not in t.collisions) for w in others)
+
+
 def _is_short_run(t: _Tables, chunk: str) -> bool:
     """A three-letter keyboard run (asd, jkl, sdf): part of a four-letter one."""
     return len(chunk) == 3 and any(chunk in run for run in t.key_runs if len(run) == 4)
@@ -407,6 +450,8 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
     for tok in tokens:
         hit = _word_hit(t, table, tok)
         if hit is not None:
+            if kind in (_NAME, _FULL) and tok in t.collisions and not _insulting(t, tokens, tok):
+                continue  # Fuk (Cantonese), Anal (Indian), Tit: real names; "Fuk You" still flags
             return hit
     for tok in extras:
         for v in (tok, *(v for v, _ in _variants(tok))):
@@ -458,7 +503,9 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
 
 
 def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -> _Found | None:
-    """Whole-name matches: all words, and first + last word (a middle name or initial in between)."""
+    """Whole-name matches: all words, and first + last word (a middle name or initial in between); then the
+    same by sound (Seymour Butz = Seymour Butts, Hugh Rection = Hugh G Rection); then the "Testy McTestface"
+    pattern. (A one-edit sound match was tried and dropped: it read Michael Dixon as Michael Jackson.)"""
     keys = [_squash(words)]
     if len(words) > 2:
         keys.append(words[0] + words[-1])
@@ -466,7 +513,23 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
         kind = t.person_phrases.get(key)
         if kind is not None and (placeholders or kind != PLACEHOLDER):
             return kind, key
+    if len(words) >= 2:
+        for key in keys:
+            found = t.person_sounds.get(_sound(key))
+            if found is not None and (placeholders or found[0] != PLACEHOLDER):
+                return found
+        last = _skeleton(words[-1])
+        if len(last) >= 4:  # the same given name, a surname of the same consonants: Al Kaholic, Oliver Closeoff
+            found = t.surname_skeletons.get((_sound(words[0]), last))
+            if found is not None:
+                return found
+        m = _MC_FACE.fullmatch(words[-1])
+        if m and words[0][:3] == m.group(1)[:3]:  # Testy McTestface, Boaty McBoatface
+            return PLACEHOLDER, words[-1]
     return None
+
+
+_MC_FACE: Final = re.compile(r"ma?c(\w{3,})face")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -479,6 +542,9 @@ def _check_person(first: str, middle: str, last: str) -> _Found | None:
         return None
     if words[0] in t.given_placeholders:  # "Mr Test", "Test Smith"
         return PLACEHOLDER, words[0]
+    for w in words:  # a real name that is also a vulgar word, used as the word: "Fuk" + "You"
+        if w in t.collisions and _insulting(t, tuple(words), w):
+            return VULGAR, " ".join(words)
     hit = _person_phrase(t, words)
     if hit is None and m:
         hit = _person_phrase(t, [w for w in (*f, *la) if w not in _TITLES])

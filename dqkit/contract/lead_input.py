@@ -1,0 +1,146 @@
+"""Lead fields as people write them -> the form the service's schema takes (seed 000 section 2.1).
+
+One place, used by the accessors and `dqkit verify` (through `lead_columns.lead_from_row`) and by the HTTP clients
+before they encode a request. The wire itself stays strict: a request that arrives already encoded at
+`dqkit serve` is checked against the seed's lengths (E300) as it is, never rewritten.
+
+What is changed, and nothing else:
+- every field: surrounding whitespace and non-breaking / zero-width-free blanks (U+00A0, U+2007, U+202F, tabs)
+  removed, inner runs of blanks made one space;
+- PHONE_NUMBER: "(217) 555-0142", "+1 217-555-0142", "217.555.0142", "1-217-555-0142" -> "2175550142";
+  an extension written "x12", "ext. 12", "extension 12" or "#12" after the number goes to PHONE_EXTENSION
+  (when that field is empty); "+44 20 7946 0958" -> PHONE_COUNTRY_CODE "44", PHONE_NUMBER "2079460958".
+  A number that is none of these (vanity letters, "n/a") is kept as written, so the engine answers E808 for it;
+- ZIP "94501-1234" / "945011234" -> ZIP "94501", ZIPPLUS "1234"; a ZIP that lost its leading zeros in a
+  numeric column ("2134") is padded back to five digits;
+- STATE: a state, district or territory name ("California", "new york", "Washington D.C.") -> its USPS code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import msgspec
+
+from dqkit.contract.lead import Attribute, LeadRequest, Phone
+
+_BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
+_EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
+                               re.IGNORECASE)
+_PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
+_ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
+
+# USPS codes of the states, DC and the territories by upper-case name (Publication 28, appendix B).
+STATE_CODES: Final[dict[str, str]] = {
+    "ALABAMA": "AL", "ALASKA": "AK", "ARIZONA": "AZ", "ARKANSAS": "AR", "CALIFORNIA": "CA", "COLORADO": "CO",
+    "CONNECTICUT": "CT", "DELAWARE": "DE", "DISTRICT OF COLUMBIA": "DC", "WASHINGTON DC": "DC",
+    "WASHINGTON D C": "DC", "FLORIDA": "FL", "GEORGIA": "GA", "HAWAII": "HI", "IDAHO": "ID", "ILLINOIS": "IL",
+    "INDIANA": "IN", "IOWA": "IA", "KANSAS": "KS", "KENTUCKY": "KY", "LOUISIANA": "LA", "MAINE": "ME",
+    "MARYLAND": "MD", "MASSACHUSETTS": "MA", "MICHIGAN": "MI", "MINNESOTA": "MN", "MISSISSIPPI": "MS",
+    "MISSOURI": "MO", "MONTANA": "MT", "NEBRASKA": "NE", "NEVADA": "NV", "NEW HAMPSHIRE": "NH",
+    "NEW JERSEY": "NJ", "NEW MEXICO": "NM", "NEW YORK": "NY", "NORTH CAROLINA": "NC", "NORTH DAKOTA": "ND",
+    "OHIO": "OH", "OKLAHOMA": "OK", "OREGON": "OR", "PENNSYLVANIA": "PA", "RHODE ISLAND": "RI",
+    "SOUTH CAROLINA": "SC", "SOUTH DAKOTA": "SD", "TENNESSEE": "TN", "TEXAS": "TX", "UTAH": "UT",
+    "VERMONT": "VT", "VIRGINIA": "VA", "WASHINGTON": "WA", "WEST VIRGINIA": "WV", "WISCONSIN": "WI",
+    "WYOMING": "WY", "PUERTO RICO": "PR", "GUAM": "GU", "VIRGIN ISLANDS": "VI", "US VIRGIN ISLANDS": "VI",
+    "AMERICAN SAMOA": "AS", "NORTHERN MARIANA ISLANDS": "MP", "ARMED FORCES AMERICAS": "AA",
+    "ARMED FORCES EUROPE": "AE", "ARMED FORCES PACIFIC": "AP",
+}
+_STATE_KEY: Final = re.compile(r"[^A-Z ]+")
+
+
+def clean_text(value: str) -> str:
+    """Surrounding blanks (also non-breaking spaces) removed, inner runs of blanks made one space."""
+    if not value:
+        return value
+    return _BLANKS.sub(" ", value).strip()
+
+
+def split_phone(text: str) -> tuple[str, str, str]:
+    """(number, extension, country code) of a phone as written; the number as written when it is no number."""
+    raw = clean_text(text)
+    if not raw:
+        return "", "", ""
+    ext = ""
+    m = _EXTENSION.match(raw)
+    if m:
+        raw, ext = m.group("num").strip(), m.group("ext")
+    compact = raw.translate(_PHONE_PUNCT)
+    country = ""
+    if compact.startswith("+"):
+        body = compact[1:]
+        if body.startswith("1") and len(body) == 11 and body.isdigit():
+            return body[1:], ext, ""
+        if body.isdigit() and 8 <= len(body) <= 15:
+            # the country code is 1-3 digits; the written form's first group says where it ends
+            head = raw.lstrip("+").split(maxsplit=1)[0].translate(_PHONE_PUNCT)
+            cc_len = len(head) if 1 <= len(head) <= 3 and head.isdigit() else 2
+            country, national = body[:cc_len], body[cc_len:]
+            return national, ext, country
+        return raw, ext, ""
+    if compact.isascii() and compact.isdigit():
+        if len(compact) == 11 and compact[0] == "1":
+            return compact[1:], ext, ""
+        if len(compact) == 10:
+            return compact, ext, ""
+    return raw, ext, ""
+
+
+def state_code(value: str) -> str:
+    """A state written as a name -> its USPS code; anything else as given."""
+    v = clean_text(value)
+    if len(v) <= 2:
+        return v.upper() if v.isalpha() else v
+    key = " ".join(_STATE_KEY.sub(" ", v.upper()).split())
+    return STATE_CODES.get(key, v)
+
+
+def split_zip(zip_: str, zipplus: str) -> tuple[str, str]:
+    """(ZIP, ZIPPLUS): nine digits split, a ZIP that lost its leading zeros padded."""
+    z = clean_text(zip_)
+    m = _ZIP9.match(z)
+    if m:
+        return m.group(1), zipplus or (m.group(2) or "")
+    if z.isdigit() and 3 <= len(z) < 5:
+        return z.zfill(5), zipplus
+    return z, zipplus
+
+
+def normalize_phone(p: Phone) -> Phone:
+    number, ext, country = split_phone(p.phone_number)
+    return Phone(
+        phone_type=clean_text(p.phone_type).upper(),
+        phone_number=number,
+        phone_extension=clean_text(p.phone_extension) or ext,
+        phone_country_code=clean_text(p.phone_country_code) or country,
+    )
+
+
+def normalize_lead(lead: LeadRequest) -> LeadRequest:
+    """The lead with the fields people write freely put in the schema's form (see the module docstring)."""
+    changes: dict[str, object] = {}
+    for name in _TEXT_FIELDS:
+        value: str = getattr(lead, name)
+        cleaned = clean_text(value)
+        if cleaned != value:
+            changes[name] = cleaned
+    state = state_code(str(changes.get("state", lead.state)))
+    if state != lead.state:
+        changes["state"] = state
+    zip_, zipplus = split_zip(str(changes.get("zip", lead.zip)), str(changes.get("zipplus", lead.zipplus)))
+    if zip_ != lead.zip:
+        changes["zip"] = zip_
+    if zipplus != lead.zipplus:
+        changes["zipplus"] = zipplus
+    phones = tuple(normalize_phone(p) for p in lead.phones)
+    if phones != lead.phones:
+        changes["phones"] = tuple(p for p in phones if p.phone_number or p.phone_extension or p.phone_type
+                                  or p.phone_country_code)
+    attrs = tuple(Attribute(clean_text(a.name), clean_text(a.value)) for a in lead.attributes)
+    if attrs != lead.attributes:
+        changes["attributes"] = attrs
+    return msgspec.structs.replace(lead, **changes) if changes else lead
+
+
+_TEXT_FIELDS: Final = tuple(f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes"))

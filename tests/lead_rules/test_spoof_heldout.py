@@ -1,0 +1,101 @@
+"""Spoof detection scored on data its rules were not written from (part 6 of issue 12).
+
+- `data/spoof_published.csv`: spoofs from independent published lists, split by SOURCE: the `tune` sources were
+  used to extend the word lists; the `heldout` sources never were (see README.md for every list's origin).
+- Obfuscations of every published spoof, made by rules the detector's normaliser was not written from
+  (Cyrillic look-alike letters, surname first with a comma, dots or hyphens inside words, doubled consonants,
+  inverted case): reported apart.
+- `data/multicultural_names.csv`: 1,300+ real given names and surnames from published name lists (faker's person
+  providers and documented supplements) of 40+ cultures that collide with an English vulgar word list
+  (better-profanity's, which the detector does not use): none may be flagged.
+
+The figures are printed (run with -s); the assertions hold the floors measured when the rules were written, so a
+change that loses recall or adds a false positive fails.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import pytest
+
+from dqkit.contract.lead import LeadRequest
+from dqkit.engines.lead.spoof import explain_spoof
+
+DATA = Path(__file__).resolve().parent / "data"
+CYRILLIC = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "y": "у"})
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with (DATA / name).open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _flagged(first: str = "", last: str = "", full: str = "") -> bool:
+    return explain_spoof(LeadRequest(first_name=first, last_name=last, full_name=full, zip="20500")) is not None
+
+
+def _obfuscations(row: dict[str, str], rng: random.Random) -> list[tuple[str, str, str]]:
+    first, last = row["first_name"], row["last_name"]
+    if not (first and last):
+        return []
+    out = [("", "", f"{last}, {first}"), (first.swapcase(), last.swapcase(), ""),
+           (first.translate(CYRILLIC), last.translate(CYRILLIC), "")]
+    i = rng.randrange(1, max(2, len(last)))
+    out.append((first, last[:i] + "-" + last[i:], ""))
+    cons = [k for k, ch in enumerate(last) if ch.lower() in "bdfgklmnprstvz"]
+    if cons:
+        k = rng.choice(cons)
+        out.append((first, last[: k + 1] + last[k] + last[k + 1:], ""))
+    return out
+
+
+def test_held_out_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _rows("spoof_published.csv")
+    by_split: dict[str, list[bool]] = {}
+    for r in rows:
+        by_split.setdefault(r["split"], []).append(_flagged(r["first_name"], r["last_name"], r["full_name"]))
+    tune, held = by_split["tune"], by_split["heldout"]
+    sources = {r["source"] for r in rows if r["split"] == "heldout"} & {r["source"] for r in rows
+                                                                       if r["split"] == "tune"}
+    assert not sources  # split by source: no list on both sides
+    rng = random.Random(12)
+    obf = [_flagged(*o) for r in rows for o in _obfuscations(r, rng)]
+    with capsys.disabled():
+        print(f"\nspoof recall: tune {sum(tune)}/{len(tune)} ({sum(tune) / len(tune):.1%}); held-out "
+              f"{sum(held)}/{len(held)} ({sum(held) / len(held):.1%}); obfuscated {sum(obf)}/{len(obf)} "
+              f"({sum(obf) / len(obf):.1%})")
+    assert sum(tune) == len(tune)
+    assert sum(held) / len(held) >= 0.68  # measured 68.8%: unseen TV characters are the misses
+    assert sum(obf) / len(obf) >= 0.5
+
+
+@pytest.mark.parametrize("name", ["Seymour Butz", "Hugh Rection", "Testy McTestface", "Walter White"])
+def test_named_spoofs_are_caught(name: str) -> None:
+    first, last = name.split(" ", 1)
+    assert _flagged(first, last) and _flagged(full=name)
+
+
+@pytest.mark.parametrize("name", ["Fuk Lam", "Fuk Wing Chan", "Anal Kumar", "Phuc Nguyen", "Dung Tran",
+                                  "Porntip Srisuk", "Dick Fuchs", "Nazi Yilmaz", "Tit Chan", "Kike Garcia"])
+def test_named_real_people_pass(name: str) -> None:
+    first, last = name.rsplit(" ", 1)
+    assert not _flagged(first, last) and not _flagged(full=name)
+
+
+def test_multicultural_names_that_collide_with_vulgar_words_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _rows("multicultural_names.csv")
+    cultures = {c for r in rows for c in r["cultures"].split("; ")}
+    assert len(rows) >= 500 and len(cultures) >= 30
+    for wanted in ("Vietnamese", "Cantonese", "Thai", "Indian", "Yoruba (Nigerian)", "German", "Dutch", "British"):
+        assert wanted in cultures, wanted
+    flagged = []
+    for r in rows:
+        args = (r["name"], "Okafor") if r["role"] == "given" else ("Anna", r["name"])
+        if _flagged(*args) or _flagged(full=" ".join(args)):
+            flagged.append(r["name"])
+    with capsys.disabled():
+        print(f"\nmulticultural names flagged: {len(flagged)}/{len(rows)} {flagged}")
+    assert flagged == []
