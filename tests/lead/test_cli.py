@@ -68,7 +68,7 @@ def test_help_reads_as_user_documentation(command: str) -> None:
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
     assert not any(word in text.lower() for word in JARGON), text
-    usage, _, rest = text.partition("\n\n")
+    _usage, _, rest = text.partition("\n\n")
     description = rest.split("\n\n")[0]
     assert description and not description.startswith(("positional", "options")), f"no description:\n{text}"
     if not command:
