@@ -336,3 +336,19 @@ def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_P
             "config_fault_rate": rate(config, n),
         })
     return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")
+
+
+def audit_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit table for reading: rates (fractions) as percentages ("93.2%", "–" when there is nothing to rate),
+    counts as they are, headers in words ("success %", "caller faults"). A frame of text, so it prints the same
+    everywhere; use `audit_table` for numbers to compute with."""
+    out = pd.DataFrame(index=table.index)
+    for column in table.columns:
+        name = str(column)
+        values = table[column]
+        if name.endswith("_rate"):
+            out[name.removesuffix("_rate").replace("_", " ") + " %"] = [
+                "–" if pd.isna(v) else f"{float(v):.1%}" for v in values]
+        else:
+            out[name.replace("_", " ")] = values
+    return out

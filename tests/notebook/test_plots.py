@@ -154,3 +154,11 @@ def test_audit_by_another_column_and_without_sources(results: pd.DataFrame) -> N
 def test_plots_say_which_column_is_missing() -> None:
     with pytest.raises(InputError, match="lead_result_code"):
         plots.result_codes(LEADS)
+
+
+def test_audit_view_shows_rates_as_percentages(results: pd.DataFrame) -> None:
+    view = plots.audit_view(plots.audit_table(results))
+    assert list(view.index) == ["fair", "partner", "web", "(all)"]
+    assert "success %" in view.columns and "caller faults" in view.columns and "success_rate" not in view.columns
+    assert view.loc["fair", "caller fault %"] == "100.0%" and view.loc["fair", "success %"] == "–"
+    assert all(str(v).endswith("%") or v == "–" for v in view["success %"])

@@ -70,7 +70,7 @@ def _run_all(page: Any, expect: Any, lab: Lab, name: str) -> None:
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
     # Done when every code cell has a number in its prompt and none shows [*] (bounded).
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 300
     prompts = page.locator(".jp-NotebookPanel .jp-CodeCell .jp-InputPrompt")
     while True:
         texts = [t.strip() for t in prompts.all_inner_texts()]
