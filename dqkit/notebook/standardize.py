@@ -53,14 +53,14 @@ def reason(result: Any) -> str:
     a = result.address
     why: list[str] = []
     if not ((a.prim_range and a.prim_name) or a.po_box_num or a.rr_num or a.rr_box_num):
-        why.append("no house number and street name (nor a PO box or rural route)")
+        why.append("no house number and street name")
     if not a.zip:
         if a.city and not a.state:
-            why.append("no ZIP code, and no state to tell which city this is: add the ZIP or the state")
+            why.append("no ZIP, and no state for the city: add either")
         elif not a.city:
-            why.append("no ZIP code and no city")
+            why.append("no ZIP and no city")
         else:
-            why.append("no ZIP code, and the city and state alone do not pin one down: add the ZIP")
+            why.append("no ZIP, and the city and state do not give one")
     parts = codes.split_address_error_status(a.address_error_status)
     why += [f"{c}: {codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code')}" for c in parts if c in _INVALIDATING]
     if not why:

@@ -32,7 +32,8 @@ p.generated, p.meta { color: #666; margin: 0.2rem 0; }
 table.dq { border-collapse: collapse; font-size: 0.85rem; margin: 0.8rem 0; }
 table.dq th, table.dq td { border: 1px solid #ddd; padding: 0.25rem 0.45rem; text-align: right; }
 table.dq th { background: #f4f6f8; vertical-align: bottom; font-weight: 600; }
-table.dq td.text, table.dq th.text { text-align: left; overflow-wrap: anywhere; }
+table.dq td.text, table.dq th.text { text-align: left; }
+table.dq th.text { white-space: nowrap; } table.dq td.text { overflow-wrap: anywhere; min-width: 4rem; }
 table.dq td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
 table.wide { width: 100%; } table.wide th { max-width: 6.5rem; }
 div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }

@@ -145,7 +145,8 @@ def _title(fn: PlotFn) -> str:
 def _figure_output(fig: go.Figure) -> dict[str, Any]:
     """An Output-widget entry showing `fig` through plotly's mime type (rendered by the jupyterlab-plotly
     extension that plotly ships). Not a FigureWidget: each of those carries plotly.js (5 MB) over the comm."""
-    fig.update_layout(height=380)
+    if fig.layout.height is None:  # plots with one row per code set the height their labels need
+        fig.update_layout(height=380)
     bundle = dict(pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict()))
     title = fig.layout.title.text or "figure"
     bundle["text/plain"] = f"<plotly figure: {title}>"

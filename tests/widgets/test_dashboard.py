@@ -114,3 +114,9 @@ def test_a_source_name_is_shown_as_text() -> None:
     d.picker.value = '<a href="https://evil.example">x</a>'
     assert "<a " not in d.figures_for(d.frame())[0].layout.title.text
     assert "<a " not in d.summary.value.split("</style>")[1]
+
+
+def test_plots_keep_the_height_their_labels_need() -> None:
+    d = LeadAuditDashboard(verified())
+    heights = [o["data"]["application/vnd.plotly.v1+json"]["layout"]["height"] for o in d.plots.outputs]
+    assert heights[1] > 380, "PHONE_STATUS: eleven labelled rows need more than the default height"

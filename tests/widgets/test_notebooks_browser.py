@@ -91,7 +91,7 @@ def _problems(page: Any, name: str) -> list[str]:
         if re.search(r"Traceback|Error\b|Exception\b", text):
             found.append(f"{name}: stderr: {text[:2000]}")
     for i, frame_el in enumerate(page.locator(".jp-OutputArea iframe").all()):
-        frame = frame_el.content_frame()
+        frame = frame_el.element_handle().content_frame()
         if frame is None:
             found.append(f"{name}: iframe {i} has no document")
             continue
@@ -124,7 +124,7 @@ def _screenshots(page: Any, name: str) -> int:
 def test_the_notebook_runs_in_jupyterlab_without_errors(lab: Lab, browser: Any, name: str) -> None:
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})  # tall: a cell fits one screenshot
     page.set_default_timeout(60_000)
     console: list[str] = []
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
@@ -165,6 +165,7 @@ def test_the_report_fits_its_page_and_prints(browser: Any, tmp_path: Path) -> No
         page.wait_for_timeout(1500)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        page.locator("table.wide").screenshot(path=str(ARTIFACTS / "report_audit_table.png"))
         fit = page.evaluate("""() => {
             const t = document.querySelector('table.wide'), box = t.parentElement;
             return {table: t.scrollWidth, box: box.clientWidth, body: document.body.clientWidth};
