@@ -62,9 +62,9 @@ COMMANDS = ("demo", "verify", "report", "codes", "index", "serve")
 JARGON = ("seed", "lives in its own module", "registers itself")
 
 
-@pytest.mark.parametrize("command", ["", *COMMANDS])
+@pytest.mark.parametrize("command", ["", *COMMANDS, "index build", "index info"])
 def test_help_reads_as_user_documentation(command: str) -> None:
-    proc = dqkit(*([command] if command else []), "--help")
+    proc = dqkit(*command.split(), "--help")
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
     assert not any(word in text.lower() for word in JARGON), text
