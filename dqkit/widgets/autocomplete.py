@@ -31,6 +31,7 @@ from dqkit.contract.address import (
 )
 from dqkit.contract.errors import InputError
 from dqkit.widgets.channel import (
+    PROTOCOL,
     Answer,
     Request,
     RequestHandler,
@@ -176,6 +177,16 @@ class AddressAutocomplete(anywidget.AnyWidget):
                else self.backend.format(key)).result
         self._apply(fmt)
         return fmt.address
+
+    def ask(self, op: str, **params: Any) -> dict[str, Any]:
+        """Answer one request as the browser's would be answered (`op`: search, refine, step_in or format), and
+        return the message the browser gets: `{"ok": True, "result": ...}` or `{"ok": False, "error":
+        {"type", "message"}}` with the message the widget shows. A format answer also sets `.value`."""
+        request = Request(PROTOCOL, "request", 0, op, params)
+        answer = self._handler.answer(request)
+        if answer.chosen is not None:
+            self._apply(answer.chosen)
+        return answer.message
 
     def clear(self) -> None:
         self.value = {}

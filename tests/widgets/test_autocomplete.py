@@ -253,3 +253,12 @@ def test_components_are_shown_when_the_format_answer_has_them() -> None:
     off, _ = make(WithComponents(), components=False)
     off.select("F-12-OAK")
     assert off.components == {}
+
+
+def test_ask_answers_as_the_browser_is_answered() -> None:
+    w, sent = make()
+    answer = w.ask("search", text="12 Oak", country="USA")
+    assert answer["ok"] and answer["result"]["suggestions"][0]["global_address_key"] == "F-12-OAK"
+    assert w.ask("format", key="F-12-OAK")["ok"] and w.value["address_line_1"] == "12 Oak St"
+    assert w.ask("format", key="nope")["error"]["type"] == "NotFoundError"
+    assert sent == []  # nothing went to a browser
