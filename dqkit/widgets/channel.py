@@ -95,11 +95,13 @@ def is_synthetic(dataset: object) -> bool:
     """Whether a dataset of a backend's datasets answer is synthetic (a flag, or its name or description says
     so, whatever shape the answer has)."""
     d = msgspec.to_builtins(dataset) if isinstance(dataset, msgspec.Struct) else dataset
+    if isinstance(d, list):
+        return any(is_synthetic(v) for v in d)
     if not isinstance(d, dict):
         return False
     if d.get("synthetic") is True or str(d.get("synthetic", "")).lower() == "true":
         return True
-    return any("synthetic" in str(v).lower() for v in d.values() if isinstance(v, str))
+    return any("synthetic" in v.lower() if isinstance(v, str) else is_synthetic(v) for v in d.values())
 
 
 def reference_notice(backend: AddressBackend, country: str | None = None) -> str:

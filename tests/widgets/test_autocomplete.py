@@ -210,6 +210,7 @@ def test_a_synthetic_demo_reference_shows_a_banner() -> None:
     from dqkit.widgets.channel import is_synthetic
     assert is_synthetic({"id": "us-address", "description": "Synthetic demo addresses"})
     assert not is_synthetic({"id": "us-address", "description": "USPS addresses"})
+    assert is_synthetic({"id": "us-address", "metadata": {"source": "dqkit synthetic demo"}})
 
 
 def test_the_default_local_engine_announces_its_demo_reference() -> None:
