@@ -15,6 +15,8 @@ Every category of a code table is listed in the seed's order, so two quarters' f
 
 from __future__ import annotations
 
+import html
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
@@ -82,8 +84,33 @@ def _sources(df: pd.DataFrame, by: str | None, prefix: str) -> pd.Series:
     return as_text(df[col]).replace("", "(none)")
 
 
-def _short(text: str, width: int = 48) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+def label(text: object) -> str:
+    """Text from the data (a lead source, a value) made safe for a plotly label: plotly reads `<a>`, `<b>`,
+    `<br>` and entities in labels as markup, so a link typed into a PARTNER_ID would become clickable."""
+    return html.escape(str(text), quote=False)
+
+
+def wrapped(text: str, width: int = 44) -> str:
+    """A long label broken into lines (plotly's `<br>`) instead of cut off; the text is escaped first."""
+    lines = textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+    return "<br>".join(label(line) for line in lines) if text else ""
+
+
+def code_label(code: str, meaning: str, width: int = 44) -> str:
+    """An axis label that says what a code means: "E100  Lead matches a database of ...", wrapped."""
+    return f"<b>{label(code)}</b> " + wrapped(meaning, width) if meaning else f"<b>{label(code)}</b>"
+
+
+def _count_axis(top: int) -> dict[str, Any]:
+    """An axis of counts: whole numbers only (no 0.5 steps when the counts are small), from zero."""
+    axis: dict[str, Any] = {"rangemode": "tozero", "tickformat": ",d"}
+    if top <= 8:
+        axis.update(dtick=1, range=[0, max(top, 1) * 1.05])
+    return axis
+
+
+def _category_height(n: int, lines: int = 2) -> int:
+    return max(300, 120 + n * 14 * (lines + 1))
 
 
 def _empty(fig: go.Figure, message: str) -> go.Figure:
@@ -94,25 +121,35 @@ def _empty(fig: go.Figure, message: str) -> go.Figure:
 
 
 def result_codes(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "Result codes") -> go.Figure:
-    """Leads per RESULT_CODE, one bar per code of the seed (zeros included), coloured by outcome class."""
+    """Leads per RESULT_CODE, one bar per code of the lead service (zeros included), each labelled with its
+    meaning and coloured by outcome class."""
     counts = as_text(result_column(df, prefix, "result_code")).value_counts()
     order = [*codes.RESULT_CODES, *sorted(set(counts.index) - set(codes.RESULT_CODES) - {""})]
     fig = go.Figure()
     for outcome in OUTCOME_ORDER:
-        xs = [c for c in order if (codes.RESULT_CODES[c].outcome.value if c in codes.RESULT_CODES
+        ys = [c for c in order if (codes.RESULT_CODES[c].outcome.value if c in codes.RESULT_CODES
                                    else NOT_PROCESSED) == outcome]
-        if not xs:
+        if not ys:
             continue
         fig.add_bar(
-            x=xs, y=[int(counts.get(c, 0)) for c in xs], name=outcome, marker_color=OUTCOME_COLORS[outcome],
-            hovertext=[codes.RESULT_CODES[c].condition if c in codes.RESULT_CODES else "" for c in xs],
-            hovertemplate="%{x}: %{y} leads<br>%{hovertext}<extra>" + outcome + "</extra>",
+            y=ys, x=[int(counts.get(c, 0)) for c in ys], name=outcome, orientation="h",
+            marker_color=OUTCOME_COLORS[outcome],
+            hovertext=[label(codes.RESULT_CODES[c].condition) if c in codes.RESULT_CODES else "" for c in ys],
+            hovertemplate="%{y}: %{x} leads<br>%{hovertext}<extra>" + outcome + "</extra>",
         )
     failed = int((as_text(result_column(df, prefix, "result_type")) == "FAILED").sum())
     if failed:
-        fig.add_bar(x=["no answer"], y=[failed], name=NOT_PROCESSED, marker_color=OUTCOME_COLORS[NOT_PROCESSED])
-    fig.update_layout(title=title, xaxis_title="RESULT_CODE", yaxis_title="leads", barmode="stack",
-                      xaxis={"categoryorder": "array", "categoryarray": [*order, "no answer"]}, **_LAYOUT)
+        fig.add_bar(y=["no answer"], x=[failed], name=NOT_PROCESSED, orientation="h",
+                    marker_color=OUTCOME_COLORS[NOT_PROCESSED])
+    cats = [*order, *(["no answer"] if failed else [])]
+    ticks = [code_label(c, codes.RESULT_CODES[c].condition if c in codes.RESULT_CODES
+                        else "no answer (transport or service error)" if c == "no answer" else "unknown code")
+             for c in cats]
+    fig.update_layout(title=title, yaxis_title=None, xaxis_title="leads", barmode="stack",
+                      height=_category_height(len(cats)), legend_title_text="outcome", **_LAYOUT)
+    fig.update_yaxes(categoryorder="array", categoryarray=cats, tickmode="array", tickvals=cats, ticktext=ticks,
+                     autorange="reversed", automargin=True)
+    fig.update_xaxes(**_count_axis(int(counts.drop("", errors="ignore").max()) if len(counts) else 0))
     return fig
 
 
@@ -146,24 +183,30 @@ def score_results(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "
     ys = [*validity, *extra]
     fig.add_trace(go.Bar(x=[unscored.get(v, 0) for v in ys], y=ys, orientation="h", marker_color="#7f7f7f",
                          showlegend=False, hovertemplate="%{y}: %{x} leads<extra></extra>"), row=1, col=2)
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(title_text="leads", row=1, col=2, **_count_axis(max(unscored.values(), default=0)))
     fig.update_layout(title=title, **_LAYOUT)
     return fig
 
 
 def phone_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "PHONE_STATUS") -> go.Figure:
-    """Leads per PHONE_STATUS code (E800 to E810), the valid-area-code ones in green."""
+    """Leads per PHONE_STATUS code (E800 to E810), each labelled with its meaning, the valid-area-code ones in
+    green."""
     counts = as_text(result_column(df, prefix, "phone_status")).value_counts()
     order = [*codes.PHONE_STATUSES, *sorted(set(counts.index) - set(codes.PHONE_STATUSES) - {""})]
     fig = go.Figure(go.Bar(
-        x=order, y=[int(counts.get(c, 0)) for c in order],
+        y=order, x=[int(counts.get(c, 0)) for c in order], orientation="h",
         marker_color=["#2ca02c" if c in GOOD_PHONE_STATUSES else "#d62728" for c in order],
-        hovertext=[codes.PHONE_STATUSES.get(c, "") for c in order],
-        hovertemplate="%{x}: %{y} leads<br>%{hovertext}<extra></extra>",
+        hovertext=[label(codes.PHONE_STATUSES.get(c, "unknown code")) for c in order],
+        hovertemplate="%{y}: %{x} leads<br>%{hovertext}<extra></extra>",
     ))
-    fig.update_layout(title=title, xaxis_title="PHONE_STATUS", yaxis_title="leads",
-                      xaxis={"categoryorder": "array", "categoryarray": order}, **_LAYOUT)
-    if not int(counts.drop("", errors="ignore").sum()):
+    fig.update_layout(title=title, xaxis_title="leads", height=_category_height(len(order)), **_LAYOUT)
+    fig.update_yaxes(categoryorder="array", categoryarray=order, tickmode="array", tickvals=order,
+                     ticktext=[code_label(c, codes.PHONE_STATUSES.get(c, "unknown code")) for c in order],
+                     autorange="reversed", automargin=True)
+    top = int(counts.drop("", errors="ignore").max()) if len(counts.drop("", errors="ignore")) else 0
+    fig.update_xaxes(**_count_axis(top))
+    if not top:
         return _empty(fig, "no PHONE_STATUS in these results")
     return fig
 
@@ -182,13 +225,16 @@ def address_error_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX,
                          title: str = "ADDRESS_ERROR_STATUS codes") -> go.Figure:
     """Each two-byte code of StandardizedAddress.ADDRESS_ERROR_STATUS counted over the leads, with its meaning."""
     counts = error_status_counts(list(as_text(result_column(df, prefix, "std_error_status"))))
-    labels = [f"{c} {_short(codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code'))}" for c in counts.index]
-    meanings = [codes.ADDRESS_ERROR_STATUSES.get(c, "unknown code") for c in counts.index]
-    fig = go.Figure(go.Bar(x=counts.to_list(), y=labels, orientation="h", marker_color="#1f77b4",
-                           customdata=meanings, hovertemplate="%{x} leads<br>%{customdata}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="leads carrying the code", height=max(260, 140 + 32 * len(labels)),
+    found = [str(c) for c in counts.index]
+    meanings = [codes.ADDRESS_ERROR_STATUSES.get(c, "unknown code") for c in found]
+    fig = go.Figure(go.Bar(x=counts.to_list(), y=found, orientation="h", marker_color="#1f77b4",
+                           customdata=[label(m) for m in meanings],
+                           hovertemplate="%{y}: %{x} leads<br>%{customdata}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="leads carrying the code", height=_category_height(len(found)),
                       **_LAYOUT)
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=found, automargin=True,
+                     ticktext=[code_label(c, m) for c, m in zip(found, meanings, strict=True)])
+    fig.update_xaxes(**_count_axis(int(counts.max()) if len(counts) else 0))
     if counts.empty:
         return _empty(fig, "no ADDRESS_ERROR_STATUS codes in these results")
     return fig
@@ -205,10 +251,12 @@ def address_confidence(df: pd.DataFrame, *, prefix: str = ADDRESS_PREFIX,
     ys = [int(counts.get(c, 0)) for c in order] + ([errors] if errors else [])
     colors = ["#2ca02c" if c == Confidence.VERIFIED_MATCH else "#7f7f7f" if c == "error" else "#1f77b4" for c in xs]
     fig = go.Figure(go.Bar(x=xs, y=ys, marker_color=colors,
-                           hovertext=[CONFIDENCE_MEANINGS.get(c, "no answer") for c in xs],
+                           hovertext=[label(CONFIDENCE_MEANINGS.get(c, "no answer")) for c in xs],
                            hovertemplate="%{x}: %{y} addresses<br>%{hovertext}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="confidence", yaxis_title="addresses",
-                      xaxis={"categoryorder": "array", "categoryarray": xs}, **_LAYOUT)
+                      xaxis={"categoryorder": "array", "categoryarray": xs, "tickvals": xs,
+                             "ticktext": [wrapped(x, 14) for x in xs], "automargin": True}, **_LAYOUT)
+    fig.update_yaxes(**_count_axis(max(ys, default=0)))
     return fig
 
 
@@ -221,7 +269,7 @@ def by_source(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_PRE
     shares = table.div(table.sum(axis=1), axis=0)
     fig = go.Figure()
     for o in shares.columns:
-        fig.add_bar(x=[str(s) for s in shares.index], y=shares[o].to_list(), name=str(o),
+        fig.add_bar(x=[label(s) for s in shares.index], y=shares[o].to_list(), name=str(o),
                     marker_color=OUTCOME_COLORS.get(str(o), "#bcbd22"), customdata=table[o].to_list(),
                     hovertemplate="%{x}: %{y:.1%} (%{customdata} leads)<extra>" + str(o) + "</extra>")
     fig.update_layout(title=title, barmode="stack", xaxis_title="lead source", yaxis_title="share of leads",
@@ -283,3 +331,19 @@ def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_P
             "config_fault_rate": rate(config, n),
         })
     return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")
+
+
+def audit_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit table for reading: rates (fractions) as percentages ("93.2%", "–" when there is nothing to rate),
+    counts as they are, headers in words ("success %", "caller faults"). A frame of text, so it prints the same
+    everywhere; use `audit_table` for numbers to compute with."""
+    out = pd.DataFrame(index=table.index)
+    for column in table.columns:
+        name = str(column)
+        values = table[column]
+        if name.endswith("_rate"):
+            out[name.removesuffix("_rate").replace("_", " ") + " %"] = [
+                "–" if pd.isna(v) else f"{float(v):.1%}" for v in values]
+        else:
+            out[name.replace("_", " ")] = values
+    return out

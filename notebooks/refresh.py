@@ -18,7 +18,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb")
+ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "address_entry.ipynb")
 
 
 def main(names: list[str]) -> int:

@@ -122,6 +122,21 @@ export const ADDRESS_LINES = [
 ];
 
 /** One-line text of a 7-line address: "1 Main St, Apt 2, Springfield IL 62701, USA". */
+/**
+ * The component breakdown as [label, text] rows: a flat {name: text} object (nested objects are flattened to
+ * "a.b"), empty values left out; [] when there is none, so the 7 lines show alone.
+ */
+export function componentRows(components, prefix = "") {
+  if (!components || typeof components !== "object") return [];
+  const rows = [];
+  for (const [k, v] of Object.entries(components)) {
+    const name = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object") rows.push(...componentRows(v, name));
+    else if (v !== null && v !== undefined && String(v) !== "") rows.push([name.replaceAll("_", " "), String(v)]);
+  }
+  return rows;
+}
+
 export function singleLine(address) {
   if (!address || typeof address !== "object") return "";
   const v = (k) => String(address[k] ?? "").trim();
@@ -686,9 +701,11 @@ function render({ model, el }) {
   const status = h("div", { id: ids.status, class: "dqkit-ac__status", role: "status", "aria-live": "polite" });
   const error = h("div", { class: "dqkit-ac__error", role: "alert" });
   const addressBox = h("div", { class: "dqkit-ac__address", role: "group", "aria-label": "Chosen address", hidden: true });
+  const notice = h("div", { class: "dqkit-ac__notice", role: "note", hidden: true });
   const root = h(
     "div",
     { class: "dqkit-ac" },
+    notice,
     h("div", { class: "dqkit-ac__bar" }, label, country),
     h("div", { class: "dqkit-ac__field" }, chip, input, spinner),
     listbox,
@@ -787,7 +804,19 @@ function render({ model, el }) {
         h("dd", { class: v ? "" : "dqkit-ac__empty", "data-line": k, text: v || "—" }),
       );
     }
-    addressBox.replaceChildren(dl);
+    const parts = componentRows(model.get("components"));
+    if (!parts.length) return addressBox.replaceChildren(dl);
+    const table = h("table", { class: "dqkit-ac__components", "aria-label": "Address components" });
+    const body = h("tbody");
+    for (const [k, v] of parts) body.append(h("tr", {}, h("th", { scope: "row", text: k }), h("td", { text: v })));
+    table.append(h("caption", { text: "Components" }), body);
+    addressBox.replaceChildren(dl, table);
+  }
+
+  function paintNotice() {
+    const text = String(model.get("notice") || "");
+    notice.textContent = text;
+    notice.hidden = !text;
   }
 
   function paintCountries() {
@@ -800,6 +829,8 @@ function render({ model, el }) {
   }
 
   const onValue = () => paintValue();
+  model.on("change:components", onValue);
+  model.on("change:notice", paintNotice);
   const onCountry = () => {
     paintCountries();
     controller.countryChanged();
@@ -836,6 +867,7 @@ function render({ model, el }) {
   });
 
   paintCountries();
+  paintNotice();
   paintValue();
   paint(controller.state);
   input.placeholder = model.get("placeholder") || "";
@@ -845,6 +877,8 @@ function render({ model, el }) {
     channel.dispose();
     model.off("msg:custom", onCustom);
     model.off("change:value", onValue);
+    model.off("change:components", onValue);
+    model.off("change:notice", paintNotice);
     model.off("change:country", onCountry);
     model.off("change:countries", paintCountries);
   };

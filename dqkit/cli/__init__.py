@@ -1,24 +1,39 @@
-"""The `dqkit` command. Each subcommand lives in its own module and registers itself here.
+"""dqkit: check sales leads and US postal addresses (offline engine, HTTP clients and a local server).
 
-Subcommand modules import their heavy dependencies (pandas, starlette, ...) inside their handlers, so that
-`dqkit --help` and every command start fast.
+Run `dqkit COMMAND --help` for the options of one command.
 """
+
+# Each subcommand lives in its own module (dqkit/cli/<name>_cmd.py) and imports its heavy dependencies inside its
+# handler, so that `dqkit --help` and every command start fast.
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
 from dqkit import __version__
 
 # Module name (under dqkit.cli) of each subcommand, in the order `--help` lists them.
-_COMMANDS: tuple[str, ...] = ("demo", "verify", "index", "serve", "report", "codes")
+_COMMANDS: tuple[str, ...] = ("demo", "verify", "report", "codes", "index", "serve")
+
+_EPILOG = """\
+examples:
+  dqkit demo                                   verify the bundled sample leads, write results and a report
+  dqkit verify data/sample_leads.csv -o checked.csv
+  dqkit report data/sample_leads.csv -o report.html
+  dqkit codes RESULT_CODE                      what each result code means
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dqkit", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="dqkit", description=__doc__.strip() if __doc__ else None, epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dqkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
@@ -32,6 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_broken_pipe() -> int:
+    """The reader of our output went away (`dqkit codes | head`): stop quietly, as Unix tools do."""
+    # Python flushes stdout at exit and would report the broken pipe again: point it at /dev/null first.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -41,7 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dqkit.contract.errors import DqkitError
 
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            return _quiet_broken_pipe()
+        raise
     except DqkitError as exc:
         print(f"dqkit {args.command}: {exc}", file=sys.stderr)
         return 1

@@ -1,4 +1,4 @@
-"""`dqkit codes [TABLE]`: print the seed's code tables, so analysts can look a code up without the spec."""
+"""`dqkit codes [TABLE]`: print the lead service's code tables, so analysts can look a code up without the spec."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("codes", help="print the code tables of the lead service (RESULT_CODE, PHONE_STATUS, ...)")
-    p.add_argument("table", nargs="?", help="one table name; all tables when omitted")
+    p = sub.add_parser("codes", help="print what each code of the lead service means (RESULT_CODE, PHONE_STATUS, ...)",
+                       description="Print the code tables of the lead service: every code with its meaning. "
+                                   "Give one TABLE name to print only that table.",
+                       epilog="example: dqkit codes PHONE_STATUS")
+    p.add_argument("table", nargs="?", metavar="TABLE",
+                   help="one table, e.g. RESULT_CODE or PHONE_STATUS; all tables when omitted")
     p.set_defaults(handler=run)
 
 

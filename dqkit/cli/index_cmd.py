@@ -12,9 +12,18 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("index", help="build or inspect an address reference index (OpenAddresses CSV files)")
+    p = sub.add_parser("index", help="build or inspect an address reference index (OpenAddresses CSV files)",
+                       description="An address reference is the list of real addresses that address search and "
+                                   "validation match against. OpenAddresses (openaddresses.io) publishes such lists "
+                                   "as CSV files per county or city. `dqkit index build` turns them into one index "
+                                   "file; `dqkit index info` says what an index holds.",
+                       epilog="example: dqkit index build us/ca/alameda.csv -o alameda.dqidx")
     isub = p.add_subparsers(dest="index_command", metavar="ACTION")
-    b = isub.add_parser("build", help="import OpenAddresses-format CSV / CSV.gz files into one index file")
+    b = isub.add_parser("build", help="import OpenAddresses-format CSV / CSV.gz files into one index file",
+                        description="Import address points from OpenAddresses-format CSV files (columns LON, LAT, "
+                                    "NUMBER, STREET, UNIT, CITY, REGION, POSTCODE, ...; .csv or .csv.gz) into one "
+                                    "index file that dqkit serve --index and the Python API read.",
+                        epilog="example: dqkit index build data/demo_reference.csv.gz -o demo.dqidx --synthetic")
     b.add_argument("files", nargs="+", metavar="FILE",
                    help="OpenAddresses CSV files; country from --country, else the path "
                         "(<country>/<region>/<source>.csv or <country>/<source>.csv), else US")
@@ -22,8 +31,10 @@ def register(sub: Any) -> None:
     b.add_argument("--country", help="two-letter country code of every file (overrides the paths)")
     b.add_argument("--synthetic", action="store_true", help="mark the datasets as synthetic (demo data)")
     b.set_defaults(handler=run_build)
-    i = isub.add_parser("info", help="print the datasets, sizes and build id of an index")
-    i.add_argument("index", metavar="INDEX")
+    i = isub.add_parser("info", help="print the datasets, sizes and build id of an index",
+                        description="Print what an index file holds: its datasets (country, number of addresses "
+                                    "and streets, whether synthetic), its size, build id and source files.")
+    i.add_argument("index", metavar="INDEX", help="index file written by dqkit index build")
     i.set_defaults(handler=run_info)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 

@@ -14,12 +14,16 @@ from typing import Any
 
 def register(sub: Any) -> None:
     p = sub.add_parser("report", help="write an HTML report (figures and audit tables) of a file of leads",
-                       description=__doc__.splitlines()[0] if __doc__ else None)
+                       description="Verify the leads of INPUT (or read a file that dqkit verify wrote) and write one "
+                                   "HTML file with the result-code summary, the audit per lead source and the figures. "
+                                   "It needs no network to open and can be mailed.",
+                       epilog="example: dqkit report data/sample_leads.csv -o report.html")
     p.add_argument("input", type=Path, help="CSV or Parquet file of leads, or the output of dqkit verify")
     p.add_argument("-o", "--output", type=Path, default=Path("report.html"),
                    help="HTML file to write (default: report.html)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
-                   help="use COLUMN for the seed field FIELD (repeatable), e.g. --map PARTNER_ID=vendor")
+                   help="read the lead field FIELD (PHONE_NUMBER, PARTNER_ID, ...) from the file's column COLUMN, "
+                        "for columns dqkit does not find by name (repeatable), e.g. --map PARTNER_ID=vendor")
     p.add_argument("--backend", default="local",
                    help="'local' (default), 'vendor' (URLs and tokens from the DQKIT_* variables), or the URL of "
                         "a dqkit serve")

@@ -14,22 +14,32 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="verify the leads of a CSV or Parquet file",
-                       description="Verify every lead of INPUT and write OUTPUT: every input row, in order, with "
-                                   "flat result columns added. Columns are found by forgiving names.")
+    p = sub.add_parser("verify", help="verify every lead of a CSV or Parquet file and write it with result columns",
+                       description="Verify every lead of INPUT on the local engine (no account, no network) and "
+                                   "write OUTPUT: every input row, in order, with the result columns added "
+                                   "(result_code, its meaning, phone status, the standardized address, ...). "
+                                   "Columns are found by forgiving names (First Name, fname, zipcode, phone, ...); "
+                                   "--map names the ones it cannot guess.",
+                       epilog="example: dqkit verify data/sample_leads.csv -o checked.csv")
     p.add_argument("input", type=Path, help="CSV or Parquet file of leads")
     p.add_argument("-o", "--output", type=Path, required=True, help="CSV or Parquet file to write")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
-                   help="use COLUMN for the seed field FIELD (repeatable), e.g. --map PHONE_NUMBER=cell")
+                   help="read the lead field FIELD (PHONE_NUMBER, PARTNER_ID, ...) from the file's column COLUMN, "
+                        "for columns dqkit does not find by name (repeatable), e.g. --map PHONE_NUMBER=cell")
     p.add_argument("--stage1", choices=("phone_status", "score"), default="phone_status",
-                   help="answer PHONE_STATUS (default) or SCORE_RESULT in Stage 1")
-    p.add_argument("--require-phone", action="store_true", help="answer E602 when a lead has no phone")
-    p.add_argument("--records", type=Path, help="reference records CSV (phone and name matching)")
+                   help="what the first check answers: phone_status (how the phone number looks, the default) or score "
+                        "(a match score against --records)")
+    p.add_argument("--require-phone", action="store_true",
+                   help="treat a lead without a phone number as incomplete (result code E602)")
+    p.add_argument("--records", type=Path,
+                   help="CSV of known people (name, address, phone) that leads are matched against")
     p.add_argument("--reference", type=Path, action="append", metavar="PATH",
                    help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
                         "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
-    p.add_argument("--no-address", action="store_true", help="skip address standardization")
-    p.add_argument("--prefix", default="", help="prefix of the added result columns")
+    p.add_argument("--no-address", action="store_true",
+                   help="do not standardize the addresses (faster; no address columns)")
+    p.add_argument("--prefix", default="",
+                   help="text put before every added column name (default: none), e.g. --prefix lead_")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-escape-formulas", action="store_true",

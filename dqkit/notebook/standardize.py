@@ -3,7 +3,8 @@
 The US standardizer (`dqkit.engines.usaddr.standardize`) runs in-process on each distinct address; its
 StandardizedAddress is flattened into `std_*` columns named as in `dqkit verify` and `df.leads.verify()`
 (`std_full_address`, `std_city`, `std_error_status`, ...), plus the Publication 28 parts of the delivery line,
-`std_valid` and what was corrected. No cache: standardizing is cheaper than looking an answer up.
+`std_valid`, `std_reason` (why an address is not valid, in words) and what was corrected. No cache:
+standardizing is cheaper than looking an answer up.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dqkit.notebook.progress import Progress
 from dqkit.notebook.settings import options
 
 PREFIX: Final = "std_"
+# Two-byte ADDRESS_ERROR_STATUS codes that make an address not valid (as the standardizer decides).
+_INVALIDATING: Final = ("57", "58", "59", "30", "61", "64")
 # (column, StandardizedAddress attribute), in output order.
 _FIELDS: Final = (
     ("full_address", "full_address"), ("street1", "street1"), ("street2", "street2"),
@@ -33,13 +36,37 @@ _FIELDS: Final = (
     ("address_type", "address_type"), ("ziptype", "ziptype"), ("address_code", "address_code"),
 )
 NAMES: Final = (*(c for c, _ in _FIELDS), "address_code_meaning", "error_status", "error_codes",
-                "error_meanings", "valid", "corrected")
+                "error_meanings", "valid", "reason", "corrected")
 _CATEGORIES: Final = {
     "geomatch": LEAD_CATEGORIES["std_geomatch"],
     "address_type": LEAD_CATEGORIES["std_address_type"],
     "address_code_meaning": LEAD_CATEGORIES["std_address_code_meaning"],
     "ziptype": tuple(k for k in codes.ZIPTYPES if k),
 }
+
+
+def reason(result: Any) -> str:
+    """Why a standardized address is not valid, in words ("" when it is valid): what was missing, then the
+    meanings of the status codes that made it not valid."""
+    if result.valid:
+        return ""
+    a = result.address
+    why: list[str] = []
+    if not ((a.prim_range and a.prim_name) or a.po_box_num or a.rr_num or a.rr_box_num):
+        why.append("no house number and street name")
+    if not a.zip:
+        if a.city and not a.state:
+            why.append("no ZIP, and no state for the city: add either")
+        elif not a.city:
+            why.append("no ZIP and no city")
+        else:
+            why.append("no ZIP, and the city and state do not give one")
+    parts = codes.split_address_error_status(a.address_error_status)
+    why += [f"{c}: {codes.ADDRESS_ERROR_STATUSES.get(c, 'unknown code')}" for c in parts if c in _INVALIDATING]
+    if not why:
+        why.append("the house number is not on this street in the address reference"
+                   if "61" in parts or a.address_code else "the address could not be confirmed")
+    return "; ".join(why)
 
 
 def _flat(text_or_fields: str | Mapping[str, str]) -> dict[str, Any]:
@@ -61,6 +88,7 @@ def _flat(text_or_fields: str | Mapping[str, str]) -> dict[str, Any]:
         error_codes=" ".join(parts),
         error_meanings="; ".join(codes.ADDRESS_ERROR_STATUSES.get(c, "unknown code") for c in parts),
         valid=result.valid,
+        reason=reason(result),
         corrected=", ".join(sorted(result.corrected)),
     )
     return out

@@ -30,36 +30,67 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; ma
        color: #222; padding: 0 1rem; }
 h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
 p.generated, p.meta { color: #666; margin: 0.2rem 0; }
-table.dq { border-collapse: collapse; font-size: 0.9rem; margin: 0.8rem 0; }
-table.dq th, table.dq td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
-table.dq th { background: #f4f6f8; } table.dq td.text, table.dq th.text { text-align: left; }
+table.dq { border-collapse: collapse; font-size: 0.85rem; margin: 0.8rem 0; }
+table.dq th, table.dq td { border: 1px solid #ddd; padding: 0.25rem 0.45rem; text-align: right; }
+table.dq th { background: #f4f6f8; vertical-align: bottom; font-weight: 600; }
+table.dq td.text, table.dq th.text { text-align: left; }
+table.dq th.text { white-space: nowrap; } table.dq td.text { overflow-wrap: anywhere; min-width: 4rem; }
+table.dq td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.wide { width: 100%; } table.wide th { max-width: 6.5rem; }
 div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }
+@media print { body { max-width: none; margin: 0; } div.table { overflow: visible; }
+               table.dq { font-size: 0.75rem; } .figure { break-inside: avoid; } }
 """.strip()
 
 
-def _table(df: pd.DataFrame, text_columns: Sequence[str] = ()) -> str:
-    """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions)."""
-    head = "".join(f'<th class="{"text" if c in text_columns else "num"}">{html.escape(str(c))}</th>'
-                   for c in df.columns)
+def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_columns: Sequence[str] = (),
+           headers: dict[str, str] | None = None, titles: dict[str, str] | None = None, wide: bool = False) -> str:
+    """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions).
+
+    `percent_columns` are rates (fractions) shown as percentages; `headers` replaces column names by readable
+    ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover."""
+    headers = headers or {}
+    titles = titles or {}
+
+    def th(c: object) -> str:
+        cls = "text" if c in text_columns else "num"
+        title = f' title="{html.escape(titles[str(c)])}"' if str(c) in titles else ""
+        return f'<th class="{cls}"{title}>{html.escape(headers.get(str(c), str(c)))}</th>'
+
+    head = "".join(th(c) for c in df.columns)
     rows = []
     for values in df.itertuples(index=False, name=None):
         cells = []
         for c, v in zip(df.columns, values, strict=True):
             cls = "text" if c in text_columns else "num"
-            cells.append(f'<td class="{cls}">{html.escape(_fmt(v))}</td>')
+            text = _percent(v) if c in percent_columns else _fmt(v)
+            cells.append(f'<td class="{cls}">{html.escape(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="table"><table class="dq"><thead><tr>{head}</tr></thead><tbody>' + "\n".join(rows)
-            + "</tbody></table></div>")
+    table_class = "dq wide" if wide else "dq"
+    return (f'<div class="table"><table class="{table_class}"><thead><tr>{head}</tr></thead><tbody>'
+            + "\n".join(rows) + "</tbody></table></div>")
+
+
+def _percent(v: object) -> str:
+    if v is None or not isinstance(v, (int, float)) or v != v:
+        return "–"
+    return f"{float(v):.1%}"
 
 
 def _fmt(v: object) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "–"
     if isinstance(v, float):
-        return f"{v:.1%}" if 0.0 <= v <= 1.0 else f"{v:,.2f}"
+        return f"{v:,.2f}"
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
+
+
+def _audit_header(column: str) -> str:
+    """`caller_fault_rate` -> `caller fault %`: words that wrap, so twelve columns fit a 1,100 px page."""
+    words = column.replace("_rate", " %").replace("_", " ")
+    return {"phone ok %": "valid phone %"}.get(words, words)
 
 
 def result_code_summary(results: pd.DataFrame, prefix: str | None = None) -> pd.DataFrame:
@@ -115,15 +146,21 @@ def build_report(
     sections: list[str] = []
 
     summary = result_code_summary(results, prefix)
-    sections.append("<h2>Result codes</h2>" + _table(summary, ("code", "meaning", "outcome")))
+    sections.append("<h2>Result codes</h2>" + _table(summary, ("code", "meaning", "outcome"),
+                                                     percent_columns=("share",)))
 
     audit = plots.audit_table(results, by=by, prefix=prefix).reset_index()
-    legend = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in plots.AUDIT_COLUMNS.items())
+    legend = "".join(f"<li><b>{html.escape(_audit_header(k))}</b>: {html.escape(v)}</li>"
+                     for k, v in plots.AUDIT_COLUMNS.items())
     sections.append(
         "<h2>Audit by lead source</h2>"
         + f'<p class="note">Lead source column: <code>{html.escape(source_col or "none found")}</code>. Rates are '
         "taken over the assessed leads, leaving out caller, configuration and service faults, which are counted "
-        "apart.</p>" + _table(audit, ("source",)) + f'<ul class="note">{legend}</ul>'
+        "apart. Hover over a header for its definition.</p>"
+        + _table(audit, ("source",), percent_columns=[c for c in audit.columns if str(c).endswith("_rate")],
+                 headers={str(c): _audit_header(str(c)) for c in audit.columns},
+                 titles={k: v for k, v in plots.AUDIT_COLUMNS.items()}, wide=True)
+        + f'<ul class="note">{legend}</ul>'
     )
 
     figures: list[go.Figure] = [plots.result_codes(results, prefix=prefix),

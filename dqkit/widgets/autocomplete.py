@@ -21,15 +21,25 @@ import traitlets
 from dqkit._resources import bundled
 from dqkit.backends.base import AddressBackend
 from dqkit.backends.select import BackendLike, address_backend, is_remote
-from dqkit.contract.address import MAX_SUGGESTIONS, Address, FormatResult, SearchRequest, SearchType
+from dqkit.contract.address import (
+    MAX_SUGGESTIONS,
+    Address,
+    FormatRequest,
+    FormatResult,
+    SearchRequest,
+    SearchType,
+)
 from dqkit.contract.errors import InputError
 from dqkit.widgets.channel import (
+    PROTOCOL,
     Answer,
     Request,
     RequestHandler,
     RequestQueue,
     decode,
+    flat_components,
     normalize_country,
+    reference_notice,
 )
 
 ADDRESS_LINES: tuple[str, ...] = tuple(Address.__struct_fields__)
@@ -57,6 +67,11 @@ class AddressAutocomplete(anywidget.AnyWidget):
                      any AddressBackend object; `token` goes to the HTTP clients
     country          ISO code searched ("USA"; two-letter codes are accepted); `countries` adds a picker
     max_suggestions  suggestions per keystroke (1..25, default 7)
+    components       ask for the component breakdown of the chosen address (street name, building number,
+                     ...) and show it under the 7 lines when the backend gives one (default True);
+                     `.components` holds it as a flat dict
+    notice           a banner over the box: set by the widget when the backend answers from a synthetic demo
+                     reference (its datasets answer says so), "" otherwise
     threaded         answer on a worker thread (default: for remote backends; in-process ones answer inline)
     warm_up          open the local engine's reference in the background now (default: for the local engine)
     """
@@ -72,6 +87,9 @@ class AddressAutocomplete(anywidget.AnyWidget):
     debounce_ms = traitlets.Int(80, help="keystrokes closer than this are coalesced").tag(sync=True)
     timeout_ms = traitlets.Int(20000, help="the browser gives up on an answer after this").tag(sync=True)
     max_suggestions = traitlets.Int(7, help="suggestions per search, 1..25")
+    components = traitlets.Dict(help="component breakdown of the chosen address, {} when none").tag(sync=True)
+    show_components = traitlets.Bool(True, help="ask for and show the component breakdown").tag(sync=True)
+    notice = traitlets.Unicode("", help="banner shown over the box (demo reference warning)").tag(sync=True)
 
     def __init__(
         self,
@@ -81,6 +99,7 @@ class AddressAutocomplete(anywidget.AnyWidget):
         token: str | None = None,
         countries: Sequence[str] | None = None,
         max_suggestions: int = 7,
+        components: bool = True,
         threaded: bool | None = None,
         warm_up: bool | None = None,
         **kwargs: Any,
@@ -90,9 +109,11 @@ class AddressAutocomplete(anywidget.AnyWidget):
         chosen = [normalize_country(c) for c in countries] if countries else [country]
         if country not in chosen:
             chosen.insert(0, country)
-        super().__init__(country=country, countries=chosen, max_suggestions=max_suggestions, **kwargs)
+        super().__init__(country=country, countries=chosen, max_suggestions=max_suggestions,
+                         show_components=components, **kwargs)
         self._backend = resolved
-        self._handler = RequestHandler(lambda: self._backend, lambda: self.max_suggestions)
+        self._handler = RequestHandler(lambda: self._backend, lambda: self.max_suggestions,
+                                       lambda: self.show_components)
         self._queue = RequestQueue(self._handler.answer, self._deliver)
         self._loop: asyncio.AbstractEventLoop | None = None
         # An in-process backend answers in a few milliseconds: answering inline saves two thread hops per
@@ -101,9 +122,14 @@ class AddressAutocomplete(anywidget.AnyWidget):
         self.on_msg(self._on_custom)
         if warm_up is None:
             warm_up = _is_local(resolved)
-        if warm_up:
-            # Open the demo reference now, off the main thread, so the first keystroke is not the slow one.
-            threading.Thread(target=self._warm_up, name="dqkit-autocomplete-warm-up", daemon=True).start()
+        try:
+            self._init_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._init_loop = None
+        # Off the main thread: open the local reference now, so the first keystroke is not the slow one, and ask
+        # the backend which reference answers, so a synthetic demo reference is announced by a banner.
+        threading.Thread(target=self._warm_up, args=(warm_up,), name="dqkit-autocomplete-warm-up",
+                         daemon=True).start()
 
     # ---- validation
 
@@ -147,13 +173,30 @@ class AddressAutocomplete(anywidget.AnyWidget):
     def select(self, key: str) -> Address:
         """Format `key` (a global_address_key from the backend) and make it the widget's value, as picking it
         in the browser would. Errors from the backend are raised, not shown."""
-        fmt = self.backend.format(key).result
+        fmt = (self.backend.format(key, FormatRequest(add_components=True)) if self.show_components
+               else self.backend.format(key)).result
         self._apply(fmt)
         return fmt.address
+
+    def ask(self, op: str, **params: Any) -> dict[str, Any]:
+        """Answer one request as the browser's would be answered (`op`: search, refine, step_in or format), and
+        return the message the browser gets: `{"ok": True, "result": ...}` or `{"ok": False, "error":
+        {"type", "message"}}` with the message the widget shows. A format answer also sets `.value`."""
+        request = Request(PROTOCOL, "request", 0, op, params)
+        answer = self._handler.answer(request)
+        if answer.chosen is not None:
+            self._apply(answer.chosen)
+        return answer.message
 
     def clear(self) -> None:
         self.value = {}
         self.address_key = ""
+        self.components = {}
+
+    def check_reference(self) -> str:
+        """Ask the backend which reference answers and set `.notice` (the banner) from it; returns the notice."""
+        self.notice = reference_notice(self.backend, self.country)
+        return self.notice
 
     def close(self) -> None:
         queue = getattr(self, "_queue", None)  # absent when __init__ refused its arguments
@@ -195,8 +238,20 @@ class AddressAutocomplete(anywidget.AnyWidget):
         with self.hold_trait_notifications():
             self.address_key = fmt.global_address_key
             self.value = msgspec.to_builtins(fmt.address)
+            self.components = flat_components(fmt.components) if self.show_components else {}
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, search: bool) -> None:
         # Failures are not reported here: the first real keystroke reports any problem to the user.
-        with contextlib.suppress(Exception):
-            self.backend.search(SearchRequest.of("1", self.country, max_suggestions=1))
+        if search:
+            with contextlib.suppress(Exception):
+                self.backend.search(SearchRequest.of("1", self.country, max_suggestions=1))
+        notice = reference_notice(self.backend, self.country)
+        if not notice:
+            return
+        loop = self._init_loop
+        if loop is not None and not loop.is_closed():
+            # Traits are set on the kernel's loop, where the widget's messages are sent from.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(setattr, self, "notice", notice)
+                return
+        self.notice = notice

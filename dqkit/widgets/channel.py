@@ -23,8 +23,15 @@ from typing import Any, Final
 import msgspec
 
 from dqkit.backends.base import AddressBackend
-from dqkit.contract.address import ISO3_BY_ISO2, MAX_SUGGESTIONS, FormatResult, SearchRequest, SearchType
-from dqkit.contract.errors import DqkitError, InputError
+from dqkit.contract.address import (
+    ISO3_BY_ISO2,
+    MAX_SUGGESTIONS,
+    FormatRequest,
+    FormatResult,
+    SearchRequest,
+    SearchType,
+)
+from dqkit.contract.errors import DqkitError, InputError, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +42,82 @@ LIST_OPS: Final = frozenset({"search", "refine", "step_in"})
 OPS: Final = LIST_OPS | {"format"}
 
 _ISO3 = re.compile(r"[A-Z]{3}")
+# Names for the messages a person reads ("No address reference for Canada ..."); other codes are shown as codes.
+COUNTRY_NAMES: Final[dict[str, str]] = {
+    "USA": "the United States", "CAN": "Canada", "GBR": "the United Kingdom", "MEX": "Mexico", "AUS": "Australia",
+    "NZL": "New Zealand", "IRL": "Ireland", "FRA": "France", "DEU": "Germany", "ESP": "Spain", "ITA": "Italy",
+    "NLD": "the Netherlands", "BEL": "Belgium", "CHE": "Switzerland", "AUT": "Austria", "SWE": "Sweden",
+    "NOR": "Norway", "DNK": "Denmark", "FIN": "Finland", "POL": "Poland", "PRT": "Portugal", "BRA": "Brazil",
+    "IND": "India", "JPN": "Japan", "SGP": "Singapore", "ZAF": "South Africa",
+}
+ADD_REFERENCE_HINT: Final = "Add one with: dqkit reference add <file>"
+_NO_REFERENCE = re.compile(r"no (?:address )?reference(?: data)? for (?:country )?'?([A-Za-z]{2,3})'?", re.I)
+
+
+def country_name(iso3: str) -> str:
+    return COUNTRY_NAMES.get(iso3.upper(), f"country {iso3.upper()}")
+
+
+def plain_message(exc: DqkitError) -> str:
+    """What the widget shows for an error, in words for a person: no HTTP status line for an answer of the
+    in-process engine, and for a country without a reference, what to do about it."""
+    detail = exc.detail if isinstance(exc, ServiceError) and exc.detail else str(exc)
+    m = _NO_REFERENCE.search(detail)
+    if m:
+        code = m.group(1).upper()
+        code = ISO3_BY_ISO2.get(code, code)
+        return f"No address reference for {country_name(code)} is installed. {ADD_REFERENCE_HINT}"
+    if isinstance(exc, ServiceError) and exc.status in (401, 403):
+        return f"The address service did not accept the credentials: {detail}"
+    if isinstance(exc, ServiceError) and exc.status == 429:
+        return f"The address service asks to slow down (too many requests): {detail}"
+    return detail or type(exc).__name__
+
+
+def flat_components(components: object, prefix: str = "") -> dict[str, str]:
+    """A component breakdown as one level of "name: text" (nested blocks, as the vendor sends them, become
+    "street.name"); empty values are left out."""
+    out: dict[str, str] = {}
+    if isinstance(components, msgspec.Struct):
+        components = msgspec.to_builtins(components)
+    if isinstance(components, dict):
+        for k, v in components.items():
+            out.update(flat_components(v, f"{prefix}{k}."))
+    elif isinstance(components, list):
+        for i, v in enumerate(components, 1):
+            out.update(flat_components(v, f"{prefix}{i}."))
+    elif components is not None and str(components) != "":
+        out[prefix.rstrip(".")] = str(components)
+    return out
+
+
+def is_synthetic(dataset: object) -> bool:
+    """Whether a dataset of a backend's datasets answer is synthetic (a flag, or its name or description says
+    so, whatever shape the answer has)."""
+    d = msgspec.to_builtins(dataset) if isinstance(dataset, msgspec.Struct) else dataset
+    if isinstance(d, list):
+        return any(is_synthetic(v) for v in d)
+    if not isinstance(d, dict):
+        return False
+    if d.get("synthetic") is True or str(d.get("synthetic", "")).lower() == "true":
+        return True
+    return any("synthetic" in v.lower() if isinstance(v, str) else is_synthetic(v) for v in d.values())
+
+
+def reference_notice(backend: AddressBackend, country: str | None = None) -> str:
+    """The banner text when the backend answers from a synthetic demo reference, else "" (also "" when the
+    backend cannot say: the banner is a warning, never a failure)."""
+    try:
+        datasets = backend.datasets(country)
+    except Exception:  # a backend without a datasets answer: nothing to warn about
+        return ""
+    fake = [d for d in datasets if is_synthetic(d)]
+    if not fake:
+        return ""
+    ids = ", ".join(str(getattr(d, "id", "") or (d.get("id", "") if isinstance(d, dict) else "")) for d in fake)
+    return ("Demo reference: these addresses are synthetic, made up for trying dqkit out"
+            + (f" (dataset {ids})" if ids.strip(", ") else "")
+            + ". They are not real addresses and verify nothing. " + ADD_REFERENCE_HINT.replace("one", "a real one"))
 
 
 def normalize_country(country: str) -> str:
@@ -104,12 +187,13 @@ class RequestHandler:
 
     backend: Callable[[], AddressBackend]
     max_suggestions: Callable[[], int] = lambda: 7
+    components: Callable[[], bool] = lambda: False
 
     def answer(self, request: Request) -> Answer:
         try:
             return self._answer(request)
         except DqkitError as e:
-            return Answer(error(request.id, type(e).__name__, str(e)))
+            return Answer(error(request.id, type(e).__name__, plain_message(e)))
         except Exception as e:
             log.exception("dqkit autocomplete: %s failed", request.op)
             return Answer(error(request.id, "InternalError", f"{type(e).__name__}: {e}"))
@@ -131,7 +215,9 @@ class RequestHandler:
             res = self.backend().step_in(_text_param(p, "key", MAX_KEY))
             return Answer(ok(request.id, msgspec.to_builtins(res.result)))
         if request.op == "format":
-            fmt = self.backend().format(_text_param(p, "key", MAX_KEY)).result
+            key = _text_param(p, "key", MAX_KEY)
+            fmt = (self.backend().format(key, FormatRequest(add_components=True)) if self.components()
+                   else self.backend().format(key)).result
             return Answer(ok(request.id, msgspec.to_builtins(fmt)), chosen=fmt)
         raise InputError(f"unknown request {request.op!r}; expected one of {', '.join(sorted(OPS))}")
 

@@ -31,6 +31,36 @@ DEFAULT_PLOTS: Final[tuple[PlotFn, ...]] = (
 )
 
 
+# The result column each default plot draws; a plot whose column no lead of the frame fills (SCORE_RESULT under
+# the default profile, PHONE_STATUS under the score profile) is left out instead of shown as an empty panel.
+_PLOT_COLUMN: Final[dict[PlotFn, str]] = {
+    plots.score_results: "score_result",
+    plots.phone_status: "phone_status",
+    plots.address_error_status: "std_error_status",
+}
+
+# Numbers right-aligned under right-aligned headers; the source column on the left.
+_AUDIT_CSS: Final = (
+    "<style>"
+    "table.dqkit-audit{border-collapse:collapse;font-size:12px;margin:4px 0}"
+    "table.dqkit-audit th,table.dqkit-audit td{padding:2px 8px;text-align:right;vertical-align:bottom;"
+    "border-bottom:1px solid #e0e0e0}"
+    "table.dqkit-audit thead th{font-weight:600;white-space:normal;max-width:7em}"
+    "table.dqkit-audit tbody th{text-align:left;font-weight:600}"
+    "table.dqkit-audit thead th:first-child{text-align:left}"
+    "</style>"
+)
+
+
+def has_data(fn: PlotFn, df: pd.DataFrame, prefix: str) -> bool:
+    """Whether `fn` has anything to draw for the leads of `df` (plots not in `_PLOT_COLUMN` always do)."""
+    column = _PLOT_COLUMN.get(fn)
+    if column is None:
+        return True
+    name = f"{prefix}{column}"
+    return name in df.columns and bool(plots.as_text(df[name]).ne("").any())
+
+
 def _rate(v: Any) -> str:
     return "–" if pd.isna(v) else f"{float(v):.1%}"
 
@@ -45,7 +75,7 @@ def audit_html(table: pd.DataFrame) -> str:
     for source, row in table.iterrows():
         cells = "".join(f"<td>{_rate(row[c]) if c.endswith('_rate') else int(row[c])}</td>" for c in cols)
         rows.append(f"<tr><th>{html.escape(str(source))}</th>{cells}</tr>")
-    return (f'<table class="dqkit-audit"><thead><tr><th>source</th>{head}</tr></thead>'
+    return (f'{_AUDIT_CSS}<table class="dqkit-audit"><thead><tr><th>source</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
@@ -53,7 +83,8 @@ class LeadAuditDashboard(ipywidgets.VBox):  # type: ignore[misc]
     """Plots of a frame returned by `df.leads.verify()`, for all leads or one lead source at a time.
 
     `by` names the source column (default: the column mapped to PARTNER_ID, as in `dqkit.plots`); `figures` are
-    the plot functions shown, each taking `(frame, prefix=..., title=...)`. `.source` is the picked source (or
+    the plot functions shown, each taking `(frame, prefix=..., title=...)`; a plot of a result column that no lead
+    of the frame fills (SCORE_RESULT under the default profile) is left out. `.source` is the picked source (or
     "(all)"), `.frame()` the rows it selects.
     """
 
@@ -64,7 +95,7 @@ class LeadAuditDashboard(ipywidgets.VBox):  # type: ignore[misc]
         plots.result_column(df, prefix, "outcome")  # a verified frame? (clear InputError if not)
         self._df = df
         self._prefix = prefix
-        self._plots = tuple(figures)
+        self._plots = tuple(fn for fn in figures if has_data(fn, df, prefix))
         self._by = plots.source_column(df, by, prefix)
         self._sources = (plots.as_text(df[self._by]).replace("", NONE) if self._by is not None
                          else pd.Series(ALL, index=df.index, dtype=object))
@@ -96,7 +127,7 @@ class LeadAuditDashboard(ipywidgets.VBox):  # type: ignore[misc]
         return self._df[self._sources == self.source]
 
     def figures_for(self, frame: pd.DataFrame) -> list[go.Figure]:
-        suffix = "" if self.source == ALL else f" — {self.source}"
+        suffix = "" if self.source == ALL else f" — {plots.label(self.source)}"
         return [fn(frame, prefix=self._prefix, title=_title(fn) + suffix) for fn in self._plots]
 
     def _redraw(self) -> None:
@@ -114,7 +145,8 @@ def _title(fn: PlotFn) -> str:
 def _figure_output(fig: go.Figure) -> dict[str, Any]:
     """An Output-widget entry showing `fig` through plotly's mime type (rendered by the jupyterlab-plotly
     extension that plotly ships). Not a FigureWidget: each of those carries plotly.js (5 MB) over the comm."""
-    fig.update_layout(height=380)
+    if fig.layout.height is None:  # plots with one row per code set the height their labels need
+        fig.update_layout(height=380)
     bundle = dict(pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict()))
     title = fig.layout.title.text or "figure"
     bundle["text/plain"] = f"<plotly figure: {title}>"

@@ -56,3 +56,56 @@ def test_verify_map_override_and_bad_input(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "does not exist" in bad.stderr and "Traceback" not in bad.stderr
     badmap = dqkit("verify", str(src), "-o", str(out), "--map", "nonsense")
     assert badmap.returncode == 1 and "FIELD=COLUMN" in badmap.stderr
+
+
+COMMANDS = ("demo", "verify", "report", "codes", "index", "serve")
+JARGON = ("seed", "lives in its own module", "registers itself")
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS, "index build", "index info"])
+def test_help_reads_as_user_documentation(command: str) -> None:
+    proc = dqkit(*command.split(), "--help")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert not any(word in text.lower() for word in JARGON), text
+    _usage, _, rest = text.partition("\n\n")
+    description = rest.split("\n\n")[0]
+    assert description and not description.startswith(("positional", "options")), f"no description:\n{text}"
+    if not command:
+        assert all(c in text for c in COMMANDS)
+
+
+def test_codes_into_a_closed_pipe_ends_quietly() -> None:
+    """`dqkit codes | head`: the reader leaves early; no BrokenPipeError traceback, the usual SIGPIPE status."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is already gone: the first write fails
+    try:
+        proc = subprocess.run([sys.executable, "-m", "dqkit.cli", "codes"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert proc.returncode == 141
+
+
+def test_demo_says_when_answers_came_from_the_cache(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    first = dqkit("demo", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "10,000 synthetic sample leads verified on the local engine" in first.stdout
+    again = dqkit("demo", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "10,000 synthetic sample leads verified (10,000 from the result cache" in again.stdout
+    assert (out / "report.html").is_file() and (out / "sample_leads_verified.csv").is_file()
+    # The output folder ignores itself, so it never shows in `git status` of the checkout it was run in.
+    assert (out / ".gitignore").read_text().splitlines()[-1] == "*"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = subprocess.run([sys.executable, "-m", "dqkit.cli", "demo"], cwd=repo, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
+    assert status.stdout == ""

@@ -37,23 +37,32 @@ def results() -> pd.DataFrame:
 
 
 def bar_total(fig: go.Figure) -> int:
-    return int(sum(sum(t.y) for t in fig.data if t.type == "bar"))
+    return int(sum(sum(t.x if t.orientation == "h" else t.y) for t in fig.data if t.type == "bar"))
+
+
+def tick_labels(axis: object) -> dict[str, str]:
+    return dict(zip(axis.tickvals, axis.ticktext, strict=True))  # type: ignore[attr-defined]
 
 
 def test_result_codes_counts_every_lead_by_code(results: pd.DataFrame) -> None:
     fig = plots.result_codes(results)
     assert isinstance(fig, go.Figure)
     assert bar_total(fig) == len(results)
-    shown = {x: y for t in fig.data for x, y in zip(t.x, t.y, strict=True)}
+    shown = {y: x for t in fig.data for x, y in zip(t.x, t.y, strict=True)}
     for code, n in results["lead_result_code"].value_counts().items():
         assert shown[str(code)] == n
-    assert set(codes.RESULT_CODES) <= set(shown)  # every code of the seed, zeros included
+    assert set(codes.RESULT_CODES) <= set(shown)  # every code of the lead service, zeros included
     assert {t.name for t in fig.data} <= set(plots.OUTCOME_ORDER)
+    # Each code is labelled with its meaning, whole, on as many lines as it needs.
+    ticks = tick_labels(fig.layout.yaxis)
+    assert ticks["E100"].replace("<br>", " ") == "<b>E100</b> " + codes.RESULT_CODES["E100"].condition
+    assert fig.layout.xaxis.tickformat == ",d"
 
 
 def test_phone_status_counts(results: pd.DataFrame) -> None:
     fig = plots.phone_status(results)
-    assert list(fig.data[0].x)[:11] == list(codes.PHONE_STATUSES)
+    assert list(fig.data[0].y)[:11] == list(codes.PHONE_STATUSES)
+    assert "Invalid telephone format" in tick_labels(fig.layout.yaxis)["E808"]
     assert bar_total(fig) == int(results["lead_phone_status"].notna().sum())
 
 
@@ -73,7 +82,28 @@ def test_address_error_status_counts_each_two_byte_code() -> None:
     assert counts.to_dict() == {"04": 2, "16": 2, "57": 1}
     frame = pd.DataFrame({"lead_std_error_status": ["0416", "04", None]})
     fig = plots.address_error_status(frame)
-    assert list(fig.data[0].x) == [2, 1] and fig.data[0].y[0].startswith("04 City name corrected")
+    assert list(fig.data[0].x) == [2, 1] and list(fig.data[0].y) == ["04", "16"]
+    assert tick_labels(fig.layout.yaxis)["04"].startswith("<b>04</b> City name corrected")
+    # Small counts: whole-number ticks only, never 0.5.
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickformat == ",d"
+
+
+def test_long_meanings_are_wrapped_not_cut() -> None:
+    long = [c for c, m in codes.ADDRESS_ERROR_STATUSES.items() if len(m) > 60]
+    assert long, "a code with a long meaning"
+    fig = plots.address_error_status(pd.DataFrame({"lead_std_error_status": ["".join(long)]}))
+    for code, text in tick_labels(fig.layout.yaxis).items():
+        assert "…" not in text
+        assert text.replace("<br>", " ") == f"<b>{code}</b> {codes.ADDRESS_ERROR_STATUSES[code]}"
+
+
+def test_labels_from_the_data_are_text_not_markup(results: pd.DataFrame) -> None:
+    """A link typed into a PARTNER_ID shows as text in the charts, not as a clickable link."""
+    evil = results.assign(partner_id='<a href="https://evil.example">click</a>')
+    fig = plots.by_source(evil)
+    for t in fig.data:
+        assert all("<a" not in str(x) for x in t.x)
+        assert list(t.x) == ['&lt;a href="https://evil.example"&gt;click&lt;/a&gt;']
 
 
 def test_address_confidence_lists_all_values() -> None:
@@ -81,6 +111,7 @@ def test_address_confidence_lists_all_values() -> None:
                           "addr_error": [None, None, None, "TransportError: down"]})
     fig = plots.address_confidence(frame)
     shown = dict(zip(fig.data[0].x, fig.data[0].y, strict=True))
+    assert fig.layout.yaxis.dtick == 1
     assert shown["Verified match"] == 2 and shown["No matches"] == 1 and shown["error"] == 1
     assert len(shown) == 12
 
@@ -125,3 +156,11 @@ def test_audit_by_another_column_and_without_sources(results: pd.DataFrame) -> N
 def test_plots_say_which_column_is_missing() -> None:
     with pytest.raises(InputError, match="lead_result_code"):
         plots.result_codes(LEADS)
+
+
+def test_audit_view_shows_rates_as_percentages(results: pd.DataFrame) -> None:
+    view = plots.audit_view(plots.audit_table(results))
+    assert list(view.index) == ["fair", "partner", "web", "(all)"]
+    assert "success %" in view.columns and "caller faults" in view.columns and "success_rate" not in view.columns
+    assert view.loc["fair", "caller fault %"] == "100.0%" and view.loc["fair", "success %"] == "–"
+    assert all(str(v).endswith("%") or v == "–" for v in view["success %"])

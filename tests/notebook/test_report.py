@@ -87,3 +87,30 @@ def test_bad_input_gets_a_clear_answer(tmp_path: Path, capsys: pytest.CaptureFix
     nothing.write_text("colour,shape\nred,round\n")
     assert main(["report", str(nothing), "-o", str(tmp_path / "y.html"), "--quiet"]) == 1
     assert "no lead columns" in capsys.readouterr().err
+
+
+def test_rates_are_percentages_and_headers_can_wrap() -> None:
+    from dqkit.backends.local import LocalBackend
+
+    results = LEADS.leads.verify(backend=LocalBackend(), cache=False)
+    text = build_report(results)
+    audit = text.split("<h2>Audit by lead source</h2>")[1].split("</table>")[0]
+    head = audit.split("<thead>")[1].split("</thead>")[0]
+    assert "caller fault %" in head and "success %" in head and "_" not in re.sub(r'title="[^"]*"', "", head)
+    assert 'table class="dq wide"' in audit
+    # LEADS' "fair" source: both leads are caller faults, a rate of 100 %.
+    fair = next(row for row in audit.split("<tr>") if '<td class="text">fair</td>' in row)
+    assert "<td class=\"num\">100.0%</td>" in fair
+    assert re.search(r"<td class=\"num\">0\.\d+</td>", audit) is None  # no bare fractions
+    assert "@media print" in text
+
+
+def test_a_link_in_a_lead_source_is_shown_as_text() -> None:
+    from dqkit.backends.local import LocalBackend
+
+    results = LEADS.leads.verify(backend=LocalBackend(), cache=False)
+    results["partner_id"] = '<a href="https://evil.example/x">click</a>'
+    text = build_report(results)
+    assert "https://evil.example/x" in text
+    assert '<a href="https://evil.example/x">' not in text
+    assert "\\u003ca href" not in text.replace("&lt;a href", "")  # not even JSON-escaped inside a figure

@@ -86,6 +86,11 @@ def jupyter_lab(tmp: Path, *, start_timeout: float = 60.0) -> Iterator[Lab]:
                    "extension_manager": "readonly"},
         "ServerApp": {"terminals_enabled": False},
     }))
+    # Every cell stays in the page (JupyterLab 4 detaches cells scrolled out of view by default), so a test can
+    # read every prompt and output of a notebook it ran.
+    tracker = cfg / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True, exist_ok=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     (cfg / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
     port, token = free_port(), secrets.token_hex(16)

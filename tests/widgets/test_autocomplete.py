@@ -176,3 +176,90 @@ def test_the_default_is_the_shared_local_backend() -> None:
     assert isinstance(w.backend, LocalBackend)
     assert w.backend is address_backend(None) is AddressAutocomplete("local", warm_up=False).backend
     assert w._threaded is False
+
+
+def test_a_country_without_a_reference_is_said_in_plain_words() -> None:
+    """The local engine's "400 Bad Request: no reference data for country 'CAN'" reads as what to do."""
+    w = AddressAutocomplete(None, country="USA", countries=["USA", "CAN"])  # the local engine
+    sent: list[dict[str, Any]] = []
+    w.send = lambda content, buffers=None: sent.append(content)
+    w._on_custom(w, request("search", 1, text="10 main", country="CAN"), [])
+    assert sent[0]["ok"] is False
+    message = sent[0]["error"]["message"]
+    assert message == "No address reference for Canada is installed. Add one with: dqkit reference add <file>"
+    assert "400" not in message and "Bad Request" not in message
+
+
+def test_a_synthetic_demo_reference_shows_a_banner() -> None:
+    from dqkit.contract.address import Dataset
+
+    w, _ = make()  # FakeBackend's datasets answer says synthetic
+    assert "synthetic" in w.check_reference() and "dqkit reference add" in w.notice
+
+    class Real(FakeBackend):
+        def datasets(self, country_iso: str | None = None) -> list[Dataset]:
+            return [Dataset(id="us-ca-alameda", name="Alameda County, CA (OpenAddresses)", country_iso="USA")]
+
+    class Silent(FakeBackend):
+        def datasets(self, country_iso: str | None = None) -> list[Dataset]:
+            raise NotFoundError("no datasets operation")
+
+    assert make(Real())[0].check_reference() == ""
+    assert make(Silent())[0].check_reference() == ""  # a backend that cannot say: no banner, no failure
+    # The vendor's published shape of a datasets answer (a description instead of a flag) is read as well.
+    from dqkit.widgets.channel import is_synthetic
+    assert is_synthetic({"id": "us-address", "description": "Synthetic demo addresses"})
+    assert not is_synthetic({"id": "us-address", "description": "USPS addresses"})
+    assert is_synthetic({"id": "us-address", "metadata": {"source": "dqkit synthetic demo"}})
+
+
+def test_the_default_local_engine_announces_its_demo_reference() -> None:
+    w = AddressAutocomplete()
+    deadline = threading.Event()
+    for _ in range(100):  # the warm-up thread sets the banner (no event loop here: directly)
+        if w.notice:
+            break
+        deadline.wait(0.1)
+    datasets = w.backend.datasets("USA")
+    if any(getattr(d, "synthetic", False) for d in datasets):
+        assert "synthetic" in w.notice
+    else:
+        assert w.notice == ""
+
+
+def test_components_are_shown_when_the_format_answer_has_them() -> None:
+    from widget_fakes import ALL
+
+    from dqkit.contract.address import Confidence, FormatRequest, FormatResponse, FormatResult
+
+    class WithComponents(FakeBackend):
+        def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
+            base = super().format(key, request).result
+            comps = {"building_number": key.split("-")[1], "street": {"name": "Oak", "type": "St"}}
+            return FormatResponse(FormatResult(global_address_key=key, confidence=Confidence.VERIFIED_MATCH,
+                                               address=ALL[key], components=comps
+                                               if request is not None and request.add_components else None,
+                                               metadata=base.metadata))
+
+    w, _ = make(WithComponents())
+    w._on_custom(w, request("format", 1, key="F-12-OAK"), [])
+    assert w.components == {"building_number": "12", "street.name": "Oak", "street.type": "St"}
+    assert w.value["address_line_1"] == "12 Oak St"
+    w.clear()
+    assert w.components == {}
+    # Without components in the answer (the plain fake, or components=False), the 7 lines alone.
+    plain, _ = make()
+    plain._on_custom(plain, request("format", 1, key="F-12-OAK"), [])
+    assert plain.components == {} and plain.value["address_line_1"] == "12 Oak St"
+    off, _ = make(WithComponents(), components=False)
+    off.select("F-12-OAK")
+    assert off.components == {}
+
+
+def test_ask_answers_as_the_browser_is_answered() -> None:
+    w, sent = make()
+    answer = w.ask("search", text="12 Oak", country="USA")
+    assert answer["ok"] and answer["result"]["suggestions"][0]["global_address_key"] == "F-12-OAK"
+    assert w.ask("format", key="F-12-OAK")["ok"] and w.value["address_line_1"] == "12 Oak St"
+    assert w.ask("format", key="nope")["error"]["type"] == "NotFoundError"
+    assert sent == []  # nothing went to a browser

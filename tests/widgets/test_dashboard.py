@@ -34,7 +34,7 @@ def verified() -> pd.DataFrame:
 
 
 def bar_total(fig: go.Figure) -> int:
-    return int(sum(sum(t.y) for t in fig.data if t.type == "bar"))
+    return int(sum(sum(t.x if t.orientation == "h" else t.y) for t in fig.data if t.type == "bar"))
 
 
 def test_the_picker_lists_every_source_with_its_count() -> None:
@@ -57,7 +57,10 @@ def test_picking_a_source_filters_the_plots_and_the_audit_row() -> None:
     figs = d.figures_for(frame)
     assert bar_total(figs[0]) == 3
     assert figs[0].layout.title.text.endswith("— LIST9")
-    assert len(d.plots.outputs) == 4
+    # Under the default profile no lead has a SCORE_RESULT, and this frame has no address codes: those panels
+    # are left out rather than drawn empty.
+    assert [f.layout.title.text for f in figs] == ["Result codes — LIST9", "PHONE_STATUS — LIST9"]
+    assert len(d.plots.outputs) == 2
     assert "application/vnd.plotly.v1+json" in d.plots.outputs[0]["data"]
     # LIST9: two caller faults, one assessed lead, a success: 100 % success among assessed.
     assert "<th>LIST9</th><td>3</td><td>2</td>" in d.summary.value
@@ -97,3 +100,23 @@ def test_audit_html_formats_rates_and_escapes_names() -> None:
     out = audit_html(table)
     assert "<td>3</td><td>50.0%</td><td>–</td>" in out
     assert "&lt;b&gt;x&lt;/b&gt;" in out
+
+
+def test_a_scored_frame_shows_the_score_panel_and_not_the_phone_one() -> None:
+    df = verified().assign(lead_score_result=["R1" for _ in ROWS], lead_phone_status=["" for _ in ROWS])
+    titles = [f.layout.title.text for f in LeadAuditDashboard(df).figures_for(df)]
+    assert titles == ["Result codes", "SCORE_RESULT"]
+
+
+def test_a_source_name_is_shown_as_text() -> None:
+    df = verified().assign(PARTNER_ID='<a href="https://evil.example">x</a>')
+    d = LeadAuditDashboard(df)
+    d.picker.value = '<a href="https://evil.example">x</a>'
+    assert "<a " not in d.figures_for(d.frame())[0].layout.title.text
+    assert "<a " not in d.summary.value.split("</style>")[1]
+
+
+def test_plots_keep_the_height_their_labels_need() -> None:
+    d = LeadAuditDashboard(verified())
+    heights = [o["data"]["application/vnd.plotly.v1+json"]["layout"]["height"] for o in d.plots.outputs]
+    assert heights[1] > 380, "PHONE_STATUS: eleven labelled rows need more than the default height"

@@ -12,6 +12,7 @@ import {
   highlightSegments,
   keyCommand,
   singleLine,
+  componentRows,
   toItem,
 } from "../autocomplete.js";
 
@@ -667,5 +668,26 @@ describe("controller: refining groups", () => {
     c.key("Enter"); // the single answer is pre-selected
     assert.equal(c.state.refine.key, "B");
     assert.deepEqual(k.requests.at(-1).params, { key: "B" });
+  });
+});
+
+describe("componentRows", () => {
+  it("lists flat components with readable names and leaves empty ones out", () => {
+    assert.deepEqual(componentRows({ building_number: "1", street_name: "MOORE", sub_building: "" }), [
+      ["building number", "1"],
+      ["street name", "MOORE"],
+    ]);
+  });
+  it("flattens the vendor's nested blocks", () => {
+    assert.deepEqual(componentRows({ street: { full_name: "Moore St", name: "Moore" }, postal_code: { full_name: "47586" } }), [
+      ["street.full name", "Moore St"],
+      ["street.name", "Moore"],
+      ["postal code.full name", "47586"],
+    ]);
+  });
+  it("is empty when the answer has no components", () => {
+    assert.deepEqual(componentRows(undefined), []);
+    assert.deepEqual(componentRows(null), []);
+    assert.deepEqual(componentRows({}), []);
   });
 });
