@@ -277,73 +277,26 @@ def by_source(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_PRE
     return fig
 
 
-AUDIT_COLUMNS: Final = {
-    "leads": "rows verified",
-    "caller_faults": "caller fault (E200, E300, E600-E602): the request was incomplete or malformed",
-    "config_faults": "account configuration (E500, E501)",
-    "service_faults": "service fault (E400) or no answer at all",
-    "assessed": "leads the rates below are about: all but the three fault columns",
-    "success_rate": "S100 among assessed",
-    "spoof_rate": "E100 (lead quality: spoof, vulgar, placeholder) among assessed",
-    "negative_rate": "S101/S102 (no match, address not valid) among assessed",
-    "phone_ok_rate": "valid area code (E800/E801) among assessed leads with a PHONE_STATUS",
-    "caller_fault_rate": "caller faults among all leads (shown apart)",
-    "config_fault_rate": "configuration faults among all leads (shown apart)",
-}
-
-
 def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = LEAD_PREFIX) -> pd.DataFrame:
-    """One row per lead source (and `(all)` when there are several): quality rates over the leads the service
-    could judge, with caller, configuration and service faults counted apart (see AUDIT_COLUMNS)."""
-    outcome = as_text(result_column(df, prefix, "outcome")).replace("", NOT_PROCESSED)
-    status = as_text(result_column(df, prefix, "phone_status"))
-    frame = pd.DataFrame({"source": _sources(df, by, prefix).to_numpy(), "outcome": outcome.to_numpy(),
-                          "phone": status.to_numpy()})
-    rows: list[dict[str, Any]] = []
-    groups = [(str(k), g) for k, g in frame.groupby("source", sort=True)]
-    for name, g in [*groups, *([(TOTAL, frame)] if len(groups) > 1 else [])]:
-        o = g["outcome"]
-        n = len(g)
-        caller = int((o == codes.Outcome.CALLER_FAULT.value).sum())
-        config = int((o == codes.Outcome.ACCOUNT_CONFIGURATION.value).sum())
-        service = int(((o == codes.Outcome.SERVICE_FAULT.value) | (o == NOT_PROCESSED)).sum())
-        assessed = n - caller - config - service
-        judged = g[~o.isin([codes.Outcome.CALLER_FAULT.value, codes.Outcome.ACCOUNT_CONFIGURATION.value,
-                            codes.Outcome.SERVICE_FAULT.value, NOT_PROCESSED])]
-        with_phone = judged[judged["phone"] != ""]
+    """One row per lead source (and `(all)` when there are several): counts, and percentages (0-100) over the
+    leads the service could judge, faults counted apart. The one computation is `dqkit.notebook.leads.audit_table`
+    (its `AUDIT_COLUMNS` explains every column); this name keeps the plots' table beside the plots."""
+    from dqkit.notebook.leads import audit_table as lead_audit_table
 
-        def rate(count: int, total: int) -> float:
-            return round(count / total, 4) if total else float("nan")
-
-        rows.append({
-            "source": name,
-            "leads": n,
-            "caller_faults": caller,
-            "config_faults": config,
-            "service_faults": service,
-            "assessed": assessed,
-            "success_rate": rate(int((judged["outcome"] == codes.Outcome.SUCCESS.value).sum()), assessed),
-            "spoof_rate": rate(int((judged["outcome"] == codes.Outcome.LEAD_QUALITY.value).sum()), assessed),
-            "negative_rate": rate(int((judged["outcome"] == codes.Outcome.VERIFIED_NEGATIVE.value).sum()),
-                                  assessed),
-            "phone_ok_rate": rate(int(with_phone["phone"].isin(GOOD_PHONE_STATUSES).sum()), len(with_phone)),
-            "caller_fault_rate": rate(caller, n),
-            "config_fault_rate": rate(config, n),
-        })
-    return pd.DataFrame(rows, columns=["source", *AUDIT_COLUMNS]).set_index("source")
+    return lead_audit_table(df, by=by, prefix=prefix)
 
 
 def audit_view(table: pd.DataFrame) -> pd.DataFrame:
-    """The audit table for reading: rates (fractions) as percentages ("93.2%", "–" when there is nothing to rate),
+    """The audit table for reading: percentages with their sign ("93.2%", "–" when there is nothing to rate),
     counts as they are, headers in words ("success %", "caller faults"). A frame of text, so it prints the same
     everywhere; use `audit_table` for numbers to compute with."""
     out = pd.DataFrame(index=table.index)
     for column in table.columns:
         name = str(column)
         values = table[column]
-        if name.endswith("_rate"):
-            out[name.removesuffix("_rate").replace("_", " ") + " %"] = [
-                "–" if pd.isna(v) else f"{float(v):.1%}" for v in values]
+        if name.endswith("_pct"):
+            out[name.removesuffix("_pct").replace("_", " ") + " %"] = [
+                "–" if pd.isna(v) else f"{float(v):.1f}%" for v in values]
         else:
             out[name.replace("_", " ")] = values
     return out

@@ -21,6 +21,7 @@ from dqkit import __version__, plots
 from dqkit._files import write_text
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
+from dqkit.notebook.leads import AUDIT_COLUMNS
 
 GENERATED_MARK: Final = '<p class="generated">'
 _FIG_CONFIG: Final = {"displaylogo": False, "responsive": True}
@@ -44,10 +45,12 @@ div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555;
 
 
 def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_columns: Sequence[str] = (),
-           headers: dict[str, str] | None = None, titles: dict[str, str] | None = None, wide: bool = False) -> str:
+           points_columns: Sequence[str] = (), headers: dict[str, str] | None = None,
+           titles: dict[str, str] | None = None, wide: bool = False) -> str:
     """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions).
 
-    `percent_columns` are rates (fractions) shown as percentages; `headers` replaces column names by readable
+    `percent_columns` are rates (fractions) shown as percentages, `points_columns` are percentages already (0-100);
+    `headers` replaces column names by readable
     ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover."""
     headers = headers or {}
     titles = titles or {}
@@ -63,7 +66,7 @@ def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_column
         cells = []
         for c, v in zip(df.columns, values, strict=True):
             cls = "text" if c in text_columns else "num"
-            text = _percent(v) if c in percent_columns else _fmt(v)
+            text = (_percent(v) if c in percent_columns else _points(v) if c in points_columns else _fmt(v))
             cells.append(f'<td class="{cls}">{html.escape(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table_class = "dq wide" if wide else "dq"
@@ -77,6 +80,12 @@ def _percent(v: object) -> str:
     return f"{float(v):.1%}"
 
 
+def _points(v: object) -> str:
+    if v is None or not isinstance(v, (int, float)) or v != v:
+        return "–"
+    return f"{float(v):.1f}%"
+
+
 def _fmt(v: object) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "–"
@@ -88,8 +97,8 @@ def _fmt(v: object) -> str:
 
 
 def _audit_header(column: str) -> str:
-    """`caller_fault_rate` -> `caller fault %`: words that wrap, so twelve columns fit a 1,100 px page."""
-    words = column.replace("_rate", " %").replace("_", " ")
+    """`caller_fault_pct` -> `caller fault %`: words that wrap, so the audit's columns fit a 1,100 px page."""
+    words = column.replace("_pct", " %").replace("_", " ")
     return {"phone ok %": "valid phone %"}.get(words, words)
 
 
@@ -151,15 +160,15 @@ def build_report(
 
     audit = plots.audit_table(results, by=by, prefix=prefix).reset_index()
     legend = "".join(f"<li><b>{html.escape(_audit_header(k))}</b>: {html.escape(v)}</li>"
-                     for k, v in plots.AUDIT_COLUMNS.items())
+                     for k, v in AUDIT_COLUMNS.items())
     sections.append(
         "<h2>Audit by lead source</h2>"
         + f'<p class="note">Lead source column: <code>{html.escape(source_col or "none found")}</code>. Rates are '
         "taken over the assessed leads, leaving out caller, configuration and service faults, which are counted "
         "apart. Hover over a header for its definition.</p>"
-        + _table(audit, ("source",), percent_columns=[c for c in audit.columns if str(c).endswith("_rate")],
+        + _table(audit, ("source",), points_columns=[c for c in audit.columns if str(c).endswith("_pct")],
                  headers={str(c): _audit_header(str(c)) for c in audit.columns},
-                 titles={k: v for k, v in plots.AUDIT_COLUMNS.items()}, wide=True)
+                 titles=dict(AUDIT_COLUMNS), wide=True)
         + f'<ul class="note">{legend}</ul>'
     )
 

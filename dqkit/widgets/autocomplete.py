@@ -24,7 +24,6 @@ from dqkit.backends.select import BackendLike, address_backend, is_remote
 from dqkit.contract.address import (
     MAX_SUGGESTIONS,
     Address,
-    FormatRequest,
     FormatResult,
     SearchRequest,
     SearchType,
@@ -32,6 +31,7 @@ from dqkit.contract.address import (
 from dqkit.contract.errors import InputError
 from dqkit.widgets.channel import (
     PROTOCOL,
+    WITH_COMPONENTS,
     Answer,
     Request,
     RequestHandler,
@@ -173,7 +173,7 @@ class AddressAutocomplete(anywidget.AnyWidget):
     def select(self, key: str) -> Address:
         """Format `key` (a global_address_key from the backend) and make it the widget's value, as picking it
         in the browser would. Errors from the backend are raised, not shown."""
-        fmt = (self.backend.format(key, FormatRequest(add_components=True)) if self.show_components
+        fmt = (self.backend.format(key, add=WITH_COMPONENTS) if self.show_components
                else self.backend.format(key)).result
         self._apply(fmt)
         return fmt.address

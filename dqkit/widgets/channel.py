@@ -26,11 +26,11 @@ from dqkit.backends.base import AddressBackend
 from dqkit.contract.address import (
     ISO3_BY_ISO2,
     MAX_SUGGESTIONS,
-    FormatRequest,
     FormatResult,
     SearchRequest,
     SearchType,
 )
+from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import DqkitError, InputError, ServiceError
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,9 @@ def plain_message(exc: DqkitError) -> str:
     if isinstance(exc, ServiceError) and exc.status == 429:
         return f"The address service asks to slow down (too many requests): {detail}"
     return detail or type(exc).__name__
+
+# The `Add-Components` choice of the widget's format requests.
+WITH_COMPONENTS = AddOns(components=True)
 
 
 def flat_components(components: object, prefix: str = "") -> dict[str, str]:
@@ -216,7 +219,7 @@ class RequestHandler:
             return Answer(ok(request.id, msgspec.to_builtins(res.result)))
         if request.op == "format":
             key = _text_param(p, "key", MAX_KEY)
-            fmt = (self.backend().format(key, FormatRequest(add_components=True)) if self.components()
+            fmt = (self.backend().format(key, add=WITH_COMPONENTS) if self.components()
                    else self.backend().format(key)).result
             return Answer(ok(request.id, msgspec.to_builtins(fmt)), chosen=fmt)
         raise InputError(f"unknown request {request.op!r}; expected one of {', '.join(sorted(OPS))}")

@@ -18,6 +18,7 @@ import plotly.io as pio
 
 from dqkit import plots
 from dqkit.contract.errors import InputError
+from dqkit.notebook.leads import AUDIT_COLUMNS
 
 ALL: Final = "(all)"
 NONE: Final = "(none)"
@@ -61,19 +62,20 @@ def has_data(fn: PlotFn, df: pd.DataFrame, prefix: str) -> bool:
     return name in df.columns and bool(plots.as_text(df[name]).ne("").any())
 
 
-def _rate(v: Any) -> str:
-    return "–" if pd.isna(v) else f"{float(v):.1%}"
+def _pct(v: Any) -> str:
+    return "–" if pd.isna(v) else f"{float(v):.1f}%"
 
 
 def audit_html(table: pd.DataFrame) -> str:
-    """The audit table as a compact HTML table: counts as integers, rates as percentages, headers explained."""
+    """The audit table as a compact HTML table: counts as integers, percentages with their sign, headers
+    explained."""
     cols = list(table.columns)
     head = "".join(
-        f'<th title="{html.escape(plots.AUDIT_COLUMNS.get(c, c))}">{html.escape(c.replace("_", " "))}</th>'
+        f'<th title="{html.escape(AUDIT_COLUMNS.get(c, c))}">{html.escape(c.replace("_", " "))}</th>'
         for c in cols)
     rows = []
     for source, row in table.iterrows():
-        cells = "".join(f"<td>{_rate(row[c]) if c.endswith('_rate') else int(row[c])}</td>" for c in cols)
+        cells = "".join(f"<td>{_pct(row[c]) if c.endswith('_pct') else int(row[c])}</td>" for c in cols)
         rows.append(f"<tr><th>{html.escape(str(source))}</th>{cells}</tr>")
     return (f'{_AUDIT_CSS}<table class="dqkit-audit"><thead><tr><th>source</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')

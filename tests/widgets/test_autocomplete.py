@@ -231,19 +231,24 @@ def test_components_are_shown_when_the_format_answer_has_them() -> None:
     from widget_fakes import ALL
 
     from dqkit.contract.address import Confidence, FormatRequest, FormatResponse, FormatResult
+    from dqkit.contract.address_components import (
+        NO_ADD_ONS,
+        AddOns,
+        AddressComponents,
+        BuildingComponent,
+        StreetComponent,
+    )
 
     class WithComponents(FakeBackend):
-        def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
-            base = super().format(key, request).result
-            comps = {"building_number": key.split("-")[1], "street": {"name": "Oak", "type": "St"}}
+        def format(self, key: str, request: FormatRequest | None = None, add: AddOns = NO_ADD_ONS) -> FormatResponse:
+            comps = AddressComponents(building=BuildingComponent(building_number=key.split("-")[1]),
+                                      street=StreetComponent(name="Oak", type="St"))
             return FormatResponse(FormatResult(global_address_key=key, confidence=Confidence.VERIFIED_MATCH,
-                                               address=ALL[key], components=comps
-                                               if request is not None and request.add_components else None,
-                                               metadata=base.metadata))
+                                               address=ALL[key], components=comps if add.components else None))
 
     w, _ = make(WithComponents())
     w._on_custom(w, request("format", 1, key="F-12-OAK"), [])
-    assert w.components == {"building_number": "12", "street.name": "Oak", "street.type": "St"}
+    assert w.components == {"building.building_number": "12", "street.name": "Oak", "street.type": "St"}
     assert w.value["address_line_1"] == "12 Oak St"
     w.clear()
     assert w.components == {}

@@ -95,7 +95,7 @@ def test_a_frame_that_was_not_verified_is_refused_clearly() -> None:
 
 
 def test_audit_html_formats_rates_and_escapes_names() -> None:
-    table = pd.DataFrame({"leads": [3], "success_rate": [0.5], "spoof_rate": [float("nan")]},
+    table = pd.DataFrame({"leads": [3], "success_pct": [50.0], "spoof_pct": [float("nan")]},
                          index=pd.Index(["<b>x</b>"], name="source"))
     out = audit_html(table)
     assert "<td>3</td><td>50.0%</td><td>–</td>" in out

@@ -27,6 +27,7 @@ from dqkit.contract.address import (
     ValidateResponse,
     ValidationResult,
 )
+from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import NotFoundError
 
 FINALS: dict[str, Address] = {
@@ -128,7 +129,7 @@ class FakeBackend:
                                              suggestions_prompt="Enter the apartment",
                                              suggestions=[_final(k) for k in UNITS]))
 
-    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
+    def format(self, key: str, request: FormatRequest | None = None, add: AddOns = NO_ADD_ONS) -> FormatResponse:
         self._enter("format", key)
         if key not in ALL:
             raise NotFoundError(f"unknown address key {key!r}")
