@@ -28,9 +28,10 @@ from dqkit.contract.address import (
     ValidationDetail,
     ValidationResult,
 )
+from dqkit.engines.address.evidence import Evidence, street_evidence
 from dqkit.engines.address.layout import seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
-from dqkit.engines.address.query import parse_query
+from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item
 from dqkit.engines.reference.countries import country
 from dqkit.engines.reference.store import DatasetInfo
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from dqkit.engines.address.engine import AddressEngine
     from dqkit.engines.usaddr.standardize import Standardized
 
+_CANDIDATES: Final = 8  # search suggestions weighed against the typed words
 _ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
@@ -56,6 +58,8 @@ class Verdict:
     heavy_repair: bool = False  # street name or house number had to be repaired
     retained_unit: str = ""
     alternatives: list[Item] | None = None
+    place_postcode: str = ""  # Verified place: the typed postcode found in the reference
+    place_street: int = -1  # Verified place: a street of the typed city (its locality is the place)
 
 
 class Validator:
@@ -80,24 +84,39 @@ class Validator:
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
-        found = self.searcher.search(ds, text.rstrip() + " ", 4)
+        found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query
-        top = found.items[0]
+        typed_pc = self._typed_postcode(ds, text)
+        ev = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items})
+        # only streets the typed words support can be answered; the best supported reading first
+        good = [it for it in found.items if ev[it.street].ok]
+        contradicted = [it for it in found.items if ev[it.street].contradicted]
+        if not good:
+            if contradicted and q.number:  # the name fits but a typed suffix / direction does not: let them pick
+                top = contradicted[0]
+                detail = self._detail(ds, text, found, top)
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, True, alternatives=contradicted)
+            return self._place(ds, found, typed_pc)
+        best = max(ev[it.street].rank for it in good)
+        good = [it for it in good if ev[it.street].rank == best]
+        top = max(good, key=lambda it: it.rank)
         detail = self._detail(ds, text, found, top)
         heavy = bool(found.match and (found.match.fuzzy or detail.street_corrected))
-        same = [it for it in found.items if it.rank[:3] == top.rank[:3]
+        same = [it for it in good if it.number_level == top.number_level and it.unit_level == top.unit_level
                 and not (it.kind == BUILDING and it is not top and it.lo <= top.lo < it.hi)]
-        if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number:
+        if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number and \
+                top.number_level == NUMBER_EXACT:
+            if len({it.street for it in same}) > 1:
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
             b_lo, b_hi = self.ix.building(top.lo)
             top = Item(BUILDING, top.street, b_lo, b_hi, number_level=top.number_level, word_score=top.word_score)
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy)
-        if top.kind == ADDRESS and top.number_level >= NUMBER_EXACT - 1 and q.number:
-            if len(same) > 1 and not (q.unit and top.unit_level == 2):
+        if top.kind == ADDRESS and top.number_level == NUMBER_EXACT and q.number:
+            if len(same) > 1 and not (q.unit and top.unit_level == 2
+                                      and all(it.street == top.street for it in same)):
                 return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
-            if top.number_level != NUMBER_EXACT:
-                detail.primary_number_corrected = True
             retained = ""
             if q.unit and top.unit_level != 2:
                 retained = " ".join(p for p in (q.unit_desig, q.unit) if p)
@@ -105,18 +124,47 @@ class Validator:
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
                 Confidence.VERIFIED_MATCH
             return Verdict(conf, top, detail, heavy, retained)
-        if top.kind == BUILDING and q.number and not found.number_missing:
+        if top.kind == BUILDING and q.number and top.number_level == NUMBER_EXACT and not found.number_missing:
             if len(same) > 1:
                 return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
             if q.unit:
                 detail.secondary_num_retained = True
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy,
                            " ".join(p for p in (q.unit_desig, q.unit) if p))
-        if not self._street_matched(ds, found, top):
-            return Verdict(Confidence.VERIFIED_PLACE, top, detail, heavy)
-        if len({it.street for it in found.items if it.word_score == top.word_score}) > 1 and not q.number:
-            return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
+        streets = list(dict.fromkeys(it.street for it in good))
+        if len(streets) > 1:
+            alts = [it for it in good if it.kind != ADDRESS or not q.number] or good
+            return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=alts)
+        if top.kind == ADDRESS and q.number:  # another number on the one supported street
+            s = top.street
+            top = Item(RANGE, s, int(self.ix.s_lo[s]), int(self.ix.s_hi[s]))
         return Verdict(Confidence.STREET_PARTIAL, top, detail, heavy)
+
+    def _evidence_of(self, ds: DatasetInfo, q: Query, typed_pc: str, streets: set[int]) -> dict[int, Evidence]:
+        aliases = self._aliases(ds, typed_pc)
+        return {s: street_evidence(ds.iso2, self.ix.street(s), q, typed_pc, aliases) for s in streets}
+
+    def _aliases(self, ds: DatasetInfo, postcode: str) -> tuple[str, ...]:
+        if ds.iso2 != "US" or not postcode:
+            return ()
+        from dqkit.engines import zipdata
+
+        info = zipdata.zip_info(postcode)
+        return info.acceptable_cities if info else ()
+
+    def _place(self, ds: DatasetInfo, found: Found, typed_pc: str) -> Verdict:
+        """No typed street is supported: Verified place when the typed ZIP (or the typed city) is in the
+        reference, else No matches. No street, number or key is claimed."""
+        if typed_pc and self.ix.streets_in_postcode(ds, typed_pc) != (0, 0):
+            return Verdict(Confidence.VERIFIED_PLACE, None, ValidationDetail(), place_postcode=typed_pc)
+        q = found.query
+        for it in found.items:
+            s = self.ix.street(it.street)
+            city = tokens(s.city)
+            if city and all(t in {w.text for w in q.words} for t in city):
+                return Verdict(Confidence.VERIFIED_PLACE, None, ValidationDetail(), place_postcode="",
+                               place_street=it.street)
+        return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
 
     @staticmethod
     def _many_repairs(d: ValidationDetail) -> bool:
@@ -217,6 +265,11 @@ class Validator:
         detail = _detail_from_standardized(st)
         zip5 = st.address.zip
         item = self._item_of(ds, st, zip5)
+        if item is not None and st.match in (MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.STREET):
+            typed_pc = self._typed_postcode(ds, text)
+            q = parse_query(text.rstrip() + " ")
+            if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
+                return None  # the standardizer's street is not the typed one (or not in the typed locality)
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
             heavy = "street" in st.corrected
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
@@ -267,6 +320,8 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and ds.iso2 == "US" and not row.unit:
                 address.address_line_1 = f"{address.address_line_1} {v.retained_unit}".strip()
+        if conf == Confidence.VERIFIED_PLACE and v.item is None:
+            address = self._place_address(ds, v)
         suggestions = []
         if conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and \
                 v.item is not None:
@@ -282,6 +337,19 @@ class Validator:
             address=address,
             suggestions=suggestions,
         )
+
+    def _place_address(self, ds: DatasetInfo, v: Verdict) -> Address | None:
+        """A Verified place: the locality lines of the typed postcode (or city), no street."""
+        s = v.place_street
+        if v.place_postcode:
+            lo, hi = self.ix.streets_in_postcode(ds, v.place_postcode)
+            s = lo if hi > lo else -1
+        if s < 0:
+            return None
+        full = seven_lines(ds.iso2, self.ix.address(int(self.ix.s_lo[s])))
+        full.address_line_1, full.address_line_2, full.address_line_3 = "", "", ""
+        full.postal_code = self.ix.street(s).postcode
+        return full
 
     def _partial_address(self, ds: DatasetInfo, v: Verdict, full: Address) -> Address:
         """A building or street verdict: the lines as far as they are known (no unit / no house number)."""
