@@ -11,6 +11,8 @@ typed the way a person writes an address, "NUMBER STREET UNIT, CITY, ST ZIP", an
     reference has the same street, number and ZIP, e.g. another unit of the building);
 (b) made-up: the held-out rows with the street replaced by a made-up name (a seeded syllable generator, plus a
     real suffix and sometimes a direction), checked not to equal any street name of the reference;
+(d) made-up on reference numbers: reference rows with the street replaced by a made-up name (the harder case of
+    the project's precision probe: the number, city and ZIP are those of a real address of the reference);
 (c) typos: reference rows with one or two seeded typos (substitution, deletion, transposition or insertion) in
     the street name and / or the city. A word gets a typo only when it has 4 letters or more and a second one only
     when it has 8 or more (shorter words cannot be repaired from evidence: a 3-letter name one edit away is another
@@ -26,7 +28,8 @@ when what it asserts is what the reference supports:
     street).
 Anything else is wrong; the worst case, a CONFIDENT WRONG answer, is Verified match or Interaction required with
 another street, number or ZIP than T (or with any address when T is not in the reference). Targets: confident
-wrong <= 1% on (a) and (b), right >= 97% on (c).
+wrong <= 1% on (a), (b) and (d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place
+or No matches are right.
 
 Peer, same queries and reference, same run: rapidfuzz `process.extractOne` of the query over the reference rows'
 full address strings (`fuzz.ratio`, default processor, score cut-off 90): a hit is its confident answer.
@@ -54,8 +57,9 @@ from dqkit.engines.reference.reader import Record, read_records, source_of
 REPO = Path(__file__).resolve().parent.parent
 COUNTIES: dict[str, str] = {"alameda": "CA", "santa_clara": "CA", "portland_metro": "OR"}
 CONFIDENT = frozenset({Confidence.VERIFIED_MATCH.value, Confidence.INTERACTION_REQUIRED.value})
-CORPORA = ("a", "b", "c")
-CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos"}
+CORPORA = ("a", "b", "c", "d")
+CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos",
+                "d": "(d) made-up, ref number"}
 SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum",
              "wex", "lin", "ca", "do", "ri", "mo", "sel", "har", "nob", "vik", "yel", "ost", "ur", "ep", "al"]
 SUFFIXES = ["St", "Ave", "Way", "Ct", "Dr", "Rd", "Ln", "Pl", "Blvd", "Cir", "Ter"]
@@ -246,6 +250,9 @@ def make_queries(rows: list[Row], seed: int, n_typos: int) -> tuple[list[Row], l
         t = with_typos(r, rng, names_by_zip.get(r.zip5, set()))
         if t is not None:
             out.append(Query(t, r, "c"))
+    for r in rng.sample(ref, min(len(held), len(ref))):
+        street = made_up_name(rng, taken) + " " + rng.choice(SUFFIXES)
+        out.append(Query(r.text(street), r, "d"))
     return ref, out
 
 
@@ -266,7 +273,7 @@ def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, boo
     res = engine.validate(SearchRequest.of(q.text)).result
     conf = str(res.confidence)
     got = _answer(engine, res.global_address_key)
-    t = q.row.truth if q.corpus != "b" else ("", q.row.number, q.row.zip5)  # (b): a street nobody has
+    t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)  # a street nobody has
     in_ref = t in truth.addresses
     right = False
     if conf in CONFIDENT:
@@ -310,7 +317,7 @@ class Peer:
 
         hit = process.extractOne(q.text, self.choices, scorer=fuzz.ratio, processor=utils.default_process,
                                  score_cutoff=PEER_CUTOFF)
-        t = q.row.truth
+        t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)
         if hit is None:
             return t not in truth.addresses, False, False
         got = self.rows[hit[2]].truth
@@ -365,19 +372,19 @@ def run(shared: Path, *, seed: int = 10, n_typos: int = 1000, peer: bool = True,
 
 
 def table(total: dict[str, Tally], peer: bool) -> str:
-    lines = [f"{'corpus':<22}{'confidence':<26}{'right':>7}{'wrong':>7}{'count':>7}"]
+    lines = [f"{'corpus':<26}{'confidence':<26}{'right':>7}{'wrong':>7}{'count':>7}"]
     for c in CORPORA:
         t = total[c]
         for conf, n in sorted(t.count.items(), key=lambda kv: -kv[1]):
-            lines.append(f"{CORPUS_NAMES[c]:<22}{conf:<26}{t.right[conf]:>7}{n - t.right[conf]:>7}{n:>7}")
-        lines.append(f"{CORPUS_NAMES[c]:<22}{'ALL':<26}{t.right_total:>7}{t.n - t.right_total:>7}{t.n:>7}")
+            lines.append(f"{CORPUS_NAMES[c]:<26}{conf:<26}{t.right[conf]:>7}{n - t.right[conf]:>7}{n:>7}")
+        lines.append(f"{CORPUS_NAMES[c]:<26}{'ALL':<26}{t.right_total:>7}{t.n - t.right_total:>7}{t.n:>7}")
         lines.append("")
-    lines.append(f"{'corpus':<22}{'dqkit right':>12}{'dqkit conf. wrong':>19}"
+    lines.append(f"{'corpus':<26}{'dqkit right':>12}{'dqkit conf. wrong':>19}"
                  + (f"{'peer right':>12}{'peer confident':>16}{'peer conf. wrong':>18}" if peer else ""))
     for c in CORPORA:
         t = total[c]
         n = max(t.n, 1)
-        row = f"{CORPUS_NAMES[c]:<22}{t.right_total / n:>12.1%}{t.confident_wrong / n:>19.2%}"
+        row = f"{CORPUS_NAMES[c]:<26}{t.right_total / n:>12.1%}{t.confident_wrong / n:>19.2%}"
         if peer:
             row += f"{t.peer_right / n:>12.1%}{t.peer_confident / n:>16.1%}{t.peer_confident_wrong / n:>18.2%}"
         lines.append(row)

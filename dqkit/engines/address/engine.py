@@ -114,15 +114,27 @@ class AddressEngine:
         location = _location(request.location)
         found = self._run_search(ds, text, k, stype, location)
         qkey = self.keys.encode(kk.QUERY, ds.ordinal, text, str(stype), k)
-        return SearchResponse(self._suggestions(ds, found, qkey))
+        out = self._suggestions(ds, found, qkey)
+        if out.confidence == Confidence.VERIFIED_MATCH and not self._supported(ds, found):
+            out.confidence = Confidence.MULTIPLE_MATCHES  # one suggestion, but the typed words do not prove it
+        return SearchResponse(out)
+
+    def _supported(self, ds: DatasetInfo, found: Found) -> bool:
+        """Whether the typed words support the one street found (see `evidence`)."""
+        from dqkit.engines.address.evidence import street_evidence
+        from dqkit.engines.address.validate import Validator
+
+        it = found.items[0]
+        typed_pc = Validator._typed_postcode(ds, found.query.raw)
+        return street_evidence(ds.iso2, self.index.street(it.street), found.query, typed_pc).ok
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
                     location: tuple[float, float] | None) -> Found:
         if stype == SearchType.SINGLELINE and text.strip():
-            found = self.searcher.search(ds, text.rstrip() + " ", k, location=location)
+            found = self.searcher.search(ds, text.rstrip() + " ", k, location=location, strict=True)
             if found.items:
                 return found
-        return self.searcher.search(ds, text, k, location=location)
+        return self.searcher.search(ds, text, k, location=location, strict=True)
 
     def validate(self, request: SearchRequest) -> ValidateResponse:
         ds = self._dataset(request.country_iso, request.datasets)
