@@ -72,6 +72,11 @@ class Evidence:
 
 
 @lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(tokens(text))
+
+
+@lru_cache(maxsize=65536)
 def _forms(word: str) -> frozenset[str]:
     return frozenset(street_word_forms(word))
 
@@ -86,11 +91,11 @@ _NAME, _EXTRA, _CITY, _REGION, _POSTCODE, _TYPE, _HARMLESS, _UNEXPLAINED = range
 def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
                     alias_cities: tuple[str, ...] = ()) -> Evidence:
     """Read the typed words `q` against street `s` (see the module docstring)."""
-    name_toks = tokens(s.name)
+    name_toks = _tokens(s.name)
     used = [False] * len(name_toks)
     extras = [t for t in (s.predir, s.suffix, s.postdir) if t]
     extra_used = [False] * len(extras)
-    city_toks = tokens(s.city)
+    city_toks = _tokens(s.city)
     city_used = [False] * len(city_toks)
     region_codes = country(iso2).region_codes
     pc_compact = s.postcode.replace(" ", "")
@@ -125,8 +130,8 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     return Evidence(fits and not contradicted, edits, fits and contradicted, zip_ok, city_ok, completed)
 
 
-def _classify(w: Word, name_toks: list[str], used: list[bool], extras: list[str], extra_used: list[bool],
-              city_toks: list[str], city_used: list[bool], region_codes: dict[str, str], s: StreetRow,
+def _classify(w: Word, name_toks: tuple[str, ...], used: list[bool], extras: list[str], extra_used: list[bool],
+              city_toks: tuple[str, ...], city_used: list[bool], region_codes: dict[str, str], s: StreetRow,
               pc_compact: str, typed_postcode: str, iso2: str) -> tuple[int, int]:
     """What one typed word is for this street, and the typo edits it took (marking the reference words used)."""
     forms = set(w.forms) | {w.text}

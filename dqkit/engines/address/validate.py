@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from dqkit.engines.address.engine import AddressEngine
     from dqkit.engines.usaddr.standardize import Standardized
 
-_CANDIDATES: Final = 8  # search suggestions weighed against the typed words
+_CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
