@@ -208,3 +208,17 @@ def test_any_text_gets_an_answer(engine: AddressEngine, text: str, country: str)
     for s in res.suggestions:
         assert all(0 <= a < b <= len(s.text) for a, b in s.matched)
     engine.validate(SearchRequest.of(text, country))
+
+
+@pytest.mark.parametrize("typed", ["zzzz m", "zzzz ma", "zzzz main", "qqqq arch st", "1200 zzzz main"])
+def test_typedown_needs_every_typed_word(engine: AddressEngine, typed: str) -> None:
+    """A word that matches nothing (not even with typos) is not dropped while the rest matches by prefix
+    (issue 14: "zzzz q" listed seven QUAIL / QUEEN ranges)."""
+    res = engine.search(SearchRequest.of(typed)).result
+    assert res.suggestions == [] and res.confidence == Confidence.NO_MATCHES, [s.text for s in res.suggestions]
+
+
+def test_typedown_still_tolerates_harmless_words(engine: AddressEngine) -> None:
+    assert texts(engine, "1200 main st ap")  # a unit designator being typed
+    assert texts(engine, "77 massachusetts ave usa")  # the country
+    assert texts(engine, "221 baker street flat b", "GBR")  # a unit word

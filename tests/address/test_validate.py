@@ -109,3 +109,59 @@ def test_other_countries(engine: AddressEngine) -> None:
     assert ca.confidence == Confidence.VERIFIED_MATCH
     assert "zip_code_corrected" in flags(ca.validation_detail)
     assert ca.address is not None and ca.address.postal_code == "K1M 1M4"
+
+
+# -- precision first (issue 10, part 3): no confident answer the typed words do not support -----------------
+
+CONFIDENT = (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED)
+
+
+@pytest.mark.parametrize("typed", [
+    "77 Talwrn Ave, Cambridge, MA 02139",  # a made-up street with a real number, city, state and ZIP
+    "77 Quarlington Ave, Cambridge, MA 02139",
+    "1007 N Quarlington Way, Springfield, IL 62701",
+    "12 Zzyzx St, Springfield, IL 62701",
+])
+def test_made_up_street_is_only_a_verified_place(engine: AddressEngine, typed: str) -> None:
+    r = validate(engine, typed)
+    assert r.confidence == Confidence.VERIFIED_PLACE, (typed, r.confidence, r.address)
+    assert r.global_address_key == "" and r.address is not None
+    assert r.address.address_line_1 == "" and r.address.postal_code == typed[-5:]
+    assert r.match_type == MatchType.POST_CODE_NO_ADDRESS and r.match_confidence == MatchConfidence.MEDIUM
+
+
+def test_typo_budget_grows_with_the_word(engine: AddressEngine) -> None:
+    one = validate(engine, "2 Acrh St, Philadelphia, PA 19106")  # 4 letters, one transposition: a typo
+    assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
+    assert one.address.address_line_1 == "2 ARCH ST" and "street_corrected" in flags(one.validation_detail)
+    two = validate(engine, "2 Axcx St, Philadelphia, PA 19106")  # 4 letters, two edits: another name
+    assert two.confidence not in CONFIDENT, two
+    long = validate(engine, "77 Masachusets Ave, Cambridge, MA 02139")  # 13 letters, two edits: a typo
+    assert long.confidence == Confidence.VERIFIED_MATCH
+
+
+def test_corrected_street_must_have_the_number(engine: AddressEngine) -> None:
+    r = validate(engine, "9999 Masachusets Ave, Cambridge, MA 02139")
+    assert r.confidence == Confidence.STREET_PARTIAL
+    assert r.address is not None and r.address.address_line_1 == "MASSACHUSETTS AVE"
+
+
+def test_locality_must_agree(engine: AddressEngine) -> None:
+    # the street and number exist, but in Cambridge MA 02139, not in the city and ZIP typed
+    r = validate(engine, "77 Massachusetts Ave, Springfield, IL 62701")
+    assert r.confidence not in CONFIDENT, r
+
+
+def test_contradicting_suffix_is_not_a_verified_match(engine: AddressEngine) -> None:
+    # the reference has 500 ELMWOOD DR; "Elmwood Ct" may be another street it lacks: let the person choose
+    r = validate(engine, "500 Elmwood Ct, Springfield, IL 62704")
+    assert r.confidence == Confidence.MULTIPLE_MATCHES
+    assert any(s.text.startswith("500 ELMWOOD DR") for s in r.suggestions)
+    # a suffix left out is completed
+    done = validate(engine, "500 Elmwood, Springfield, IL 62704")
+    assert done.confidence == Confidence.VERIFIED_MATCH
+
+
+def test_made_up_street_in_singleline_search_is_not_verified(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("77 Talwrn Ave Cambridge MA 02139 ")).result
+    assert res.confidence not in CONFIDENT
