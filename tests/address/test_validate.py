@@ -149,14 +149,21 @@ def test_corrected_street_must_have_the_number(engine: AddressEngine) -> None:
 def test_locality_must_agree(engine: AddressEngine) -> None:
     # the street and number exist, but in Cambridge MA 02139, not in the city and ZIP typed
     r = validate(engine, "77 Massachusetts Ave, Springfield, IL 62701")
-    assert r.confidence not in CONFIDENT, r
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.address is not None
+    assert r.address.locality == "SPRINGFIELD" and r.address.address_line_1 == ""
+    # no locality typed: an exact street is enough, a corrected one is only offered
+    assert validate(engine, "77 Massachusetts Ave").confidence == Confidence.VERIFIED_MATCH
+    typo = validate(engine, "77 Masachusets Ave")
+    assert typo.confidence == Confidence.MULTIPLE_MATCHES
+    assert typo.suggestions[0].text == "77 MASSACHUSETTS AVE, CAMBRIDGE, MA 02139"
 
 
 def test_contradicting_suffix_is_not_a_verified_match(engine: AddressEngine) -> None:
-    # the reference has 500 ELMWOOD DR; "Elmwood Ct" may be another street it lacks: let the person choose
+    # the reference has 500 ELMWOOD DR; "Elmwood Ct" may be another street it lacks: the place is verified, the
+    # street is offered, not claimed
     r = validate(engine, "500 Elmwood Ct, Springfield, IL 62704")
-    assert r.confidence == Confidence.MULTIPLE_MATCHES
-    assert any(s.text.startswith("500 ELMWOOD DR") for s in r.suggestions)
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.global_address_key == ""
+    assert [s.text for s in r.suggestions] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704"]
     # a suffix left out is completed
     done = validate(engine, "500 Elmwood, Springfield, IL 62704")
     assert done.confidence == Confidence.VERIFIED_MATCH

@@ -60,10 +60,11 @@ class Evidence:
 
     ok: bool  # the street is the typed street, in the typed locality
     name_edits: int = 0  # typo edits needed in the street name
-    contradicted: bool = False  # a typed suffix or direction differs from the street's (name otherwise fits)
+    near: bool = False  # the name fits, but a typed suffix / direction differs or the locality does not agree
     zip_ok: bool = False
     city_ok: bool = False
     completed: int = 0  # suffix / direction words of the street that were not typed
+    locality_typed: bool = False  # a postcode or city words were typed
 
     @property
     def rank(self) -> tuple[int, int, int, int]:
@@ -126,8 +127,8 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     locality_typed = bool(typed_postcode) or any(city_used) or bool(other_city)
     locality_ok = zip_ok or city_ok or (not locality_typed and edits == 0)
     completed = sum(1 for u in extra_used if not u)
-    fits = name_ok and not garbage and locality_ok
-    return Evidence(fits and not contradicted, edits, fits and contradicted, zip_ok, city_ok, completed)
+    ok = name_ok and not garbage and locality_ok and not contradicted
+    return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, completed, locality_typed)
 
 
 def _classify(w: Word, name_toks: tuple[str, ...], used: list[bool], extras: list[str], extra_used: list[bool],

@@ -92,13 +92,17 @@ class Validator:
         ev = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items})
         # only streets the typed words support can be answered; the best supported reading first
         good = [it for it in found.items if ev[it.street].ok]
-        contradicted = [it for it in found.items if ev[it.street].contradicted]
         if not good:
-            if contradicted and q.number:  # the name fits but a typed suffix / direction does not: let them pick
-                top = contradicted[0]
-                detail = self._detail(ds, text, found, top)
-                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, True, alternatives=contradicted)
-            return self._place(ds, found, typed_pc)
+            # streets whose name fits but whose suffix, direction or locality does not: offered, never claimed
+            near = [it for it in found.items if ev[it.street].near]
+            place = self._place(ds, found, typed_pc)
+            if near and place.confidence == Confidence.VERIFIED_PLACE:
+                place.alternatives = near
+            elif near and not any(ev[it.street].locality_typed for it in near):
+                top = near[0]
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top), True,
+                               alternatives=near)
+            return place
         best = max(ev[it.street].rank for it in good)
         good = [it for it in good if ev[it.street].rank == best]
         top = max(good, key=lambda it: it.rank)
@@ -323,9 +327,9 @@ class Validator:
         if conf == Confidence.VERIFIED_PLACE and v.item is None:
             address = self._place_address(ds, v)
         suggestions = []
-        if conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and \
-                v.item is not None:
-            items = v.alternatives or [v.item]
+        if (conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and
+                v.item is not None) or (conf == Confidence.VERIFIED_PLACE and v.alternatives):
+            items = v.alternatives or ([v.item] if v.item is not None else [])
             suggestions = self.engine._suggestions(ds, Found(items[:7], False, parse_query(""), None), "",
                                                    listing=True).suggestions
         return ValidationResult(
