@@ -136,6 +136,12 @@ class Validator:
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy,
                            " ".join(p for p in (q.unit_desig, q.unit) if p))
         streets = list(dict.fromkeys(it.street for it in good))
+        if typed_pc and not all(ev[x].zip_ok or not ev[x].name_edits for x in streets):
+            # a corrected name without the house number to back it needs the typed ZIP too: offered only
+            place = self._place(ds, found, typed_pc)
+            if place.confidence == Confidence.VERIFIED_PLACE:
+                place.alternatives = good
+            return place
         if len(streets) > 1:
             alts = [it for it in good if it.kind != ADDRESS or not q.number] or good
             return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=alts)
