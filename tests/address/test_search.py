@@ -222,3 +222,12 @@ def test_typedown_still_tolerates_harmless_words(engine: AddressEngine) -> None:
     assert texts(engine, "1200 main st ap")  # a unit designator being typed
     assert texts(engine, "77 massachusetts ave usa")  # the country
     assert texts(engine, "221 baker street flat b", "GBR")  # a unit word
+
+
+def test_five_digit_house_number_before_a_numbered_street(engine: AddressEngine) -> None:
+    from dqkit.engines.address.query import parse_query
+
+    q = parse_query("10666 16th ave, paris oh ")
+    assert q.number == "10666" and [w.text for w in q.words][:2] == ["16TH", "AVE"]
+    z = parse_query("02139 77 massachusetts")  # a ZIP typed first, then the number
+    assert z.number == "77" and z.words[0].text == "02139"

@@ -72,16 +72,6 @@ class Evidence:
         return (int(self.zip_ok) + int(self.city_ok), -self.name_edits, -self.completed, int(self.ok))
 
 
-@lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(tokens(text))
-
-
-@lru_cache(maxsize=65536)
-def _forms(word: str) -> frozenset[str]:
-    return frozenset(street_word_forms(word))
-
-
 def _is_street_type_word(w: Word) -> bool:
     return w.text in SUFFIXES or w.text in DIRECTIONALS
 
@@ -89,14 +79,49 @@ def _is_street_type_word(w: Word) -> bool:
 _NAME, _EXTRA, _CITY, _REGION, _POSTCODE, _TYPE, _HARMLESS, _UNEXPLAINED = range(8)
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """One street's words, looked up by form (built once per street text)."""
+
+    name_toks: tuple[str, ...]
+    extras: tuple[str, ...]
+    city_toks: tuple[str, ...]
+    exact: dict[str, tuple[tuple[int, int], ...]]  # form -> ((kind, j), ...): 0 name word, 1 two name words, 2 extra
+    city: dict[str, tuple[int, ...]]  # city word -> its positions
+
+
+_K_NAME, _K_PAIR, _K_EXTRA = 0, 1, 2
+_LOCALITY: Final = frozenset({_CITY, _REGION, _POSTCODE})
+
+
+@lru_cache(maxsize=65536)
+def _facts(name: str, predir: str, suffix: str, postdir: str, city: str) -> _Facts:
+    name_toks = tuple(tokens(name))
+    extras = tuple(t for t in (predir, suffix, postdir) if t)
+    city_toks = tuple(tokens(city))
+    exact: dict[str, list[tuple[int, int]]] = {}
+    for j, t in enumerate(name_toks):
+        for f in street_word_forms(t):
+            exact.setdefault(f, []).append((_K_NAME, j))
+    for j in range(len(name_toks) - 1):
+        exact.setdefault(name_toks[j] + name_toks[j + 1], []).append((_K_PAIR, j))
+    for j, t in enumerate(extras):
+        for f in street_word_forms(t):
+            exact.setdefault(f, []).append((_K_EXTRA, j))
+    cities: dict[str, list[int]] = {}
+    for j, t in enumerate(city_toks):
+        cities.setdefault(t, []).append(j)
+    return _Facts(name_toks, extras, city_toks, {k: tuple(v) for k, v in exact.items()},
+                  {k: tuple(v) for k, v in cities.items()})
+
+
 def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
                     alias_cities: tuple[str, ...] = ()) -> Evidence:
     """Read the typed words `q` against street `s` (see the module docstring)."""
-    name_toks = _tokens(s.name)
+    facts = _facts(s.name, s.predir, s.suffix, s.postdir, s.city)
+    name_toks, city_toks = facts.name_toks, facts.city_toks
     used = [False] * len(name_toks)
-    extras = [t for t in (s.predir, s.suffix, s.postdir) if t]
-    extra_used = [False] * len(extras)
-    city_toks = _tokens(s.city)
+    extra_used = [False] * len(facts.extras)
     city_used = [False] * len(city_toks)
     region_codes = country(iso2).region_codes
     pc_compact = s.postcode.replace(" ", "")
@@ -104,60 +129,73 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     words = q.words
     cls: list[int] = []
     for w in words:
-        c, d = _classify(w, name_toks, used, extras, extra_used, city_toks, city_used, region_codes, s,
-                         pc_compact, typed_postcode, iso2)
+        c, d = _classify(w, facts, used, extra_used, city_used, region_codes, s, pc_compact, typed_postcode,
+                         iso2)
         cls.append(c)
         edits += d
-    last_name = max((i for i, c in enumerate(cls) if c in (_NAME, _EXTRA)), default=-1)
-    loc_start = next((i for i, c in enumerate(cls) if i > last_name and c in (_CITY, _REGION, _POSTCODE)),
-                     len(words))
+    last_name = -1
+    for i, c in enumerate(cls):
+        if c in (_NAME, _EXTRA):
+            last_name = i
+    loc_start = len(words)
+    for i in range(last_name + 1, len(words)):
+        if cls[i] in _LOCALITY:
+            loc_start = i
+            break
     # after a typed suffix the street is closed: what follows is the locality, even a city this street is not in
     closed = last_name >= 0 and cls[last_name] == _EXTRA
     street_stop = last_name + 1 if closed else loc_start
-    garbage = any(c == _UNEXPLAINED for c in cls[:street_stop])
-    contradicted = any(c == _TYPE for c in cls[:max(street_stop, last_name + 2)])
+    head = cls[:street_stop]
+    garbage = _UNEXPLAINED in head
+    contradicted = _TYPE in cls[:max(street_stop, last_name + 2)]
     other_city = [words[i].text for i in range(max(street_stop, last_name + 2 if not closed else 0), len(words))
                   if cls[i] in (_UNEXPLAINED, _TYPE)]
-    name_ok = all(u or t in _OPTIONAL_NAME_WORDS for u, t in zip(used, name_toks, strict=True)) and any(used)
+    name_ok = True in used
+    if name_ok and False in used:
+        name_ok = all(u or t in _OPTIONAL_NAME_WORDS for u, t in zip(used, name_toks, strict=True))
     zip_ok = bool(typed_postcode) and typed_postcode.replace(" ", "") == pc_compact
-    city_ok = bool(city_toks) and all(city_used)
+    city_ok = bool(city_toks) and False not in city_used
     if not city_ok and other_city and alias_cities:
         typed_city = " ".join(other_city)
         city_ok = any(typed_city == a or set(a.split()) <= set(other_city) for a in alias_cities)
-    locality_typed = bool(typed_postcode) or any(city_used) or bool(other_city)
+    locality_typed = bool(typed_postcode) or True in city_used or bool(other_city)
     locality_ok = zip_ok or city_ok or (not locality_typed and edits == 0)
-    completed = sum(1 for u in extra_used if not u)
     ok = name_ok and not garbage and locality_ok and not contradicted
-    return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, completed, locality_typed)
+    return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, extra_used.count(False),
+                    locality_typed)
 
 
-def _classify(w: Word, name_toks: tuple[str, ...], used: list[bool], extras: list[str], extra_used: list[bool],
-              city_toks: tuple[str, ...], city_used: list[bool], region_codes: dict[str, str], s: StreetRow,
-              pc_compact: str, typed_postcode: str, iso2: str) -> tuple[int, int]:
+def _classify(w: Word, facts: _Facts, used: list[bool], extra_used: list[bool], city_used: list[bool],
+              region_codes: dict[str, str], s: StreetRow, pc_compact: str, typed_postcode: str,
+              iso2: str) -> tuple[int, int]:
     """What one typed word is for this street, and the typo edits it took (marking the reference words used)."""
-    forms = set(w.forms) | {w.text}
-    # a word of the name, exactly or in a standard form (or a prefix being typed)
-    j = next((j for j, t in enumerate(name_toks) if not used[j] and (forms & _forms(t))), -1)
-    if j < 0 and not w.complete:
+    name_toks, city_toks = facts.name_toks, facts.city_toks
+    # a word of the name, two name words typed as one ("MACARTHUR"), the suffix or direction: exact forms
+    best: tuple[int, int] | None = None
+    for f in w.forms:
+        for kind, j in facts.exact.get(f, ()):
+            free = not used[j] if kind == _K_NAME else (not used[j] and not used[j + 1]) if kind == _K_PAIR \
+                else not extra_used[j]
+            if free and (best is None or kind < best[0]):
+                best = (kind, j)
+    if best is None and not w.complete:  # a prefix being typed
         j = next((j for j, t in enumerate(name_toks) if not used[j] and t.startswith(w.text)
                   and len(w.text) >= min(4, len(t))), -1)
-    if j >= 0:
+        if j >= 0:
+            best = (_K_NAME, j)
+    if best is not None:
+        kind, j = best
+        if kind == _K_EXTRA:
+            extra_used[j] = True
+            return _EXTRA, 0
         used[j] = True
+        if kind == _K_PAIR:
+            used[j + 1] = True
         return _NAME, 0
-    # two name words typed as one ("MACARTHUR" for "MAC ARTHUR")
-    j = next((j for j in range(len(name_toks) - 1) if not used[j] and not used[j + 1]
-              and name_toks[j] + name_toks[j + 1] == w.text), -1)
-    if j >= 0:
-        used[j] = used[j + 1] = True
-        return _NAME, 0
-    # the street's suffix or direction
-    j = next((j for j, t in enumerate(extras) if not extra_used[j] and (forms & _forms(t))), -1)
-    if j >= 0:
-        extra_used[j] = True
-        return _EXTRA, 0
     # the locality: city words, region, postcode
-    j = next((j for j, t in enumerate(city_toks) if not city_used[j] and (w.text == t or (
-        not w.complete and t.startswith(w.text)))), -1)
+    j = next((j for j in facts.city.get(w.text, ()) if not city_used[j]), -1)
+    if j < 0 and not w.complete:
+        j = next((j for j, t in enumerate(city_toks) if not city_used[j] and t.startswith(w.text)), -1)
     if j >= 0:
         city_used[j] = True
         return _CITY, 0
@@ -170,15 +208,15 @@ def _classify(w: Word, name_toks: tuple[str, ...], used: list[bool], extras: lis
                                              or (iso2 == "US" and w.text.isdigit() and len(w.text) in (5, 9))):
         return _POSTCODE, 0
     # a typo in a word of the name
-    best, best_d = -1, 99
+    typo_j, typo_d = -1, 99
     for j, t in enumerate(name_toks):
         if not used[j]:
             d = _typo_distance(w.text, t)
-            if 0 <= d < best_d:
-                best, best_d = j, d
-    if best >= 0:
-        used[best] = True
-        return _NAME, best_d
+            if 0 <= d < typo_d:
+                typo_j, typo_d = j, d
+    if typo_j >= 0:
+        used[typo_j] = True
+        return _NAME, typo_d
     if street_type:
         return _TYPE, 0  # a suffix or direction this street does not have (or, after the street, a city word)
     # a typo in a city word

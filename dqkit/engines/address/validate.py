@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from dqkit.contract.address import (
@@ -75,7 +76,7 @@ class Validator:
             return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
                                     match_confidence=MatchConfidence.NONE)
         typed_postcode = self._typed_postcode(ds, text)
-        verdict = self._by_search(ds, text)
+        verdict = self._by_search(ds, text, typed_postcode)
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
             std = self._by_standardizer(ds, text)
             if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
@@ -83,12 +84,11 @@ class Validator:
         return self._result(ds, verdict, bool(typed_postcode))
 
     # -- the search matcher ------------------------------------------------------------------------------
-    def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
+    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
         found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query
-        typed_pc = self._typed_postcode(ds, text)
         ev = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items})
         # only streets the typed words support can be answered; the best supported reading first
         good = [it for it in found.items if ev[it.street].ok]
@@ -155,12 +155,7 @@ class Validator:
         return {s: street_evidence(ds.iso2, self.ix.street(s), q, typed_pc, aliases) for s in streets}
 
     def _aliases(self, ds: DatasetInfo, postcode: str) -> tuple[str, ...]:
-        if ds.iso2 != "US" or not postcode:
-            return ()
-        from dqkit.engines import zipdata
-
-        info = zipdata.zip_info(postcode)
-        return info.acceptable_cities if info else ()
+        return _alias_cities(postcode) if ds.iso2 == "US" and postcode else ()
 
     def _place(self, ds: DatasetInfo, found: Found, typed_pc: str) -> Verdict:
         """No typed street is supported: Verified place when the typed ZIP (or the typed city) is in the
@@ -369,6 +364,15 @@ class Validator:
         line = " ".join(p for p in (ix.number_text(v.item.lo), s.text) if p) if v.item.kind == BUILDING else s.text
         full.address_line_1, full.address_line_2, full.address_line_3 = line, "", ""
         return full
+
+
+@lru_cache(maxsize=4096)
+def _alias_cities(zip5: str) -> tuple[str, ...]:
+    """Other city names USPS accepts for a ZIP (looked up once per ZIP)."""
+    from dqkit.engines import zipdata
+
+    info = zipdata.zip_info(zip5)
+    return info.acceptable_cities if info else ()
 
 
 _IGNORED_WORDS: Final = frozenset({"US", "USA", "UNITED", "STATES", "AMERICA", "OF"})
