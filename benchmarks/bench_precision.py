@@ -31,6 +31,9 @@ another street, number or ZIP than T (or with any address when T is not in the r
 wrong <= 1% on (a), (b) and (d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place
 or No matches are right.
 
+The same texts also go to a Singleline search: "search verified wrong" counts its Verified match answers whose
+first suggestion is another address than T (of all its Verified match answers).
+
 Peer, same queries and reference, same run: rapidfuzz `process.extractOne` of the query over the reference rows'
 full address strings (`fuzz.ratio`, default processor, score cut-off 90): a hit is its confident answer.
 """
@@ -49,7 +52,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dqkit.contract.address import Confidence, SearchRequest
+from dqkit.contract.address import Confidence, SearchRequest, SearchType
 from dqkit.engines import zipdata
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.reference.reader import Record, read_records, source_of
@@ -112,6 +115,8 @@ class Tally:
     peer_right: int = 0
     peer_confident: int = 0
     peer_confident_wrong: int = 0
+    search_verified: int = 0
+    search_verified_wrong: int = 0
 
     def add(self, other: Tally) -> None:
         self.count.update(other.count)
@@ -122,6 +127,8 @@ class Tally:
         self.peer_right += other.peer_right
         self.peer_confident += other.peer_confident
         self.peer_confident_wrong += other.peer_confident_wrong
+        self.search_verified += other.search_verified
+        self.search_verified_wrong += other.search_verified_wrong
 
     @property
     def right_total(self) -> int:
@@ -289,6 +296,15 @@ def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, boo
     return conf, right, confident_wrong, " ".join(got)
 
 
+def judge_search(engine: AddressEngine, q: Query) -> tuple[bool, bool]:
+    """(Verified match, Verified match with another address) of a Singleline search of the same text."""
+    res = engine.search(SearchRequest.of(q.text, search_type=SearchType.SINGLELINE)).result
+    if res.confidence != Confidence.VERIFIED_MATCH or not res.suggestions:
+        return False, False
+    t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)
+    return True, _answer(engine, res.suggestions[0].global_address_key)[:3] != t
+
+
 def _answer(engine: AddressEngine, key: str) -> tuple[str, str, str, str]:
     """(street, number, ZIP, unit) of the address, building or street a key names."""
     if not key:
@@ -350,6 +366,9 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
         t.confident_wrong += cwrong
         if cwrong and len(t.examples) < 8:
             t.examples.append(f"{q.text!r} -> {conf}: {got}")
+        s_verified, s_wrong = judge_search(engine, q)
+        t.search_verified += s_verified
+        t.search_verified_wrong += s_wrong
         if the_peer is not None:
             p_right, p_conf, p_wrong = the_peer.judge(truth, q)
             t.peer_right += p_right
@@ -379,12 +398,13 @@ def table(total: dict[str, Tally], peer: bool) -> str:
             lines.append(f"{CORPUS_NAMES[c]:<26}{conf:<26}{t.right[conf]:>7}{n - t.right[conf]:>7}{n:>7}")
         lines.append(f"{CORPUS_NAMES[c]:<26}{'ALL':<26}{t.right_total:>7}{t.n - t.right_total:>7}{t.n:>7}")
         lines.append("")
-    lines.append(f"{'corpus':<26}{'dqkit right':>12}{'dqkit conf. wrong':>19}"
+    lines.append(f"{'corpus':<26}{'dqkit right':>12}{'dqkit conf. wrong':>19}{'search verified wrong':>23}"
                  + (f"{'peer right':>12}{'peer confident':>16}{'peer conf. wrong':>18}" if peer else ""))
     for c in CORPORA:
         t = total[c]
         n = max(t.n, 1)
-        row = f"{CORPUS_NAMES[c]:<26}{t.right_total / n:>12.1%}{t.confident_wrong / n:>19.2%}"
+        row = f"{CORPUS_NAMES[c]:<26}{t.right_total / n:>12.1%}{t.confident_wrong / n:>19.2%}" \
+              f"{f'{t.search_verified_wrong} of {t.search_verified}':>23}"
         if peer:
             row += f"{t.peer_right / n:>12.1%}{t.peer_confident / n:>16.1%}{t.peer_confident_wrong / n:>18.2%}"
         lines.append(row)

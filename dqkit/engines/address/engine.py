@@ -120,11 +120,16 @@ class AddressEngine:
         return SearchResponse(out)
 
     def _supported(self, ds: DatasetInfo, found: Found) -> bool:
-        """Whether the typed words support the one street found (see `evidence`)."""
+        """Whether the typed text supports the one address found: its house number typed and found on the
+        street (not another number of a one-address street), and the street itself (see `evidence`)."""
         from dqkit.engines.address.evidence import street_evidence
+        from dqkit.engines.address.search import NUMBER_EXACT
         from dqkit.engines.address.validate import Validator
 
         it = found.items[0]
+        q = found.query
+        if not q.number or found.number_missing or it.number_level != NUMBER_EXACT:
+            return False
         typed_pc = Validator._typed_postcode(ds, found.query.raw)
         return street_evidence(ds.iso2, self.index.street(it.street), found.query, typed_pc).ok
 
