@@ -172,3 +172,12 @@ def test_contradicting_suffix_is_not_a_verified_match(engine: AddressEngine) -> 
 def test_made_up_street_in_singleline_search_is_not_verified(engine: AddressEngine) -> None:
     res = engine.search(SearchRequest.of("77 Talwrn Ave Cambridge MA 02139 ")).result
     assert res.confidence not in CONFIDENT
+
+
+def test_verified_place_names_the_place(engine: AddressEngine) -> None:
+    # a ZIP the reference does not hold: the place comes from the ZIP data, the street is not claimed
+    r = validate(engine, "12 Nowhere St, Beverly Hills, CA 90210")
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.global_address_key == ""
+    assert r.address is not None and (r.address.locality, r.address.region, r.address.postal_code) == (
+        "BEVERLY HILLS", "CA", "90210")
+    assert r.address.address_line_1 == ""

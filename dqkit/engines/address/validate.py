@@ -61,6 +61,7 @@ class Verdict:
     alternatives: list[Item] | None = None
     place_postcode: str = ""  # Verified place: the typed postcode found in the reference
     place_street: int = -1  # Verified place: a street of the typed city (its locality is the place)
+    place_text: tuple[str, str, str] | None = None  # Verified place from ZIP data alone: city, state, ZIP
 
 
 class Validator:
@@ -157,10 +158,14 @@ class Validator:
     def _aliases(self, ds: DatasetInfo, postcode: str) -> tuple[str, ...]:
         return _alias_cities(postcode) if ds.iso2 == "US" and postcode else ()
 
+    def _postcode_held(self, ds: DatasetInfo, postcode: str) -> bool:
+        lo, hi = self.ix.streets_in_postcode(ds, postcode)
+        return hi > lo
+
     def _place(self, ds: DatasetInfo, found: Found, typed_pc: str) -> Verdict:
         """No typed street is supported: Verified place when the typed ZIP (or the typed city) is in the
         reference, else No matches. No street, number or key is claimed."""
-        if typed_pc and self.ix.streets_in_postcode(ds, typed_pc) != (0, 0):
+        if typed_pc and self._postcode_held(ds, typed_pc):
             return Verdict(Confidence.VERIFIED_PLACE, None, ValidationDetail(), place_postcode=typed_pc)
         q = found.query
         for it in found.items:
@@ -287,7 +292,10 @@ class Validator:
         if st.match == MatchLevel.STREET and item is not None:
             return Verdict(Confidence.STREET_PARTIAL, item, detail)
         if st.match == MatchLevel.LAST_LINE:
-            return Verdict(Confidence.VERIFIED_PLACE, None, detail)
+            a = st.address
+            if a.zip and self._postcode_held(ds, a.zip):
+                return Verdict(Confidence.VERIFIED_PLACE, None, detail, place_postcode=a.zip)
+            return Verdict(Confidence.VERIFIED_PLACE, None, detail, place_text=(a.city, a.state, a.zip))
         return None
 
     def _item_of(self, ds: DatasetInfo, st: Standardized, zip5: str) -> Item | None:
@@ -345,6 +353,9 @@ class Validator:
 
     def _place_address(self, ds: DatasetInfo, v: Verdict) -> Address | None:
         """A Verified place: the locality lines of the typed postcode (or city), no street."""
+        if v.place_text is not None:
+            city, region, postcode = v.place_text
+            return Address(locality=city, region=region, postal_code=postcode, country=country(ds.iso2).name.upper())
         s = v.place_street
         if v.place_postcode:
             lo, hi = self.ix.streets_in_postcode(ds, v.place_postcode)
