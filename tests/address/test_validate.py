@@ -181,3 +181,25 @@ def test_verified_place_names_the_place(engine: AddressEngine) -> None:
     assert r.address is not None and (r.address.locality, r.address.region, r.address.postal_code) == (
         "BEVERLY HILLS", "CA", "90210")
     assert r.address.address_line_1 == ""
+
+
+@pytest.fixture(scope="module")
+def twins(oa_writer, tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:  # type: ignore[no-untyped-def]
+    """Two streets one letter apart, both with house number 12, in one ZIP."""
+    root = tmp_path_factory.mktemp("twins")
+    rows = [(12, "ELMA ST", "", "SPRINGFIELD", "IL", "62704"), (12, "ELMS ST", "", "SPRINGFIELD", "IL", "62704"),
+            (14, "ELMS ST", "", "SPRINGFIELD", "IL", "62704"), (30, "OAKWOOD AVE", "", "SPRINGFIELD", "IL", "62704")]
+    return AddressEngine.from_files([oa_writer(root / "us" / "il" / "twins.csv", rows)], out=root / "twins.dqidx")
+
+
+def test_two_equally_good_readings_are_multiple_matches(twins: AddressEngine) -> None:
+    r = validate(twins, "12 Elmo St, Springfield, IL 62704")  # one edit from ELMA and from ELMS
+    assert r.confidence == Confidence.MULTIPLE_MATCHES
+    assert {s.text for s in r.suggestions} == {"12 ELMA ST, SPRINGFIELD, IL 62704", "12 ELMS ST, SPRINGFIELD, IL 62704"}
+    # the number decides when only one of them has it; the exact name decides over a typo
+    one = validate(twins, "14 Elmo St, Springfield, IL 62704")
+    assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
+    assert one.address.address_line_1 == "14 ELMS ST"
+    exact = validate(twins, "12 Elma St, Springfield, IL 62704")
+    assert exact.confidence == Confidence.VERIFIED_MATCH and exact.address is not None
+    assert exact.address.address_line_1 == "12 ELMA ST"
