@@ -231,3 +231,13 @@ def test_five_digit_house_number_before_a_numbered_street(engine: AddressEngine)
     assert q.number == "10666" and [w.text for w in q.words][:2] == ["16TH", "AVE"]
     z = parse_query("02139 77 massachusetts")  # a ZIP typed first, then the number
     assert z.number == "77" and z.words[0].text == "02139"
+
+
+def test_singleline_reaches_a_short_word_typo_but_not_garbage(engine: AddressEngine) -> None:
+    # "ARC" is one letter short of ARCH: beyond the matcher's typo reach (3 letters), within the evidence's
+    res = engine.search(SearchRequest.of("2 Arc St, Philadelphia, PA 19106", search_type=SearchType.SINGLELINE))
+    assert res.result.confidence == Confidence.VERIFIED_MATCH
+    assert res.result.suggestions[0].text == "2 ARCH ST, PHILADELPHIA, PA 19106"
+    for garbage in ("zzzz q", "2 Zzyzx St, Philadelphia, PA 19106"):
+        got = engine.search(SearchRequest.of(garbage, search_type=SearchType.SINGLELINE)).result
+        assert got.suggestions == [], garbage

@@ -139,7 +139,21 @@ class AddressEngine:
             found = self.searcher.search(ds, text.rstrip() + " ", k, location=location, strict=True)
             if found.items:
                 return found
+            # a whole address with a word beyond typo reach of the matcher ("2028 Oti Dr"): the lenient reading,
+            # keeping only the streets whose name the typed words support
+            loose = self.searcher.search(ds, text.rstrip() + " ", k, location=location)
+            keep = [it for it in loose.items if self._name_fits(ds, loose, it)]
+            if keep:
+                return Found(keep, False, loose.query, loose.match, loose.number_missing, total=len(keep))
         return self.searcher.search(ds, text, k, location=location, strict=True)
+
+    def _name_fits(self, ds: DatasetInfo, found: Found, it: Item) -> bool:
+        from dqkit.engines.address.evidence import street_evidence
+        from dqkit.engines.address.validate import Validator
+
+        ev = street_evidence(ds.iso2, self.index.street(it.street), found.query,
+                             Validator._typed_postcode(ds, found.query.raw))
+        return ev.ok or ev.near
 
     def validate(self, request: SearchRequest) -> ValidateResponse:
         ds = self._dataset(request.country_iso, request.datasets)
