@@ -241,3 +241,7 @@ def test_singleline_reaches_a_short_word_typo_but_not_garbage(engine: AddressEng
     for garbage in ("zzzz q", "2 Zzyzx St, Philadelphia, PA 19106"):
         got = engine.search(SearchRequest.of(garbage, search_type=SearchType.SINGLELINE)).result
         assert got.suggestions == [], garbage
+
+
+def test_typedown_reaches_a_short_word_typo(engine: AddressEngine) -> None:
+    assert texts(engine, "2 arc st")[0] == "2 ARCH ST, PHILADELPHIA, PA 19106"

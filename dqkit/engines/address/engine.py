@@ -135,17 +135,18 @@ class AddressEngine:
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
                     location: tuple[float, float] | None) -> Found:
-        if stype == SearchType.SINGLELINE and text.strip():
-            found = self.searcher.search(ds, text.rstrip() + " ", k, location=location, strict=True)
+        texts = [text.rstrip() + " ", text] if stype == SearchType.SINGLELINE and text.strip() else [text]
+        for t in texts:
+            found = self.searcher.search(ds, t, k, location=location, strict=True)
             if found.items:
                 return found
-            # a whole address with a word beyond typo reach of the matcher ("2028 Oti Dr"): the lenient reading,
-            # keeping only the streets whose name the typed words support
-            loose = self.searcher.search(ds, text.rstrip() + " ", k, location=location)
+            # a word beyond the matcher's typo reach ("2028 Oti Dr"): the lenient reading, keeping only the streets
+            # whose name the typed words support (so "zzzz q" still finds nothing)
+            loose = self.searcher.search(ds, t, k, location=location)
             keep = [it for it in loose.items if self._name_fits(ds, loose, it)]
             if keep:
                 return Found(keep, False, loose.query, loose.match, loose.number_missing, total=len(keep))
-        return self.searcher.search(ds, text, k, location=location, strict=True)
+        return found
 
     def _name_fits(self, ds: DatasetInfo, found: Found, it: Item) -> bool:
         from dqkit.engines.address.evidence import street_evidence
