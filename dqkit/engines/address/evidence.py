@@ -72,10 +72,6 @@ class Evidence:
         return (int(self.zip_ok) + int(self.city_ok), -self.name_edits, -self.completed, int(self.ok))
 
 
-def _is_street_type_word(w: Word) -> bool:
-    return w.text in SUFFIXES or w.text in DIRECTIONALS
-
-
 _NAME, _EXTRA, _CITY, _REGION, _POSTCODE, _TYPE, _HARMLESS, _UNEXPLAINED = range(8)
 
 

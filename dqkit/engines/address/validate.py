@@ -6,6 +6,11 @@ to the reference, naming every correction. When it cannot place the address (a s
 wrong city with no ZIP), the search matcher is asked too, with its typo tolerance and word dropping; the better
 verdict wins. Other countries use the search matcher alone.
 
+Precision first: every verdict that names a street (Verified match, Interaction required, Premises partial,
+Street partial) must pass the evidence check of `evidence.py` (the typed words support that street in the typed
+locality, the number is on it); two readings that pass equally well are Multiple matches; when none passes, the
+answer is Verified place (the typed ZIP or city, with the near streets as suggestions) or No matches.
+
 Confidence: Verified match (one address), Interaction required (one address, but only after heavy repair),
 Premises partial (building found, unit missing or unknown), Street partial (street found, house number missing or
 not on it), Multiple matches, Verified place (only the locality), No matches, Insufficient search terms (blank).
@@ -137,8 +142,9 @@ class Validator:
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy,
                            " ".join(p for p in (q.unit_desig, q.unit) if p))
         streets = list(dict.fromkeys(it.street for it in good))
-        if typed_pc and not all(ev[x].zip_ok or not ev[x].name_edits for x in streets):
-            # a corrected name without the house number to back it needs the typed ZIP too: offered only
+        if not all(not ev[x].name_edits or (ev[x].zip_ok and q.number) for x in streets):
+            # a corrected name without the house number on it needs a typed number and the typed ZIP to be named
+            # ("same as billing" is not "N SAGE CIR"): else it is offered only
             place = self._place(ds, found, typed_pc)
             if place.confidence == Confidence.VERIFIED_PLACE:
                 place.alternatives = good
@@ -180,13 +186,6 @@ class Validator:
     def _many_repairs(d: ValidationDetail) -> bool:
         return sum((d.street_corrected, d.city_name_corrected, d.zip_code_corrected, d.state_corrected,
                     d.primary_number_corrected)) >= 3
-
-    def _street_matched(self, ds: DatasetInfo, found: Found, top: Item) -> bool:
-        if found.match is None:
-            return False
-        i = top.street - ds.street_lo
-        return any(h.levels is not None and int(h.levels[i]) % 2 == 0 and int(h.levels[i]) > 0
-                   for h in found.match.hits)
 
     def _detail(self, ds: DatasetInfo, text: str, found: Found, top: Item) -> ValidationDetail:
         """Which parts of the typed address differ from the reference street the search landed on."""
