@@ -11,31 +11,32 @@ typed the way a person writes an address, "NUMBER STREET UNIT, CITY, ST ZIP", an
     reference has the same street, number and ZIP, e.g. another unit of the building);
 (b) made-up: the held-out rows with the street replaced by a made-up name (a seeded syllable generator, plus a
     real suffix and sometimes a direction), checked not to equal any street name of the reference;
-(d) made-up on reference numbers: reference rows with the street replaced by a made-up name (the harder case of
-    the project's precision probe: the number, city and ZIP are those of a real address of the reference);
 (c) typos: reference rows with one or two seeded typos (substitution, deletion, transposition or insertion) in
     the street name and / or the city. A word gets a typo only when it has 4 letters or more and a second one only
     when it has 8 or more (shorter words cannot be repaired from evidence: a 3-letter name one edit away is another
     name). The typed name is checked not to be another street of the same ZIP.
+(d) made-up on reference numbers: reference rows with the street replaced by a made-up name (the harder case of
+    the project's precision probe: the number, city and ZIP are those of a real address of the reference);
 
 The truth T of a query is its row: (street as the reference normalizes it, house number, ZIP). An answer is RIGHT
 when what it asserts is what the reference supports:
   * T in the reference (same street, number and ZIP): Verified match / Interaction required with T (in (c) also
     the same unit when the row has one), or Premises partial with T's building when the row names no unit or a
     unit the reference lacks;
-  * else T's street in T's ZIP in the reference: Street partial on that street;
-  * else (the street is not there, always so in (b)): Verified place or No matches (nothing claimed about a
-    street).
-Anything else is wrong; the worst case, a CONFIDENT WRONG answer, is Verified match or Interaction required with
-another street, number or ZIP than T (or with any address when T is not in the reference). Targets: confident
-wrong <= 1% on (a), (b) and (d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place
-or No matches are right.
+  * else T's street in the reference in T's ZIP or in another ZIP of T's city: Street partial on that street;
+  * else (the street is not in T's ZIP, always so in (b) and (d)): Verified place or No matches (nothing claimed
+    about a street).
+Anything else is wrong (Multiple matches included: it claims no address, so it is never confident wrong either).
+The worst case, a CONFIDENT WRONG answer, is Verified match or Interaction required with another street, number or
+ZIP than T (or with any address when T is not in the reference). Targets: confident wrong <= 1% on (a), (b) and
+(d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place or No matches are right.
 
 The same texts also go to a Singleline search: "search verified wrong" counts its Verified match answers whose
 first suggestion is another address than T (of all its Verified match answers).
 
 Peer, same queries and reference, same run: rapidfuzz `process.extractOne` of the query over the reference rows'
-full address strings (`fuzz.ratio`, default processor, score cut-off 90): a hit is its confident answer.
+full address strings (`fuzz.ratio`, default processor, score cut-off 90): a hit is its confident answer (right
+when it is T and T is in the reference); no hit is right when T is not in the reference.
 """
 
 from __future__ import annotations
