@@ -213,3 +213,40 @@ def test_any_text_gets_an_answer(engine: AddressEngine, text: str, country: str)
     for s in res.suggestions:
         assert all(0 <= a < b <= len(s.text) for a, b in s.matched)
     engine.validate(SearchRequest.of(text, country))
+
+
+@pytest.mark.parametrize("typed", ["zzzz m", "zzzz ma", "zzzz main", "qqqq arch st", "1200 zzzz main"])
+def test_typedown_needs_every_typed_word(engine: AddressEngine, typed: str) -> None:
+    """A word that matches nothing (not even with typos) is not dropped while the rest matches by prefix
+    (issue 14: "zzzz q" listed seven QUAIL / QUEEN ranges)."""
+    res = engine.search(SearchRequest.of(typed)).result
+    assert res.suggestions == [] and res.confidence == Confidence.NO_MATCHES, [s.text for s in res.suggestions]
+
+
+def test_typedown_still_tolerates_harmless_words(engine: AddressEngine) -> None:
+    assert texts(engine, "1200 main st ap")  # a unit designator being typed
+    assert texts(engine, "77 massachusetts ave usa")  # the country
+    assert texts(engine, "221 baker street flat b", "GBR")  # a unit word
+
+
+def test_five_digit_house_number_before_a_numbered_street(engine: AddressEngine) -> None:
+    from dqkit.engines.address.query import parse_query
+
+    q = parse_query("10666 16th ave, paris oh ")
+    assert q.number == "10666" and [w.text for w in q.words][:2] == ["16TH", "AVE"]
+    z = parse_query("02139 77 massachusetts")  # a ZIP typed first, then the number
+    assert z.number == "77" and z.words[0].text == "02139"
+
+
+def test_singleline_reaches_a_short_word_typo_but_not_garbage(engine: AddressEngine) -> None:
+    # "ARC" is one letter short of ARCH: beyond the matcher's typo reach (3 letters), within the evidence's
+    res = engine.search(SearchRequest.of("2 Arc St, Philadelphia, PA 19106", search_type=SearchType.SINGLELINE))
+    assert res.result.confidence == Confidence.VERIFIED_MATCH
+    assert res.result.suggestions[0].text == "2 ARCH ST, PHILADELPHIA, PA 19106"
+    for garbage in ("zzzz q", "2 Zzyzx St, Philadelphia, PA 19106"):
+        got = engine.search(SearchRequest.of(garbage, search_type=SearchType.SINGLELINE)).result
+        assert got.suggestions == [], garbage
+
+
+def test_typedown_reaches_a_short_word_typo(engine: AddressEngine) -> None:
+    assert texts(engine, "2 arc st")[0] == "2 ARCH ST, PHILADELPHIA, PA 19106"

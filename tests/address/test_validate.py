@@ -109,3 +109,97 @@ def test_other_countries(engine: AddressEngine) -> None:
     assert ca.confidence == Confidence.VERIFIED_MATCH
     assert "zip_code_corrected" in flags(ca.validation_detail)
     assert ca.address is not None and ca.address.postal_code == "K1M 1M4"
+
+
+# -- precision first (issue 10, part 3): no confident answer the typed words do not support -----------------
+
+CONFIDENT = (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED)
+
+
+@pytest.mark.parametrize("typed", [
+    "77 Talwrn Ave, Cambridge, MA 02139",  # a made-up street with a real number, city, state and ZIP
+    "77 Quarlington Ave, Cambridge, MA 02139",
+    "1007 N Quarlington Way, Springfield, IL 62701",
+    "12 Zzyzx St, Springfield, IL 62701",
+])
+def test_made_up_street_is_only_a_verified_place(engine: AddressEngine, typed: str) -> None:
+    r = validate(engine, typed)
+    assert r.confidence == Confidence.VERIFIED_PLACE, (typed, r.confidence, r.address)
+    assert r.global_address_key == "" and r.address is not None
+    assert r.address.address_line_1 == "" and r.address.postal_code == typed[-5:]
+    assert r.match_type == MatchType.POST_CODE_NO_ADDRESS and r.match_confidence == MatchConfidence.MEDIUM
+
+
+def test_typo_budget_grows_with_the_word(engine: AddressEngine) -> None:
+    one = validate(engine, "2 Acrh St, Philadelphia, PA 19106")  # 4 letters, one transposition: a typo
+    assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
+    assert one.address.address_line_1 == "2 ARCH ST" and "street_corrected" in flags(one.validation_detail)
+    two = validate(engine, "2 Axcx St, Philadelphia, PA 19106")  # 4 letters, two edits: another name
+    assert two.confidence not in CONFIDENT, two
+    long = validate(engine, "77 Masachusets Ave, Cambridge, MA 02139")  # 13 letters, two edits: a typo
+    assert long.confidence == Confidence.VERIFIED_MATCH
+
+
+def test_corrected_street_must_have_the_number(engine: AddressEngine) -> None:
+    r = validate(engine, "9999 Masachusets Ave, Cambridge, MA 02139")
+    assert r.confidence == Confidence.STREET_PARTIAL
+    assert r.address is not None and r.address.address_line_1 == "MASSACHUSETTS AVE"
+
+
+def test_locality_must_agree(engine: AddressEngine) -> None:
+    # the street and number exist, but in Cambridge MA 02139, not in the city and ZIP typed
+    r = validate(engine, "77 Massachusetts Ave, Springfield, IL 62701")
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.address is not None
+    assert r.address.locality == "SPRINGFIELD" and r.address.address_line_1 == ""
+    # no locality typed: an exact street is enough, a corrected one is only offered
+    assert validate(engine, "77 Massachusetts Ave").confidence == Confidence.VERIFIED_MATCH
+    typo = validate(engine, "77 Masachusets Ave")
+    assert typo.confidence == Confidence.MULTIPLE_MATCHES
+    assert typo.suggestions[0].text == "77 MASSACHUSETTS AVE, CAMBRIDGE, MA 02139"
+
+
+def test_contradicting_suffix_is_not_a_verified_match(engine: AddressEngine) -> None:
+    # the reference has 500 ELMWOOD DR; "Elmwood Ct" may be another street it lacks: the place is verified, the
+    # street is offered, not claimed
+    r = validate(engine, "500 Elmwood Ct, Springfield, IL 62704")
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.global_address_key == ""
+    assert [s.text for s in r.suggestions] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704"]
+    # a suffix left out is completed
+    done = validate(engine, "500 Elmwood, Springfield, IL 62704")
+    assert done.confidence == Confidence.VERIFIED_MATCH
+
+
+def test_made_up_street_in_singleline_search_is_not_verified(engine: AddressEngine) -> None:
+    res = engine.search(SearchRequest.of("77 Talwrn Ave Cambridge MA 02139 ")).result
+    assert res.confidence not in CONFIDENT
+
+
+def test_verified_place_names_the_place(engine: AddressEngine) -> None:
+    # a ZIP the reference does not hold: the place comes from the ZIP data, the street is not claimed
+    r = validate(engine, "12 Nowhere St, Beverly Hills, CA 90210")
+    assert r.confidence == Confidence.VERIFIED_PLACE and r.global_address_key == ""
+    assert r.address is not None and (r.address.locality, r.address.region, r.address.postal_code) == (
+        "BEVERLY HILLS", "CA", "90210")
+    assert r.address.address_line_1 == ""
+
+
+@pytest.fixture(scope="module")
+def twins(oa_writer, tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:  # type: ignore[no-untyped-def]
+    """Two streets one letter apart, both with house number 12, in one ZIP."""
+    root = tmp_path_factory.mktemp("twins")
+    rows = [(12, "ELMA ST", "", "SPRINGFIELD", "IL", "62704"), (12, "ELMS ST", "", "SPRINGFIELD", "IL", "62704"),
+            (14, "ELMS ST", "", "SPRINGFIELD", "IL", "62704"), (30, "OAKWOOD AVE", "", "SPRINGFIELD", "IL", "62704")]
+    return AddressEngine.from_files([oa_writer(root / "us" / "il" / "twins.csv", rows)], out=root / "twins.dqidx")
+
+
+def test_two_equally_good_readings_are_multiple_matches(twins: AddressEngine) -> None:
+    r = validate(twins, "12 Elmo St, Springfield, IL 62704")  # one edit from ELMA and from ELMS
+    assert r.confidence == Confidence.MULTIPLE_MATCHES
+    assert {s.text for s in r.suggestions} == {"12 ELMA ST, SPRINGFIELD, IL 62704", "12 ELMS ST, SPRINGFIELD, IL 62704"}
+    # the number decides when only one of them has it; the exact name decides over a typo
+    one = validate(twins, "14 Elmo St, Springfield, IL 62704")
+    assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
+    assert one.address.address_line_1 == "14 ELMS ST"
+    exact = validate(twins, "12 Elma St, Springfield, IL 62704")
+    assert exact.confidence == Confidence.VERIFIED_MATCH and exact.address is not None
+    assert exact.address.address_line_1 == "12 ELMA ST"

@@ -123,15 +123,47 @@ class AddressEngine:
         location = _location(request.location)
         found = self._run_search(ds, text, k, stype, location)
         qkey = self.keys.encode(kk.QUERY, ds.ordinal, text, str(stype), k)
-        return SearchResponse(self._suggestions(ds, found, qkey))
+        out = self._suggestions(ds, found, qkey)
+        if out.confidence == Confidence.VERIFIED_MATCH and not self._supported(ds, found):
+            out.confidence = Confidence.MULTIPLE_MATCHES  # one suggestion, but the typed words do not prove it
+        return SearchResponse(out)
+
+    def _supported(self, ds: DatasetInfo, found: Found) -> bool:
+        """Whether the typed text supports the one address found: its house number typed and found on the
+        street (not another number of a one-address street), and the street itself (see `evidence`)."""
+        from dqkit.engines.address.evidence import street_evidence
+        from dqkit.engines.address.search import NUMBER_EXACT
+        from dqkit.engines.address.validate import Validator
+
+        it = found.items[0]
+        q = found.query
+        if not q.number or found.number_missing or it.number_level != NUMBER_EXACT:
+            return False
+        typed_pc = Validator._typed_postcode(ds, found.query.raw)
+        return street_evidence(ds.iso2, self.index.street(it.street), found.query, typed_pc).ok
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
                     location: tuple[float, float] | None) -> Found:
-        if stype == SearchType.SINGLELINE and text.strip():
-            found = self.searcher.search(ds, text.rstrip() + " ", k, location=location)
+        texts = [text.rstrip() + " ", text] if stype == SearchType.SINGLELINE and text.strip() else [text]
+        for t in texts:
+            found = self.searcher.search(ds, t, k, location=location, strict=True)
             if found.items:
                 return found
-        return self.searcher.search(ds, text, k, location=location)
+            # a word beyond the matcher's typo reach ("2028 Oti Dr"): the lenient reading, keeping only the streets
+            # whose name the typed words support (so "zzzz q" still finds nothing)
+            loose = self.searcher.search(ds, t, k, location=location)
+            keep = [it for it in loose.items if self._name_fits(ds, loose, it)]
+            if keep:
+                return Found(keep, False, loose.query, loose.match, loose.number_missing, total=len(keep))
+        return found
+
+    def _name_fits(self, ds: DatasetInfo, found: Found, it: Item) -> bool:
+        from dqkit.engines.address.evidence import street_evidence
+        from dqkit.engines.address.validate import Validator
+
+        ev = street_evidence(ds.iso2, self.index.street(it.street), found.query,
+                             Validator._typed_postcode(ds, found.query.raw))
+        return ev.ok or ev.near
 
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         check_search_text(request.text)

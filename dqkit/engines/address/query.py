@@ -87,6 +87,11 @@ def parse_query(text: str) -> Query:
                 q.unit_marker = True
                 i += 1
                 continue
+        if not q.number and not seen_word and len(t) == 5 and t.isdigit() and complete and i + 2 < n and \
+                toks[i + 1].isdigit() and not toks[i + 2][:1].isdigit() and not q.words:
+            q.words.append(Word(t, True, (t,)))  # a ZIP typed first ("02139 77 massachusetts"): the number follows
+            i += 1
+            continue
         if not q.number and not seen_word and t[:1].isdigit() and not (_ORDINAL.match(t) and complete):
             q.number = t
             q.number_complete = complete

@@ -18,11 +18,11 @@ import numpy.typing as npt
 
 from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
-from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit
+from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.reference.reader import NUMINT_MAX, numint
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
-from dqkit.engines.reference.tokens import street_word_forms, token_spans
+from dqkit.engines.reference.tokens import is_unit_designator, street_word_forms, token_spans
 
 ADDRESS: Final = "address"
 BUILDING: Final = "building"
@@ -34,6 +34,7 @@ NUMBER_PREFIX: Final = 1
 _PRIOR_CAP: Final = (1 << 20) - 1
 _FEW_STREETS: Final = 512  # below this many candidate streets, look the number up street by street
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
+_UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
 
 
 @dataclass(slots=True)
@@ -82,7 +83,9 @@ class Searcher:
 
     # -- search ----------------------------------------------------------------------------------------------
     def search(self, ds: DatasetInfo, text: str, k: int, *, location: tuple[float, float] | None = None,
-               query: Query | None = None) -> Found:
+               query: Query | None = None, strict: bool = False) -> Found:
+        """`strict` (type-down): no suggestion when a typed word that matters matches nothing at all; the
+        lenient reading (such words set aside) is for validate, which then weighs the words itself."""
         q = query or parse_query(text)
         if q.empty or q.typed_chars < MIN_CHARS:
             return Found([], False, q, None)
@@ -97,16 +100,18 @@ class Searcher:
                 if not words:
                     continue
                 q2 = Query(q.raw, q.number, q.number_complete, words, "", unit, complete)
-                found = self._search_words(ds, q2, k, location)
+                found = self._search_words(ds, q2, k, location, strict)
                 if found.items and not found.number_missing and any(it.unit_level for it in found.items):
                     return found
-        return self._search_words(ds, q, k, location)
+        return self._search_words(ds, q, k, location, strict)
 
     def _search_words(self, ds: DatasetInfo, q: Query, k: int,
-                      location: tuple[float, float] | None) -> Found:
+                      location: tuple[float, float] | None, strict: bool = False) -> Found:
         deadline.check()
         m = self.matcher(ds).match(q)
-        if m.empty:
+        if m.empty or (strict and any(not (harmless(w) or w.maybe_unit or w.text in _UNIT_WORDS
+                                           or is_unit_designator(w.text)) for w in m.dropped)):
+            # "zzzz q": a word that matches nothing is not silently dropped while the rest matches by prefix
             return Found([], False, q, m)
         if q.number:
             items, more, total = self._number_items(ds, q, m, k, location)

@@ -6,6 +6,11 @@ to the reference, naming every correction. When it cannot place the address (a s
 wrong city with no ZIP), the search matcher is asked too, with its typo tolerance and word dropping; the better
 verdict wins. Other countries use the search matcher alone.
 
+Precision first: every verdict that names a street (Verified match, Interaction required, Premises partial,
+Street partial) must pass the evidence check of `evidence.py` (the typed words support that street in the typed
+locality, the number is on it); two readings that pass equally well are Multiple matches; when none passes, the
+answer is Verified place (the typed ZIP or city, with the near streets as suggestions) or No matches.
+
 Confidence: Verified match (one address), Interaction required (one address, but only after heavy repair),
 Premises partial (building found, unit missing or unknown), Street partial (street found, house number missing or
 not on it), Multiple matches, Verified place (only the locality), No matches, Insufficient search terms (blank).
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from dqkit.contract.address import (
@@ -29,9 +35,10 @@ from dqkit.contract.address import (
     ValidationResult,
 )
 from dqkit.engines import deadline
+from dqkit.engines.address.evidence import Evidence, street_evidence
 from dqkit.engines.address.layout import seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
-from dqkit.engines.address.query import parse_query
+from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item
 from dqkit.engines.reference.countries import country
 from dqkit.engines.reference.store import DatasetInfo
@@ -41,6 +48,7 @@ if TYPE_CHECKING:
     from dqkit.engines.address.engine import AddressEngine
     from dqkit.engines.usaddr.standardize import Standardized
 
+_CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
@@ -57,6 +65,9 @@ class Verdict:
     heavy_repair: bool = False  # street name or house number had to be repaired
     retained_unit: str = ""
     alternatives: list[Item] | None = None
+    place_postcode: str = ""  # Verified place: the typed postcode found in the reference
+    place_street: int = -1  # Verified place: a street of the typed city (its locality is the place)
+    place_text: tuple[str, str, str] | None = None  # Verified place from ZIP data alone: city, state, ZIP
 
 
 class Validator:
@@ -72,7 +83,7 @@ class Validator:
             return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
                                     match_confidence=MatchConfidence.NONE)
         typed_postcode = self._typed_postcode(ds, text)
-        verdict = self._by_search(ds, text)
+        verdict = self._by_search(ds, text, typed_postcode)
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
             std = self._by_standardizer(ds, text)
             if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
@@ -80,26 +91,44 @@ class Validator:
         return self._result(ds, verdict, bool(typed_postcode))
 
     # -- the search matcher ------------------------------------------------------------------------------
-    def _by_search(self, ds: DatasetInfo, text: str) -> Verdict:
+    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
         deadline.check()
-        found = self.searcher.search(ds, text.rstrip() + " ", 4)
+        found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query
-        top = found.items[0]
+        ev = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items})
+        # only streets the typed words support can be answered; the best supported reading first
+        good = [it for it in found.items if ev[it.street].ok]
+        if not good:
+            # streets whose name fits but whose suffix, direction or locality does not: offered, never claimed
+            near = [it for it in found.items if ev[it.street].near]
+            place = self._place(ds, found, typed_pc)
+            if near and place.confidence == Confidence.VERIFIED_PLACE:
+                place.alternatives = near
+            elif near and not any(ev[it.street].locality_typed for it in near):
+                top = near[0]
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top), True,
+                               alternatives=near)
+            return place
+        best = max(ev[it.street].rank for it in good)
+        good = [it for it in good if ev[it.street].rank == best]
+        top = max(good, key=lambda it: it.rank)
         detail = self._detail(ds, text, found, top)
         heavy = bool(found.match and (found.match.fuzzy or detail.street_corrected))
-        same = [it for it in found.items if it.rank[:3] == top.rank[:3]
+        same = [it for it in good if it.number_level == top.number_level and it.unit_level == top.unit_level
                 and not (it.kind == BUILDING and it is not top and it.lo <= top.lo < it.hi)]
-        if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number:
+        if top.kind == ADDRESS and not q.unit and self.ix.has_unit(top.lo) and q.number and \
+                top.number_level == NUMBER_EXACT:
+            if len({it.street for it in same}) > 1:
+                return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
             b_lo, b_hi = self.ix.building(top.lo)
             top = Item(BUILDING, top.street, b_lo, b_hi, number_level=top.number_level, word_score=top.word_score)
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy)
-        if top.kind == ADDRESS and top.number_level >= NUMBER_EXACT - 1 and q.number:
-            if len(same) > 1 and not (q.unit and top.unit_level == 2):
+        if top.kind == ADDRESS and top.number_level == NUMBER_EXACT and q.number:
+            if len(same) > 1 and not (q.unit and top.unit_level == 2
+                                      and all(it.street == top.street for it in same)):
                 return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
-            if top.number_level != NUMBER_EXACT:
-                detail.primary_number_corrected = True
             retained = ""
             if q.unit and top.unit_level != 2:
                 retained = " ".join(p for p in (q.unit_desig, q.unit) if p)
@@ -107,30 +136,58 @@ class Validator:
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
                 Confidence.VERIFIED_MATCH
             return Verdict(conf, top, detail, heavy, retained)
-        if top.kind == BUILDING and q.number and not found.number_missing:
+        if top.kind == BUILDING and q.number and top.number_level == NUMBER_EXACT and not found.number_missing:
             if len(same) > 1:
                 return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
             if q.unit:
                 detail.secondary_num_retained = True
             return Verdict(Confidence.PREMISES_PARTIAL, top, detail, heavy,
                            " ".join(p for p in (q.unit_desig, q.unit) if p))
-        if not self._street_matched(ds, found, top):
-            return Verdict(Confidence.VERIFIED_PLACE, top, detail, heavy)
-        if len({it.street for it in found.items if it.word_score == top.word_score}) > 1 and not q.number:
-            return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=same)
+        streets = list(dict.fromkeys(it.street for it in good))
+        if not all(not ev[x].name_edits or (ev[x].zip_ok and q.number) for x in streets):
+            # a corrected name without the house number on it needs a typed number and the typed ZIP to be named
+            # ("same as billing" is not "N SAGE CIR"): else it is offered only
+            place = self._place(ds, found, typed_pc)
+            if place.confidence == Confidence.VERIFIED_PLACE:
+                place.alternatives = good
+            return place
+        if len(streets) > 1:
+            alts = [it for it in good if it.kind != ADDRESS or not q.number] or good
+            return Verdict(Confidence.MULTIPLE_MATCHES, top, detail, heavy, alternatives=alts)
+        if top.kind == ADDRESS and q.number:  # another number on the one supported street
+            s = top.street
+            top = Item(RANGE, s, int(self.ix.s_lo[s]), int(self.ix.s_hi[s]))
         return Verdict(Confidence.STREET_PARTIAL, top, detail, heavy)
+
+    def _evidence_of(self, ds: DatasetInfo, q: Query, typed_pc: str, streets: set[int]) -> dict[int, Evidence]:
+        aliases = self._aliases(ds, typed_pc)
+        return {s: street_evidence(ds.iso2, self.ix.street(s), q, typed_pc, aliases) for s in streets}
+
+    def _aliases(self, ds: DatasetInfo, postcode: str) -> tuple[str, ...]:
+        return _alias_cities(postcode) if ds.iso2 == "US" and postcode else ()
+
+    def _postcode_held(self, ds: DatasetInfo, postcode: str) -> bool:
+        lo, hi = self.ix.streets_in_postcode(ds, postcode)
+        return hi > lo
+
+    def _place(self, ds: DatasetInfo, found: Found, typed_pc: str) -> Verdict:
+        """No typed street is supported: Verified place when the typed ZIP (or the typed city) is in the
+        reference, else No matches. No street, number or key is claimed."""
+        if typed_pc and self._postcode_held(ds, typed_pc):
+            return Verdict(Confidence.VERIFIED_PLACE, None, ValidationDetail(), place_postcode=typed_pc)
+        q = found.query
+        for it in found.items:
+            s = self.ix.street(it.street)
+            city = tokens(s.city)
+            if city and all(t in {w.text for w in q.words} for t in city):
+                return Verdict(Confidence.VERIFIED_PLACE, None, ValidationDetail(), place_postcode="",
+                               place_street=it.street)
+        return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
 
     @staticmethod
     def _many_repairs(d: ValidationDetail) -> bool:
         return sum((d.street_corrected, d.city_name_corrected, d.zip_code_corrected, d.state_corrected,
                     d.primary_number_corrected)) >= 3
-
-    def _street_matched(self, ds: DatasetInfo, found: Found, top: Item) -> bool:
-        if found.match is None:
-            return False
-        i = top.street - ds.street_lo
-        return any(h.levels is not None and int(h.levels[i]) % 2 == 0 and int(h.levels[i]) > 0
-                   for h in found.match.hits)
 
     def _detail(self, ds: DatasetInfo, text: str, found: Found, top: Item) -> ValidationDetail:
         """Which parts of the typed address differ from the reference street the search landed on."""
@@ -220,6 +277,11 @@ class Validator:
         detail = _detail_from_standardized(st)
         zip5 = st.address.zip
         item = self._item_of(ds, st, zip5)
+        if item is not None and st.match in (MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.STREET):
+            typed_pc = self._typed_postcode(ds, text)
+            q = parse_query(text.rstrip() + " ")
+            if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
+                return None  # the standardizer's street is not the typed one (or not in the typed locality)
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
             heavy = "street" in st.corrected
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
@@ -232,7 +294,10 @@ class Validator:
         if st.match == MatchLevel.STREET and item is not None:
             return Verdict(Confidence.STREET_PARTIAL, item, detail)
         if st.match == MatchLevel.LAST_LINE:
-            return Verdict(Confidence.VERIFIED_PLACE, None, detail)
+            a = st.address
+            if a.zip and self._postcode_held(ds, a.zip):
+                return Verdict(Confidence.VERIFIED_PLACE, None, detail, place_postcode=a.zip)
+            return Verdict(Confidence.VERIFIED_PLACE, None, detail, place_text=(a.city, a.state, a.zip))
         return None
 
     def _item_of(self, ds: DatasetInfo, st: Standardized, zip5: str) -> Item | None:
@@ -270,10 +335,12 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and ds.iso2 == "US" and not row.unit:
                 address.address_line_1 = f"{address.address_line_1} {v.retained_unit}".strip()
+        if conf == Confidence.VERIFIED_PLACE and v.item is None:
+            address = self._place_address(ds, v)
         suggestions = []
-        if conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and \
-                v.item is not None:
-            items = v.alternatives or [v.item]
+        if (conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and
+                v.item is not None) or (conf == Confidence.VERIFIED_PLACE and v.alternatives):
+            items = v.alternatives or ([v.item] if v.item is not None else [])
             suggestions = self.engine._suggestions(ds, Found(items[:7], False, parse_query(""), None), "",
                                                    listing=True).suggestions
         return ValidationResult(
@@ -286,6 +353,22 @@ class Validator:
             suggestions=suggestions,
         )
 
+    def _place_address(self, ds: DatasetInfo, v: Verdict) -> Address | None:
+        """A Verified place: the locality lines of the typed postcode (or city), no street."""
+        if v.place_text is not None:
+            city, region, postcode = v.place_text
+            return Address(locality=city, region=region, postal_code=postcode, country=country(ds.iso2).name.upper())
+        s = v.place_street
+        if v.place_postcode:
+            lo, hi = self.ix.streets_in_postcode(ds, v.place_postcode)
+            s = lo if hi > lo else -1
+        if s < 0:
+            return None
+        full = seven_lines(ds.iso2, self.ix.address(int(self.ix.s_lo[s])))
+        full.address_line_1, full.address_line_2, full.address_line_3 = "", "", ""
+        full.postal_code = self.ix.street(s).postcode
+        return full
+
     def _partial_address(self, ds: DatasetInfo, v: Verdict, full: Address) -> Address:
         """A building or street verdict: the lines as far as they are known (no unit / no house number)."""
         assert v.item is not None
@@ -294,6 +377,15 @@ class Validator:
         line = " ".join(p for p in (ix.number_text(v.item.lo), s.text) if p) if v.item.kind == BUILDING else s.text
         full.address_line_1, full.address_line_2, full.address_line_3 = line, "", ""
         return full
+
+
+@lru_cache(maxsize=4096)
+def _alias_cities(zip5: str) -> tuple[str, ...]:
+    """Other city names USPS accepts for a ZIP (looked up once per ZIP)."""
+    from dqkit.engines import zipdata
+
+    info = zipdata.zip_info(zip5)
+    return info.acceptable_cities if info else ()
 
 
 _IGNORED_WORDS: Final = frozenset({"US", "USA", "UNITED", "STATES", "AMERICA", "OF"})

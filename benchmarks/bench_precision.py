@@ -1,0 +1,441 @@
+"""Precision of validate on real OpenAddresses points: how often is a confident answer wrong? (issue 10, part 4)
+
+    .venv/bin/python benchmarks/bench_precision.py [--shared ../shared] [--seed 10] [--typos 1000] [--no-peer]
+
+For each county sample of `shared/data/openaddresses/` (alameda, santa_clara, portland_metro: Portland has no
+CITY values, its city comes from the ZIP as the reference build fills it), rows with a house number, a street and
+a ZIP are split with a fixed seed: 80% build the reference (a real `dqkit` index), 20% are held out. Queries are
+typed the way a person writes an address, "NUMBER STREET UNIT, CITY, ST ZIP", and sent to `validate`:
+
+(a) held-out: the held-out rows as they are: real addresses the reference lacks (unless another row of the
+    reference has the same street, number and ZIP, e.g. another unit of the building);
+(b) made-up: the held-out rows with the street replaced by a made-up name (a seeded syllable generator, plus a
+    real suffix and sometimes a direction), checked not to equal any street name of the reference;
+(c) typos: reference rows with one or two seeded typos (substitution, deletion, transposition or insertion) in
+    the street name and / or the city. A word gets a typo only when it has 4 letters or more and a second one only
+    when it has 8 or more (shorter words cannot be repaired from evidence: a 3-letter name one edit away is another
+    name). The typed name is checked not to be another street of the same ZIP.
+(d) made-up on reference numbers: reference rows with the street replaced by a made-up name (the harder case of
+    the project's precision probe: the number, city and ZIP are those of a real address of the reference);
+
+The truth T of a query is its row: (street as the reference normalizes it, house number, ZIP). An answer is RIGHT
+when what it asserts is what the reference supports:
+  * T in the reference (same street, number and ZIP): Verified match / Interaction required with T (in (c) also
+    the same unit when the row has one), or Premises partial with T's building when the row names no unit or a
+    unit the reference lacks;
+  * else T's street in the reference in T's ZIP or in another ZIP of T's city: Street partial on that street;
+  * else (the street is not in T's ZIP, always so in (b) and (d)): Verified place or No matches (nothing claimed
+    about a street).
+Anything else is wrong (Multiple matches included: it claims no address, so it is never confident wrong either).
+The worst case, a CONFIDENT WRONG answer, is Verified match or Interaction required with another street, number or
+ZIP than T (or with any address when T is not in the reference). Targets: confident wrong <= 1% on (a), (b) and
+(d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place or No matches are right.
+
+The same texts also go to a Singleline search: "search verified wrong" counts its Verified match answers whose
+first suggestion is another address than T (of all its Verified match answers).
+
+Peer, same queries and reference, same run: rapidfuzz `process.extractOne` of the query over the reference rows'
+full address strings (`fuzz.ratio`, default processor, score cut-off 90): a hit is its confident answer (right
+when it is T and T is in the reference); no hit is right when T is not in the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dqkit.contract.address import Confidence, SearchRequest, SearchType
+from dqkit.engines import zipdata
+from dqkit.engines.address import AddressEngine
+from dqkit.engines.reference.reader import Record, read_records, source_of
+
+REPO = Path(__file__).resolve().parent.parent
+COUNTIES: dict[str, str] = {"alameda": "CA", "santa_clara": "CA", "portland_metro": "OR"}
+CONFIDENT = frozenset({Confidence.VERIFIED_MATCH.value, Confidence.INTERACTION_REQUIRED.value})
+CORPORA = ("a", "b", "c", "d")
+CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos",
+                "d": "(d) made-up, ref number"}
+SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum",
+             "wex", "lin", "ca", "do", "ri", "mo", "sel", "har", "nob", "vik", "yel", "ost", "ur", "ep", "al"]
+SUFFIXES = ["St", "Ave", "Way", "Ct", "Dr", "Rd", "Ln", "Pl", "Blvd", "Cir", "Ter"]
+DIRECTIONS = ["N", "S", "E", "W"]
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+PEER_CUTOFF = 90.0
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One address of a county file: the text a person types and the truth the reference would hold."""
+
+    id: str
+    number: str
+    street_raw: str
+    unit_raw: str
+    city: str
+    state: str
+    zip5: str
+    street: str  # as the reference normalizes it ("SANTA CLARA AVE")
+    name: str  # the street name alone ("SANTA CLARA")
+    unit: str  # normalized unit value ("4B"), "" when none
+
+    def text(self, street: str | None = None, city: str | None = None) -> str:
+        unit = f" {self.unit_raw}" if self.unit_raw else ""
+        return f"{self.number} {street if street is not None else self.street_raw}{unit}, " \
+               f"{city if city is not None else self.city}, {self.state} {self.zip5}"
+
+    @property
+    def truth(self) -> tuple[str, str, str]:
+        return self.street, self.number, self.zip5
+
+
+@dataclass(slots=True)
+class Query:
+    text: str
+    row: Row
+    corpus: str
+
+
+@dataclass(slots=True)
+class Tally:
+    """Per corpus: per confidence value, how many answers and how many right; confident wrong answers."""
+
+    count: Counter[str] = field(default_factory=Counter)
+    right: Counter[str] = field(default_factory=Counter)
+    confident_wrong: int = 0
+    n: int = 0
+    examples: list[str] = field(default_factory=list)
+    peer_right: int = 0
+    peer_confident: int = 0
+    peer_confident_wrong: int = 0
+    search_verified: int = 0
+    search_verified_wrong: int = 0
+
+    def add(self, other: Tally) -> None:
+        self.count.update(other.count)
+        self.right.update(other.right)
+        self.confident_wrong += other.confident_wrong
+        self.n += other.n
+        self.examples += other.examples[: max(0, 8 - len(self.examples))]
+        self.peer_right += other.peer_right
+        self.peer_confident += other.peer_confident
+        self.peer_confident_wrong += other.peer_confident_wrong
+        self.search_verified += other.search_verified
+        self.search_verified_wrong += other.search_verified_wrong
+
+    @property
+    def right_total(self) -> int:
+        return sum(self.right.values())
+
+
+def _ukey(unit: str) -> str:
+    return "".join(c for c in unit.upper() if c.isalnum()).lstrip("0")
+
+
+def load_rows(csv_path: Path, state: str, work: Path) -> tuple[list[Row], list[dict[str, str]], list[str]]:
+    """Rows of a county file that are addresses (number, street, ZIP), normalized the way the reference build
+    normalizes them (the build's own reader is run on the rows, each given a unique id)."""
+    with open(csv_path, newline="") as f:
+        reader = csv.DictReader(f)
+        header = list(reader.fieldnames or [])
+        raw = [r for r in reader if r["NUMBER"].strip()[:1].isdigit() and r["STREET"].strip()
+               and r["POSTCODE"].strip()[:5].isdigit()]
+    if "ID" not in header:
+        header.append("ID")
+    for i, r in enumerate(raw):
+        r["ID"] = f"{csv_path.stem}-{i}"
+    tmp = work / f"{csv_path.stem}-all.csv"
+    write_csv(tmp, header, raw)
+    recs: dict[str, Record] = {r.source_id: r for r in read_records(source_of(tmp, "US"))}
+    rows: list[Row] = []
+    kept: list[dict[str, str]] = []
+    for r in raw:
+        rec = recs.get(r["ID"])
+        if rec is None:
+            continue
+        zip5 = r["POSTCODE"].strip()[:5]
+        city = r.get("CITY", "").strip()
+        if not city:
+            info = zipdata.zip_info(zip5)
+            city = info.city if info else ""
+        street = " ".join(p for p in (rec.predir, rec.name, rec.suffix, rec.postdir) if p)
+        rows.append(Row(r["ID"], rec.number, r["STREET"].strip(), r["UNIT"].strip(), city, state, zip5, street,
+                        rec.name, _ukey(rec.unit)))
+        kept.append(r)
+    return rows, kept, header
+
+
+def write_csv(path: Path, header: list[str], rows: Iterable[dict[str, str]]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def made_up_name(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        name = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3, 3)))).capitalize()
+        if len(name) >= 5 and name.upper() not in taken:
+            return name
+
+
+def typo(word: str, rng: random.Random) -> str:
+    """One seeded typo: substitution, deletion, transposition of two neighbours, or insertion."""
+    i = rng.randrange(len(word))
+    op = rng.choice(("sub", "del", "swap", "ins"))
+    if op == "sub":
+        return word[:i] + rng.choice([c for c in LETTERS if c != word[i]]) + word[i + 1:]
+    if op == "del":
+        return word[:i] + word[i + 1:]
+    if op == "swap":
+        j = min(i, len(word) - 2)
+        if word[j] == word[j + 1]:
+            return typo(word, rng)
+        return word[:j] + word[j + 1] + word[j] + word[j + 2:]
+    return word[:i] + rng.choice(LETTERS) + word[i:]
+
+
+def with_typos(row: Row, rng: random.Random, names_in_zip: set[str]) -> str | None:
+    """The row's text with one or two typos in its street name and / or city; None when no word can take one."""
+    street_words = row.street_raw.upper().split()
+    name_words = set(row.name.split())
+    s_idx = [i for i, w in enumerate(street_words) if w in name_words and w.isalpha() and len(w) >= 4]
+    city_words = row.city.upper().split()
+    c_idx = [i for i, w in enumerate(city_words) if w.isalpha() and len(w) >= 4]
+    want = rng.choice((1, 2))
+    for _ in range(20):
+        sw, cw = list(street_words), list(city_words)
+        budget: dict[tuple[str, int], int] = {}
+        done = 0
+        for _k in range(want):
+            targets = [("s", i) for i in s_idx] + [("c", i) for i in c_idx]
+            targets = [t for t in targets if budget.get(t, 0) < (
+                2 if len((street_words if t[0] == "s" else city_words)[t[1]]) >= 8 else 1)]
+            if not targets:
+                break
+            t = rng.choice(targets)
+            words = sw if t[0] == "s" else cw
+            words[t[1]] = typo(words[t[1]], rng)
+            budget[t] = budget.get(t, 0) + 1
+            done += 1
+        if not done:
+            return None
+        new_name = " ".join(w for i, w in enumerate(sw) if i in s_idx or street_words[i] in name_words)
+        if sw != street_words and new_name in names_in_zip:
+            continue  # the typo made another real street of this ZIP: not a typo to repair
+        return row.text(" ".join(sw), " ".join(cw))
+    return None
+
+
+def make_queries(rows: list[Row], seed: int, n_typos: int) -> tuple[list[Row], list[Query]]:
+    """Split 80 / 20 and write the three corpora (see the module docstring)."""
+    rng = random.Random(seed)
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    cut = int(len(rows) * 0.8)
+    ref = [rows[i] for i in sorted(order[:cut])]
+    held = [rows[i] for i in sorted(order[cut:])]
+    taken = {r.name for r in ref} | {r.name.replace(" ", "") for r in ref}
+    names_by_zip: dict[str, set[str]] = {}
+    for r in ref:
+        names_by_zip.setdefault(r.zip5, set()).add(r.name)
+    out = [Query(r.text(), r, "a") for r in held]
+    for r in held:
+        street = made_up_name(rng, taken) + " " + rng.choice(SUFFIXES)
+        if rng.random() < 0.2:
+            street = f"{rng.choice(DIRECTIONS)} {street}"
+        out.append(Query(r.text(street), r, "b"))
+    typo_rows = rng.sample(ref, min(n_typos, len(ref)))
+    for r in typo_rows:
+        t = with_typos(r, rng, names_by_zip.get(r.zip5, set()))
+        if t is not None:
+            out.append(Query(t, r, "c"))
+    for r in rng.sample(ref, min(len(held), len(ref))):
+        street = made_up_name(rng, taken) + " " + rng.choice(SUFFIXES)
+        out.append(Query(r.text(street), r, "d"))
+    return ref, out
+
+
+class Truth:
+    """What the reference holds, for judging answers."""
+
+    def __init__(self, ref: list[Row]) -> None:
+        self.addresses = {r.truth for r in ref}
+        self.units: dict[tuple[str, str, str], set[str]] = {}
+        for r in ref:
+            self.units.setdefault(r.truth, set()).add(r.unit)
+        self.streets = {(r.street, r.zip5) for r in ref}
+        self.city_of = {r.zip5: r.city for r in ref}
+
+
+def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, bool, str]:
+    """(confidence, right, confident wrong, what was answered) of validate for one query."""
+    res = engine.validate(SearchRequest.of(q.text)).result
+    conf = str(res.confidence)
+    got = _answer(engine, res.global_address_key)
+    t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)  # a street nobody has
+    in_ref = t in truth.addresses
+    right = False
+    if conf in CONFIDENT:
+        right = in_ref and got[:3] == t and (q.corpus != "c" or not q.row.unit or got[3] == q.row.unit)
+    elif conf == Confidence.PREMISES_PARTIAL:
+        right = in_ref and got[:3] == t and (not q.row.unit or q.row.unit not in truth.units.get(t, set()))
+    elif conf == Confidence.STREET_PARTIAL:  # the street, in the ZIP or the city typed
+        right = not in_ref and got[0] == t[0] and ((got[0], got[2]) in truth.streets and (
+            got[2] == t[2] or truth.city_of.get(got[2]) == q.row.city))
+    elif conf in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
+        right = not in_ref and (t[0], t[2]) not in truth.streets
+    confident_wrong = conf in CONFIDENT and got[:3] != t
+    return conf, right, confident_wrong, " ".join(got)
+
+
+def judge_search(engine: AddressEngine, q: Query) -> tuple[bool, bool]:
+    """(Verified match, Verified match with another address) of a Singleline search of the same text."""
+    res = engine.search(SearchRequest.of(q.text, search_type=SearchType.SINGLELINE)).result
+    if res.confidence != Confidence.VERIFIED_MATCH or not res.suggestions:
+        return False, False
+    t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)
+    return True, _answer(engine, res.suggestions[0].global_address_key)[:3] != t
+
+
+def _answer(engine: AddressEngine, key: str) -> tuple[str, str, str, str]:
+    """(street, number, ZIP, unit) of the address, building or street a key names."""
+    if not key:
+        return "", "", "", ""
+    parts = engine.keys.decode(key)
+    ix = engine.index
+    if parts[0] in ("a", "b"):
+        a = ix.address(int(parts[2]))
+        return a.street.text, a.number, a.street.postcode, _ukey(a.unit) if parts[0] == "a" else ""
+    if parts[0] == "r":
+        s = ix.street(int(parts[2]))
+        return s.text, "", s.postcode, ""
+    return "", "", "", ""
+
+
+class Peer:
+    """rapidfuzz extractOne over the reference rows' full address strings, with a score cut-off."""
+
+    def __init__(self, ref: list[Row]) -> None:
+        self.rows = ref
+        self.choices = [r.text() for r in ref]
+
+    def judge(self, truth: Truth, q: Query) -> tuple[bool, bool, bool]:
+        """(right, confident, confident wrong)."""
+        from rapidfuzz import fuzz, process, utils
+
+        hit = process.extractOne(q.text, self.choices, scorer=fuzz.ratio, processor=utils.default_process,
+                                 score_cutoff=PEER_CUTOFF)
+        t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)
+        if hit is None:
+            return t not in truth.addresses, False, False
+        got = self.rows[hit[2]].truth
+        return got == t and t in truth.addresses, True, got != t
+
+
+def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_typos: int, peer: bool,
+               limit: int | None = None) -> dict[str, Tally]:
+    rows, raw, header = load_rows(shared / "data" / "openaddresses" / f"{name}.csv", state, work)
+    ref, queries = make_queries(rows, seed, n_typos)
+    ref_ids = {r.id for r in ref}
+    ref_csv = work / f"{name}-ref.csv"
+    write_csv(ref_csv, header, (r for r in raw if r["ID"] in ref_ids))
+    engine = AddressEngine.from_files([ref_csv], out=work / f"{name}.dqidx", country_iso2="US")
+    truth = Truth(ref)
+    the_peer = Peer(ref) if peer else None
+    tallies = {c: Tally() for c in CORPORA}
+    if limit is not None:
+        by: dict[str, list[Query]] = {}
+        for q in queries:
+            by.setdefault(q.corpus, []).append(q)
+        queries = [q for c in CORPORA for q in random.Random(seed).sample(by.get(c, []),
+                                                                       min(limit, len(by.get(c, []))))]
+    for q in queries:
+        t = tallies[q.corpus]
+        conf, right, cwrong, got = judge(engine, truth, q)
+        t.n += 1
+        t.count[conf] += 1
+        t.right[conf] += right
+        t.confident_wrong += cwrong
+        if cwrong and len(t.examples) < 8:
+            t.examples.append(f"{q.text!r} -> {conf}: {got}")
+        s_verified, s_wrong = judge_search(engine, q)
+        t.search_verified += s_verified
+        t.search_verified_wrong += s_wrong
+        if the_peer is not None:
+            p_right, p_conf, p_wrong = the_peer.judge(truth, q)
+            t.peer_right += p_right
+            t.peer_confident += p_conf
+            t.peer_confident_wrong += p_wrong
+    return tallies
+
+
+def run(shared: Path, *, seed: int = 10, n_typos: int = 1000, peer: bool = True, limit: int | None = None,
+        counties: Iterable[str] = tuple(COUNTIES)) -> dict[str, Tally]:
+    """All counties, tallies summed per corpus."""
+    total = {c: Tally() for c in CORPORA}
+    with tempfile.TemporaryDirectory(prefix="dqkit-precision-") as d:
+        for name in counties:
+            got = run_county(name, COUNTIES[name], shared, Path(d), seed=seed, n_typos=n_typos, peer=peer,
+                             limit=limit)
+            for c in CORPORA:
+                total[c].add(got[c])
+    return total
+
+
+def table(total: dict[str, Tally], peer: bool) -> str:
+    lines = [f"{'corpus':<26}{'confidence':<26}{'right':>7}{'wrong':>7}{'count':>7}"]
+    for c in CORPORA:
+        t = total[c]
+        for conf, n in sorted(t.count.items(), key=lambda kv: -kv[1]):
+            lines.append(f"{CORPUS_NAMES[c]:<26}{conf:<26}{t.right[conf]:>7}{n - t.right[conf]:>7}{n:>7}")
+        lines.append(f"{CORPUS_NAMES[c]:<26}{'ALL':<26}{t.right_total:>7}{t.n - t.right_total:>7}{t.n:>7}")
+        lines.append("")
+    lines.append(f"{'corpus':<26}{'dqkit right':>12}{'dqkit conf. wrong':>19}{'search verified wrong':>23}"
+                 + (f"{'peer right':>12}{'peer confident':>16}{'peer conf. wrong':>18}" if peer else ""))
+    for c in CORPORA:
+        t = total[c]
+        n = max(t.n, 1)
+        row = f"{CORPUS_NAMES[c]:<26}{t.right_total / n:>12.1%}{t.confident_wrong / n:>19.2%}" \
+              f"{f'{t.search_verified_wrong} of {t.search_verified}':>23}"
+        if peer:
+            row += f"{t.peer_right / n:>12.1%}{t.peer_confident / n:>16.1%}{t.peer_confident_wrong / n:>18.2%}"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shared", default=os.environ.get("DQKIT_SHARED_DIR", str(REPO.parent / "shared")))
+    ap.add_argument("--seed", type=int, default=10)
+    ap.add_argument("--typos", type=int, default=1000, help="typo queries per county")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many queries per corpus and county")
+    ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--examples", action="store_true", help="print confident wrong answers")
+    args = ap.parse_args()
+    shared = Path(args.shared)
+    if not (shared / "data" / "openaddresses").is_dir():
+        sys.exit(f"no OpenAddresses samples under {shared}/data/openaddresses (use --shared)")
+    t0 = time.perf_counter()
+    total = run(shared, seed=args.seed, n_typos=args.typos, peer=not args.no_peer, limit=args.limit)
+    print(f"validate precision on {', '.join(COUNTIES)} (80% reference / 20% held out, seed {args.seed}); "
+          f"peer: rapidfuzz extractOne fuzz.ratio >= {PEER_CUTOFF:.0f} over the reference's address strings")
+    print(table(total, not args.no_peer))
+    for c in CORPORA:
+        if args.examples and total[c].examples:
+            print(f"\nconfident wrong in {CORPUS_NAMES[c]}:")
+            for e in total[c].examples:
+                print("  " + e)
+    print(f"\n{time.perf_counter() - t0:.0f} s (measured under load: 7 parallel sessions)")
+
+
+if __name__ == "__main__":
+    main()
