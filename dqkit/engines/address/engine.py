@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,6 +35,7 @@ from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import components, seven_lines
+from dqkit.engines.address.provenance import DEMO_ID, ReferenceInfo, demo_info
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
     ADDRESS,
@@ -58,8 +60,9 @@ _KIND_OF_KEY: Final = {kk.ADDRESS: ADDRESS, kk.BUILDING: BUILDING, kk.RANGE: RAN
 class AddressEngine:
     """Search, validate, refine, step in, format and look up addresses in one reference index."""
 
-    def __init__(self, index: ReferenceIndex) -> None:
+    def __init__(self, index: ReferenceIndex, reference: ReferenceInfo | None = None) -> None:
         self.index = index
+        self.reference = reference or ReferenceInfo(f"index-{index.build_id[:12]}", built=_day(index))
         self.keys = KeyCodec(index.build_id)
         self.searcher = Searcher(index)
         self._validator: Any = None
@@ -67,9 +70,9 @@ class AddressEngine:
 
     # -- constructors ----------------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path) -> AddressEngine:
-        """Open a built index file (near-instant: it is memory-mapped)."""
-        return cls(ReferenceIndex(path))
+    def open(cls, path: str | Path, reference: ReferenceInfo | None = None) -> AddressEngine:
+        """Open a built index file (near-instant: it is memory-mapped); `reference` names where it came from."""
+        return cls(ReferenceIndex(path), reference)
 
     @classmethod
     def from_files(cls, files: Sequence[str | Path], *, out: str | Path | None = None,
@@ -86,7 +89,9 @@ class AddressEngine:
         numbers), its index built once into the user cache directory."""
         from dqkit.engines.address.cache import demo_index
 
-        return cls.open(demo_index())
+        ix = ReferenceIndex(demo_index())
+        ix.datasets = [replace(d, id=DEMO_ID) if d.iso2 == "US" else d for d in ix.datasets]  # never "us-address"
+        return cls(ix, demo_info(_day(ix)))
 
     # -- protocol ------------------------------------------------------------------------------------------
     @property
@@ -366,6 +371,10 @@ class AddressEngine:
             raise BadRequestError(f"max_suggestions must be between 1 and {limit} for this search type "
                                   f"(got {value!r})")
         return value
+
+
+def _day(index: ReferenceIndex) -> str:
+    return str(index.meta.get("built_at", ""))[:10]
 
 
 def _b(x: bool) -> str:

@@ -1,0 +1,176 @@
+"""`ReferenceSet`: several installed references behind one AddressBackend method set.
+
+Each installed reference is its own index file (one per source and region, installed and removed on its own), so
+the set keeps one `AddressEngine` per reference rather than rebuilding a merged index whenever one changes:
+opening is a memory map, and a request goes only to the references that hold its country (usually one). When
+several do (two counties of one state), each answers and the most certain answer wins (ties: the first reference
+in install order). Keys are signed per index, so a key finds its reference by trying each (a MAC check, no
+search). A country that no reference holds is answered by the open-data-only engine, which never claims a street.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from dqkit.contract.address import (
+    Confidence,
+    Dataset,
+    FormatRequest,
+    FormatResponse,
+    LookupRequest,
+    SearchRequest,
+    SearchResponse,
+    ValidateResponse,
+)
+from dqkit.contract.errors import NotFoundError
+from dqkit.engines.address.engine import AddressEngine
+from dqkit.engines.address.openonly import OpenOnlyEngine
+from dqkit.engines.address.provenance import ReferenceInfo, combined
+from dqkit.engines.reference.countries import iso2_of
+from dqkit.engines.usaddr.points import AddressPoint
+
+R = TypeVar("R", SearchResponse, ValidateResponse)
+
+# How much an answer claims: the most certain answer of several references wins.
+RANK: dict[str, int] = {
+    Confidence.VERIFIED_MATCH: 10, Confidence.INTERACTION_REQUIRED: 9, Confidence.PREMISES_PARTIAL: 8,
+    Confidence.MULTIPLE_MATCHES: 7, Confidence.STREET_PARTIAL: 6, Confidence.VERIFIED_STREET: 5,
+    Confidence.TOO_MANY_MATCHES: 4, Confidence.VERIFIED_PLACE: 3, Confidence.INCOMPLETE_ADDRESS: 2,
+    Confidence.INSUFFICIENT_SEARCH_TERMS: 1, Confidence.NO_MATCHES: 0,
+}
+
+
+class ReferenceSet:
+    """Installed references (each an AddressEngine with its ReferenceInfo) plus the open-data-only fallback."""
+
+    def __init__(self, engines: Sequence[AddressEngine], *, fallback: OpenOnlyEngine | None = None) -> None:
+        self.engines = list(engines)
+        self.fallback = fallback or OpenOnlyEngine()
+        infos = [e.reference for e in self.engines]
+        self.reference: ReferenceInfo = combined(infos) if infos else self.fallback.reference
+        self._by_country: dict[str, list[AddressEngine]] = {}
+        for e in self.engines:
+            for d in e.index.datasets:
+                bucket = self._by_country.setdefault(d.iso2, [])
+                if e not in bucket:
+                    bucket.append(e)
+
+    @property
+    def name(self) -> str:
+        return f"references:{self.reference.id}"
+
+    @property
+    def countries(self) -> list[str]:
+        return sorted(self._by_country)
+
+    def engines_for(self, country_iso: str) -> list[AddressEngine]:
+        return self._by_country.get(iso2_of(country_iso or "") or "", [])
+
+    def reference_for(self, country_iso: str) -> ReferenceInfo:
+        """The reference that answers requests for `country_iso` (several: combined; none: open data only)."""
+        got = self.engines_for(country_iso)
+        return combined([e.reference for e in got]) if got else self.fallback.reference
+
+    # -- the protocol ----------------------------------------------------------------------------------------
+    def datasets(self, country_iso: str | None = None) -> list[Dataset]:
+        out: dict[str, Dataset] = {}
+        for e in self.engines:
+            for d in e.datasets(country_iso):
+                have = out.get(d.id)
+                if have is None:
+                    out[d.id] = Dataset(id=d.id, name=f"{d.name} [{e.reference.line()}]", country_iso=d.country_iso,
+                                        addresses=d.addresses, synthetic=d.synthetic)
+                else:  # two references of one country: one dataset id, both named
+                    have.addresses += d.addresses
+                    have.name += f" [{e.reference.line()}]"
+                    have.synthetic = have.synthetic or d.synthetic
+        held = {iso2_of(d.country_iso) for d in out.values()}
+        if "US" not in held:
+            for d in self.fallback.datasets(country_iso):
+                out[d.id] = d
+        return list(out.values())
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        return self._best(request, lambda e: e.search(request), self.fallback.search)
+
+    def validate(self, request: SearchRequest) -> ValidateResponse:
+        return self._best(request, lambda e: e.validate(request), self.fallback.validate)
+
+    def lookup(self, request: LookupRequest) -> SearchResponse:
+        engines = self.engines_for(request.country_iso)
+        if not engines:
+            return self.fallback.lookup(request)
+        answers = [e.lookup(request) for e in engines]
+        return max(answers, key=lambda r: (RANK.get(r.result.confidence, 0), len(r.result.suggestions)))
+
+    def refine(self, key: str, refinement: str) -> SearchResponse:
+        return self._owner(key).refine(key, refinement)
+
+    def step_in(self, key: str) -> SearchResponse:
+        return self._owner(key).step_in(key)
+
+    def format(self, key: str, request: FormatRequest | None = None) -> FormatResponse:
+        return self._owner(key).format(key, request)
+
+    def owner_reference(self, key: str) -> ReferenceInfo | None:
+        """The reference that issued `key` (None when none did)."""
+        try:
+            return self._owner(key).reference
+        except NotFoundError:
+            return None
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+    def _best(self, request: SearchRequest, ask: Callable[[AddressEngine], R], fallback: Callable[[SearchRequest], R],
+              ) -> R:
+        engines = self.engines_for(request.country_iso)
+        if not engines:
+            return fallback(request)
+        if len(engines) == 1:
+            return ask(engines[0])
+        best: R | None = None
+        best_rank = -1
+        for e in engines:
+            got = ask(e)
+            rank = RANK.get(got.result.confidence, 0)
+            if rank > best_rank:
+                best, best_rank = got, rank
+            if rank >= RANK[Confidence.VERIFIED_MATCH]:
+                break
+        assert best is not None
+        return best
+
+    def _owner(self, key: str) -> AddressEngine:
+        for e in self.engines:
+            try:
+                e.keys.decode(key)
+            except NotFoundError:
+                continue
+            return e
+        if not self.engines:
+            return self.fallback  # type: ignore[return-value]  # it answers NotFoundError for every key
+        raise NotFoundError("unknown address key: it was not issued by any installed reference (made up, altered, "
+                            "or from a reference since removed); search again to get a fresh key")
+
+
+class MultiPoints:
+    """The lead engine's PointSource over several references (the standardizer asks by ZIP and street name)."""
+
+    def __init__(self, sources: Sequence[object]) -> None:
+        self.sources = list(sources)
+
+    @property
+    def fingerprint(self) -> str:
+        return "+".join(str(getattr(s, "build_id", "?"))[:12] for s in self.sources)
+
+    def points_on_street(self, zip5: str, name: str) -> Sequence[AddressPoint]:
+        out: list[AddressPoint] = []
+        for s in self.sources:
+            out.extend(s.points_on_street(zip5, name))  # type: ignore[attr-defined]
+        return out
+
+    def street_names(self, zip5: str) -> Sequence[str]:
+        names: dict[str, None] = {}
+        for s in self.sources:
+            names.update(dict.fromkeys(s.street_names(zip5)))  # type: ignore[attr-defined]
+        return list(names)

@@ -1,0 +1,162 @@
+"""The US DOT National Address Database (NAD), delimited text release: streamed row by row, filtered by state
+and county, never loaded whole (the national file is tens of GB).
+
+Columns (NAD schema v2, as in the text release header): AddNum_Pre, Add_Number, AddNum_Suf, AddNo_Full,
+St_PreMod, St_PreDir, St_PreTyp, St_PreSep, St_Name, St_PosTyp, St_PosDir, St_PosMod, StNam_Full, Building,
+Floor, Unit, Room, Seat, Addtl_Loc, SubAddress, LandmkName, County, Inc_Muni, Post_City, Census_Plc, Uninc_Comm,
+Nbrhd_Comm, ..., State, Zip_Code, Plus_4, UUID, AddAuth, AddrRefSys, Longitude, Latitude, NatGrid, ...,
+DateUpdate, ... . The input is the `.txt` (comma separated), or the release `.zip` holding it. The source date of
+the reference is the newest DateUpdate of the rows kept. Public domain (a work of the US government).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Final
+
+from dqkit.contract.errors import InputError
+from dqkit.engines.reference.reader import Record, SourceFile
+from dqkit.engines.usaddr.pub28 import STATE_NAMES
+from dqkit.reference.progress import CountingReader, Progress
+from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
+
+KIND: Final = "nad"
+LICENCE: Final = "public domain (US Department of Transportation, National Address Database)"
+ATTRIBUTION: Final = "National Address Database, US Department of Transportation"
+REQUIRED: Final = ("Add_Number", "St_Name", "State", "Zip_Code")
+_DATE: Final = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")
+
+
+def _county_key(text: str) -> str:
+    t = re.sub(r"[^a-z ]", "", text.lower()).strip()
+    for suffix in (" county", " parish", " borough", " census area", " municipality"):
+        t = t.removesuffix(suffix)
+    return t.strip()
+
+
+def parts_of(paths: list[Path], *, state: str | None = None, county: str | None = None) -> list[Part]:
+    if county and not state:
+        raise InputError("--county needs --state too (county names repeat across states)")
+    st = (STATE_NAMES.get(state.strip().upper(), state.strip().upper()) if state else "")
+    if st and len(st) != 2:
+        raise InputError(f"--state {state!r}: use a two-letter state code such as CA")
+    out = []
+    for p in paths:
+        if not p.is_file():
+            raise InputError(f"no such file: {p}")
+        stat = p.stat()
+        name = str(p)
+        if p.suffix.lower() == ".zip":
+            member = _zip_member(p)
+            name = f"{p}!{member}"
+        else:
+            member = ""
+        box: dict[str, str] = {}
+
+        def records(progress: Progress, p: Path = p, member: str = member, name: str = name,
+                    box: dict[str, str] = box) -> Iterator[Record]:
+            yield from _records(p, member, name, st, county or "", progress, box)
+
+        part = Part(name, "US", st, stat.st_size, stat.st_mtime, records)
+        part.extra = box  # holds the newest DateUpdate once read
+        out.append(part)
+    return out
+
+
+def _zip_member(p: Path) -> str:
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = [i.filename for i in zf.infolist() if i.filename.lower().endswith((".txt", ".csv"))
+                     and "schema" not in i.filename.lower() and "readme" not in i.filename.lower()]
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{p}: not a readable zip file ({exc}); it may be cut short: download it again") from None
+    if not names:
+        raise InputError(f"{p}: this zip holds no NAD text file (.txt)")
+    return max(names, key=len)
+
+
+def _records(p: Path, member: str, name: str, state: str, county: str, progress: Progress,
+             box: dict[str, str]) -> Iterator[Record]:
+    with (zipfile.ZipFile(p).open(member) if member else open(p, "rb")) as raw:
+        counting = CountingReader(raw)
+        text = text_lines(io.BufferedReader(counting))
+        read = [0]
+        rows = _rows(text, name, state, _county_key(county), read, box)
+        src = SourceFile(Path(name), "US", state)
+        yield from normalized(csv_lines(rows), src, name, progress, lambda: counting.count, rows_read=lambda: read[0])
+
+
+def _col(col: dict[str, int], *names: str) -> int:
+    for n in names:
+        i = col.get(n.lower())
+        if i is not None:
+            return i
+    return -1
+
+
+def _rows(text: IO[str], name: str, state: str, county: str, read: list[int],
+          box: dict[str, str]) -> Iterator[list[str]]:
+    reader = csv.reader(text)
+    line = 1
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}, line 1: not UTF-8 text ({exc.reason})") from None
+    col = {h.strip().lower(): i for i, h in enumerate(header)}
+    missing = [c for c in REQUIRED if c.lower() not in col]
+    if missing:
+        raise InputError(f"{name}, line 1: not a NAD text file (no column {', '.join(missing)}; it has "
+                         f"{', '.join(header[:12])}{' ...' if len(header) > 12 else ''})")
+    i_state, i_county = _col(col, "State"), _col(col, "County")
+    num_full, num_parts = _col(col, "AddNo_Full"), [_col(col, n) for n in ("AddNum_Pre", "Add_Number", "AddNum_Suf")]
+    st_full = _col(col, "StNam_Full")
+    st_parts = [_col(col, n) for n in ("St_PreMod", "St_PreDir", "St_PreTyp", "St_PreSep", "St_Name", "St_PosTyp",
+                                       "St_PosDir", "St_PosMod")]
+    i_unit, i_sub = _col(col, "Unit"), _col(col, "SubAddress")
+    cities = [_col(col, n) for n in ("Post_City", "Inc_Muni", "Uninc_Comm", "Census_Plc")]
+    i_zip, i_plus4 = _col(col, "Zip_Code"), _col(col, "Plus_4")
+    i_lon, i_lat, i_id, i_date = _col(col, "Longitude"), _col(col, "Latitude"), _col(col, "UUID"), \
+        _col(col, "DateUpdate")
+    newest = ""
+    n = len(header)
+
+    def get(row: Sequence[str], i: int) -> str:
+        v = row[i].strip() if 0 <= i < len(row) else ""
+        return "" if v.lower() in ("not stated", "null", "<null>") else v
+
+    try:
+        for row in reader:
+            line += 1
+            read[0] += 1
+            if len(row) < n - 5 and len(row) <= max(i_state, i_zip):
+                raise InputError(f"{name}, line {line}: {len(row)} fields where the header has {n}; the file is "
+                                 "cut short or not comma separated")
+            if state and get(row, i_state).upper() != state:
+                continue
+            if county and _county_key(get(row, i_county)) != county:
+                continue
+            number = get(row, num_full) or " ".join(x for x in (get(row, i) for i in num_parts) if x)
+            street = get(row, st_full) or " ".join(x for x in (get(row, i) for i in st_parts) if x)
+            city = next((c for c in (get(row, i) for i in cities) if c), "")
+            zip5 = get(row, i_zip)
+            plus4 = get(row, i_plus4)
+            d = get(row, i_date)
+            if d and (m := _DATE.search(d)):
+                iso = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+                if iso > newest:
+                    newest = iso
+                    box["source_date"] = newest
+            yield [get(row, i_lon), get(row, i_lat), number, street, get(row, i_unit) or get(row, i_sub), city, "",
+                   get(row, i_state), f"{zip5}-{plus4}" if zip5 and plus4 else zip5, get(row, i_id)]
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}, line {line + 1}: not UTF-8 text ({exc.reason}); re-save the file as UTF-8") \
+            from None
+    except csv.Error as exc:
+        raise InputError(f"{name}, line {line}: not a readable CSV row ({exc})") from None
