@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dqkit import __version__
 
 # Module name (under dqkit.cli) of each subcommand, in the order `--help` lists them.
-_COMMANDS: tuple[str, ...] = ("demo", "verify", "index", "serve", "report", "codes")
+_COMMANDS: tuple[str, ...] = ("demo", "verify", "index", "reference", "serve", "report", "codes")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,6 +5,8 @@ validate: one row of result columns per address: the confidence (with its meanin
           validation_detail flag, and their names together in `corrections`).
 search:   the top suggestions of each row, side by side: `suggestion_1`, `key_1`, `final_1`, ... (a final
           suggestion is a complete address; the others are groups to refine).
+Both name the reference data of every row: `reference` (its id), `reference_date` (its source date, else its
+build date) and `note` (what to know before trusting it: synthetic demo data, street not checked, ...).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dqkit.contract.address import (
 from dqkit.contract.errors import InputError
 from dqkit.notebook.columns import address_parts, country_iso3, resolve_address_columns
 from dqkit.notebook.dtypes import ADDRESS_CATEGORIES, typed_columns
-from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
+from dqkit.notebook.frames import CacheArg, FrameJob, attach, result_columns
 from dqkit.notebook.pipeline import Operation, namespace, one_by_one, with_concurrency
 
 PREFIX: Final = "addr_"
@@ -38,6 +40,7 @@ ADDRESS_LINES: Final = ("address_line_1", "address_line_2", "address_line_3", "l
 VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_type", "match_confidence",
                          "corrections", *ADDRESS_LINES, "global_address_key", "suggestions", *VALIDATION_DETAIL_FLAGS,
                          "error")
+PROVENANCE_NAMES: Final = ("reference", "reference_date", "note")
 _VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
 _VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
 
@@ -131,10 +134,44 @@ def typed_search(rows: Sequence[Mapping[str, Any]], top: int) -> pd.DataFrame:
                          flags=_search_flags(top))
 
 
+def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend) -> pd.DataFrame:
+    """`reference`, `reference_date`, `note` of every row: the reference that answers the row's country."""
+    pick = getattr(backend, "reference_for", None)
+    col = fields.get("COUNTRY")
+    values = df[col].astype("string").fillna("") if col is not None else pd.Series([""] * len(df), dtype="string")
+    per: dict[str, tuple[str, str, str]] = {}
+    rows = []
+    for v in values.tolist():
+        iso3 = country_iso3(str(v), country)
+        got = per.get(iso3)
+        if got is None:
+            if callable(pick):
+                try:
+                    info = pick(iso3)
+                    got = (info.id, info.source_date or info.built, info.note)
+                except Exception as exc:  # a country the backend cannot name: say so rather than fail the frame
+                    got = ("", "", f"reference unknown: {exc}")
+            else:
+                got = ("", "", "answered by a remote service: see its X-Dqkit-Reference header or datasets")
+            per[iso3] = got
+        rows.append(got)
+    out = pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
+    out["reference"] = out["reference"].astype("category")
+    return out
+
+
+def _run(df: pd.DataFrame, job: Any, be: AddressBackend, country: str, prefix: str, cache: CacheArg,
+         progress: bool | None, concurrency: int | None) -> pd.DataFrame:
+    result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency)
+    prov = provenance(df, job.fields, country, be)
+    prov.index = result.index
+    return attach(df, pd.concat([result, prov], axis=1), prefix)
+
+
 def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str,
                    names: Sequence[str]) -> dict[str, str]:
     """Address field -> input column, never reading a result column of an earlier run."""
-    results = {f"{prefix}{n}" for n in names}
+    results = {f"{prefix}{n}" for n in (*names, *PROVENANCE_NAMES)}
     return resolve_address_columns([c for c in columns if str(c) not in results], mapping)
 
 
@@ -162,11 +199,12 @@ def validate(
     cache: CacheArg = None,
     progress: bool | None = None,
     concurrency: int | None = None,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """Validate every row of `df` as an address; see `AddressAccessor.validate`."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    be = _opened(address_backend(backend))
+    be = _opened(address_backend(backend, reference=reference))
     fields = address_fields(df.columns, mapping, prefix, VALIDATE_NAMES)
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
@@ -177,7 +215,7 @@ def validate(
     job = FrameJob(fields=fields, names=VALIDATE_NAMES, request=_request_builder(country, None, None, datasets),
                    operation=op, flat=flat_validation, typed=typed_validation, desc="validate addresses",
                    unit="address", options_key=f"{country}|{','.join(datasets)}")
-    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+    return _run(df, job, be, country, prefix, cache, progress, concurrency)
 
 
 def search(
@@ -193,6 +231,7 @@ def search(
     cache: CacheArg = None,
     progress: bool | None = None,
     concurrency: int | None = None,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """The top suggestions of every row of `df`; see `AddressAccessor.search`."""
     if not isinstance(df, pd.DataFrame):
@@ -203,7 +242,7 @@ def search(
     except ValueError:
         raise InputError(f"search_type must be one of {', '.join(t.value for t in SearchType)}, "
                          f"not {search_type!r}") from None
-    be = _opened(address_backend(backend))
+    be = _opened(address_backend(backend, reference=reference))
     names = search_names(top)
     fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)
@@ -219,4 +258,4 @@ def search(
         operation=op, flat=_flat_search(top),
         typed=lambda rows: typed_search(rows, top),
         desc="search addresses", unit="address", options_key=f"{country}|{','.join(datasets)}|{stype.value}|{top}")
-    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+    return _run(df, job, be, country, prefix, cache, progress, concurrency)

@@ -13,6 +13,6 @@ From then on `LocalBackend()`, the accessors, `dqkit serve` and the lead engine 
 from dqkit.reference.api import add, info, list_installed, open_installed, remove
 from dqkit.reference.store import Manifest, references_dir
 
-list = list_installed  # noqa: A001  # `dqkit.reference.list()` reads as the CLI does
+list = list_installed  # `dqkit.reference.list()` reads as the CLI does
 
 __all__ = ["Manifest", "add", "info", "list", "list_installed", "open_installed", "references_dir", "remove"]

@@ -22,7 +22,7 @@ SOURCES: tuple[str, ...] = ("auto", "openaddresses", "nad", "overture", "tabular
 
 
 def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = None, region: str | None = None,
-        id: str | None = None, mapping: Sequence[str] | Mapping[str, str] | None = None,  # noqa: A002
+        id: str | None = None, mapping: Sequence[str] | Mapping[str, str] | None = None,
         state: str | None = None, county: str | None = None,
         bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
         endpoint: str | None = None, progress: bool | None = None, command: str = "") -> list[Manifest]:
@@ -51,13 +51,21 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     for p in parts:
         groups.setdefault((p.iso2, p.region), []).append(p)
     if id and len(groups) > 1:
-        raise InputError(f"these inputs hold {len(groups)} regions ({', '.join('/'.join(filter(None, g)) for g in groups)}"
-                         "); leave out --id so that each gets its own reference")
+        regions = ", ".join("/".join(filter(None, g)) for g in groups)
+        raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
+                         "its own reference")
     out = []
     for (iso2, reg), group in groups.items():
         ref_id = id or "-".join(x for x in (kind, iso2.lower(), reg.lower()) if x)
         out.append(install(group, ref_id, meta, command=command, options=options, progress=progress))
+    _forget()
     return out
+
+
+def _forget() -> None:
+    from dqkit.backends.select import forget_local
+
+    forget_local()
 
 
 def _jsonable(mapping: Sequence[str] | Mapping[str, str] | None) -> Any:
@@ -150,7 +158,9 @@ def info(ref_id: str) -> Manifest:
 
 def remove(ref_id: str) -> Manifest:
     """Uninstall one reference; returns its manifest."""
-    return store.remove(ref_id)
+    gone = store.remove(ref_id)
+    _forget()
+    return gone
 
 
 def open_installed(ids: Sequence[str] | None = None) -> ReferenceSet:

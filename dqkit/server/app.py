@@ -56,15 +56,18 @@ OPERATIONS: Final[tuple[Op, ...]] = (
 )
 
 
-def _not_ready(engines: ServerEngines, handler: Handler) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded."""
+def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
+    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
             detail = "the engines failed to load" if engines.error else "the engines are still loading"
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
-        return await handler(request)
+        response = await handler(request)
+        if provenance and engines.loaded.reference_header:
+            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        return response
 
     return guarded
 
@@ -77,7 +80,7 @@ def create_app(config: ServerConfig | None = None, *,
     handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **AddressRoutes(engines).handlers()}  # type: ignore[dict-item]
     routes: list[Route] = []
     for op in OPERATIONS:
-        handler = _not_ready(engines, handlers[op.handler])
+        handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
         for path in (op.path, *op.aliases):
             routes.append(Route(path, handler, methods=list(op.methods)))
             if not path.endswith("{key:path}"):  # a {key:path} already takes a trailing slash

@@ -11,7 +11,6 @@ prompt saying why. The first answer warns once per process, in one sentence, how
 
 from __future__ import annotations
 
-import logging
 import threading
 import warnings
 from typing import Final
@@ -40,7 +39,12 @@ DATASET_ID: Final = "us-open-data"
 PROMPT: Final = ("No address reference is installed: streets cannot be suggested or checked "
                  "(add one with `dqkit reference add`)")
 
-log = logging.getLogger("dqkit.address")
+
+
+class NoReferenceWarning(UserWarning):
+    """No address reference is installed: answers check ZIP / city / state only."""
+
+
 _warned = False
 _warn_lock = threading.Lock()
 
@@ -52,8 +56,7 @@ def warn_once() -> None:
         if _warned:
             return
         _warned = True
-    log.warning(HOW_TO_ADD)
-    warnings.warn(HOW_TO_ADD, UserWarning, stacklevel=3)
+    warnings.warn(HOW_TO_ADD, NoReferenceWarning, stacklevel=3)
 
 
 class OpenOnlyEngine:

@@ -28,7 +28,6 @@ from dqkit.engines.address.engine import AddressEngine
 from dqkit.engines.address.openonly import OpenOnlyEngine
 from dqkit.engines.address.provenance import ReferenceInfo, combined
 from dqkit.engines.reference.countries import iso2_of
-from dqkit.engines.usaddr.points import AddressPoint
 
 R = TypeVar("R", SearchResponse, ValidateResponse)
 
@@ -152,25 +151,3 @@ class ReferenceSet:
         raise NotFoundError("unknown address key: it was not issued by any installed reference (made up, altered, "
                             "or from a reference since removed); search again to get a fresh key")
 
-
-class MultiPoints:
-    """The lead engine's PointSource over several references (the standardizer asks by ZIP and street name)."""
-
-    def __init__(self, sources: Sequence[object]) -> None:
-        self.sources = list(sources)
-
-    @property
-    def fingerprint(self) -> str:
-        return "+".join(str(getattr(s, "build_id", "?"))[:12] for s in self.sources)
-
-    def points_on_street(self, zip5: str, name: str) -> Sequence[AddressPoint]:
-        out: list[AddressPoint] = []
-        for s in self.sources:
-            out.extend(s.points_on_street(zip5, name))  # type: ignore[attr-defined]
-        return out
-
-    def street_names(self, zip5: str) -> Sequence[str]:
-        names: dict[str, None] = {}
-        for s in self.sources:
-            names.update(dict.fromkeys(s.street_names(zip5)))  # type: ignore[attr-defined]
-        return list(names)

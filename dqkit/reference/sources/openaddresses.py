@@ -17,7 +17,7 @@ import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import IO, Final
+from typing import IO, Any, Final
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.reader import Record, SourceFile, source_of
@@ -78,9 +78,9 @@ def _file_parts(path: Path, country: str | None, region: str | None) -> list[Par
     def records(progress: Progress) -> Iterator[Record]:
         with open(path, "rb") as raw:
             counting = CountingReader(raw)
-            binary: IO[bytes] = io.BufferedReader(counting)
-            if binary.peek(2)[:2] == b"\x1f\x8b":
-                binary = gzip.GzipFile(fileobj=binary)  # type: ignore[assignment]
+            buffered = io.BufferedReader(counting)
+            binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" \
+                else buffered
             yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
                                 lambda: counting.count)
 
@@ -113,9 +113,9 @@ def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type
         try:
             with zipfile.ZipFile(path) as zf, zf.open(member) as raw:
                 counting = CountingReader(raw)
-                binary: IO[bytes] = io.BufferedReader(counting)
-                if binary.peek(2)[:2] == b"\x1f\x8b":
-                    binary = gzip.GzipFile(fileobj=binary)  # type: ignore[assignment]
+                buffered = io.BufferedReader(counting)
+                binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" \
+                    else buffered
                 yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
                                     lambda: counting.count)
         except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
@@ -128,10 +128,7 @@ def _records(binary: IO[bytes], src: SourceFile, name: str, progress: Progress,
              position: Callable[[], int]) -> Iterator[Record]:
     geojson = _geojson_name(name) or _starts_with_brace(binary)
     text = text_lines(binary)  # type: ignore[arg-type]
-    if geojson:
-        lines = csv_lines(_geojson_rows(text, name))
-    else:
-        lines = text
+    lines = csv_lines(_geojson_rows(text, name)) if geojson else text
     yield from normalized(lines, src, name, progress, position)
 
 

@@ -52,7 +52,7 @@ def latest_release(filesystem: Any, bucket: str = BUCKET) -> str:
     versions = sorted(i.base_name for i in infos if i.type == fs.FileType.Directory)
     if not versions:
         raise InputError(f"no Overture release under s3://{bucket}/release/")
-    return versions[-1]
+    return str(versions[-1])
 
 
 def parts_of(paths: list[str], *, country: str | None = None, region: str | None = None,
