@@ -98,8 +98,15 @@ def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
 
 
 def typed_validation(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return typed_columns(rows, VALIDATE_NAMES, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS,
-                         flags=_VALIDATE_FLAGS)
+    return _with_provenance(typed_columns(rows, VALIDATE_NAMES, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS,
+                                          flags=_VALIDATE_FLAGS))
+
+
+def _with_provenance(frame: pd.DataFrame) -> pd.DataFrame:
+    """The provenance columns, empty until `_run` fills them (so a Dask meta frame has them too)."""
+    for name in PROVENANCE_NAMES:
+        frame[name] = pd.Series([""] * len(frame), index=frame.index, dtype="string")
+    return frame
 
 
 def _flat_search(top: int) -> Any:
@@ -130,8 +137,8 @@ def _search_flags(top: int) -> frozenset[str]:
 
 
 def typed_search(rows: Sequence[Mapping[str, Any]], top: int) -> pd.DataFrame:
-    return typed_columns(rows, search_names(top), ADDRESS_CATEGORIES, integers=frozenset({"suggestions"}),
-                         flags=_search_flags(top))
+    return _with_provenance(typed_columns(rows, search_names(top), ADDRESS_CATEGORIES,
+                                          integers=frozenset({"suggestions"}), flags=_search_flags(top)))
 
 
 def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend) -> pd.DataFrame:
@@ -155,17 +162,16 @@ def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backen
                 got = ("", "", "answered by a remote service: see its X-Dqkit-Reference header or datasets")
             per[iso3] = got
         rows.append(got)
-    out = pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
-    out["reference"] = out["reference"].astype("category")
-    return out
+    return pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
 
 
 def _run(df: pd.DataFrame, job: Any, be: AddressBackend, country: str, prefix: str, cache: CacheArg,
          progress: bool | None, concurrency: int | None) -> pd.DataFrame:
     result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency)
     prov = provenance(df, job.fields, country, be)
-    prov.index = result.index
-    return attach(df, pd.concat([result, prov], axis=1), prefix)
+    for name in PROVENANCE_NAMES:
+        result[name] = pd.array(prov[name].to_numpy(), dtype="string")
+    return attach(df, result, prefix)
 
 
 def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str,

@@ -178,7 +178,9 @@ def test_address_operations_with_and_without_trailing_slash(http: httpx.Client) 
         assert r.status_code == 200 and "suggestions" in r.json()["result"], r.text
     for path in ("/address/datasets/v1", "/address/datasets/v1/"):
         r = http.get(path, params={"country_iso": "uSa"})
-        assert r.status_code == 200 and [d["id"] for d in r.json()["result"]] == ["us-address"]
+        assert r.status_code == 200 and [d["id"] for d in r.json()["result"]] == ["us-demo-synthetic"]
+        assert r.headers["x-dqkit-reference"].startswith("us-demo-synthetic; built=")
+        assert r.headers["x-dqkit-reference"].endswith("; synthetic")
 
 
 def test_country_iso_in_any_case(http: httpx.Client) -> None:
