@@ -68,14 +68,27 @@ def _bbox(text: str | None) -> tuple[float, float, float, float] | None:
     return a, b, c, d
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The command line that made a reference, rebuilt from its options (for the manifest)."""
+    import shlex
+
+    words = ["dqkit", "reference", "add", *args.inputs]
+    for flag in ("source", "country", "region", "id", "state", "county", "bbox", "release", "endpoint"):
+        value = getattr(args, flag)
+        if value and not (flag == "source" and value == "auto"):
+            words += [f"--{flag}", str(value)]
+    for item in args.map:
+        words += ["--map", item]
+    return shlex.join(words)
+
+
 def run_add(args: argparse.Namespace) -> int:
     from dqkit import reference
-    from dqkit.reference.api import command_line
 
     added = reference.add(*args.inputs, source=args.source, country=args.country, region=args.region, id=args.id,
                           mapping=args.map or None, state=args.state, county=args.county, bbox=_bbox(args.bbox),
                           release=args.release, endpoint=args.endpoint, progress=False if args.quiet else None,
-                          command=command_line())
+                          command=_command(args))
     for m in added:
         rate = m.rows / m.seconds if m.seconds else 0
         print(f"installed {m.id}: {m.rows:,} addresses on {m.streets:,} streets ({m.source}, "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -173,6 +171,3 @@ def open_installed(ids: Sequence[str] | None = None) -> ReferenceSet:
         manifests = [store.find(i) for i in ids]
     return ReferenceSet([AddressEngine.open(m.index_path, m.info()) for m in manifests])
 
-
-def command_line(argv: Sequence[str] | None = None) -> str:
-    return "dqkit " + shlex.join(list(argv if argv is not None else sys.argv[1:]))
