@@ -37,6 +37,8 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     """
     if not inputs:
         raise InputError("give at least one input file (or \"s3\" for Overture's public release)")
+    if id is not None:
+        id = store.valid_id(id)
     kind = _guess(inputs, source, mapping)
     command = command or "dqkit.reference.add(" + ", ".join(repr(str(i)) for i in inputs) + f", source={kind!r})"
     options: dict[str, Any] = {k: v for k, v in (("country", country), ("region", region), ("state", state),

@@ -123,9 +123,10 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
 
 
 def _say(progress: bool | None, text: str) -> None:
+    """One line on stderr, unless progress is off (`progress=False`, `--quiet`, DQKIT_PROGRESS=0)."""
     from dqkit.notebook.settings import options
 
-    if options.show_progress(progress):
+    if progress is True or (progress is None and options.progress):
         print(text, file=sys.stderr)
 
 

@@ -24,7 +24,6 @@ def refdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A references folder of this test's own (and no shared local backend from another test)."""
     path = tmp_path / "refs"
     monkeypatch.setenv("DQKIT_REFERENCE_DIR", str(path))
-    monkeypatch.setenv("DQKIT_PROGRESS", "0")
     forget_local()
     yield path
     forget_local()

@@ -13,7 +13,7 @@ import io
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.reader import Record, SourceFile, read_stream
@@ -92,5 +92,17 @@ def normalized(lines: Iterable[str], src: SourceFile, name: str, progress: Progr
     progress.update(position() if position else -1)
 
 
-def text_lines(binary: io.BufferedIOBase | io.RawIOBase) -> io.TextIOWrapper:
-    return io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")  # type: ignore[arg-type]
+def text_lines(binary: Any, name: str) -> Iterator[str]:
+    """The UTF-8 text lines of `binary`; a line that is not UTF-8 is an InputError naming `name` and its number.
+
+    Bytes are decoded with surrogateescape and only non-ASCII lines are checked, so the error names the exact
+    line (a strict decoder fails on a whole buffer, thousands of lines ahead of the reader)."""
+    text = io.TextIOWrapper(binary, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    for n, line in enumerate(text, start=1):
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f"{name}, line {n}: not UTF-8 text (byte {exc.start + 1} of the line); re-save "
+                                 "the file as UTF-8") from None
+        yield line

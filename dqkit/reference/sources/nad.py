@@ -17,7 +17,7 @@ import re
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Final
+from typing import Final
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.reader import Record, SourceFile
@@ -84,7 +84,7 @@ def _records(p: Path, member: str, name: str, state: str, county: str, progress:
              box: dict[str, str]) -> Iterator[Record]:
     with (zipfile.ZipFile(p).open(member) if member else open(p, "rb")) as raw:
         counting = CountingReader(raw)
-        text = text_lines(io.BufferedReader(counting))
+        text = text_lines(io.BufferedReader(counting), name)
         read = [0]
         rows = _rows(text, name, state, _county_key(county), read, box)
         src = SourceFile(Path(name), "US", state)
@@ -99,7 +99,7 @@ def _col(col: dict[str, int], *names: str) -> int:
     return -1
 
 
-def _rows(text: IO[str], name: str, state: str, county: str, read: list[int],
+def _rows(text: Iterator[str], name: str, state: str, county: str, read: list[int],
           box: dict[str, str]) -> Iterator[list[str]]:
     reader = csv.reader(text)
     line = 1

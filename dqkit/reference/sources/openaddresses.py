@@ -127,7 +127,7 @@ def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type
 def _records(binary: IO[bytes], src: SourceFile, name: str, progress: Progress,
              position: Callable[[], int]) -> Iterator[Record]:
     geojson = _geojson_name(name) or _starts_with_brace(binary)
-    text = text_lines(binary)  # type: ignore[arg-type]
+    text = text_lines(binary, name)
     lines = csv_lines(_geojson_rows(text, name)) if geojson else text
     yield from normalized(lines, src, name, progress, position)
 
@@ -146,7 +146,7 @@ def _starts_with_brace(binary: IO[bytes]) -> bool:
 _PROPS: Final = ("number", "street", "unit", "city", "district", "region", "postcode")
 
 
-def _geojson_rows(lines: IO[str], name: str) -> Iterator[list[str]]:
+def _geojson_rows(lines: Iterator[str], name: str) -> Iterator[list[str]]:
     for lineno, line in enumerate(lines, start=1):
         line = line.strip()
         if not line:

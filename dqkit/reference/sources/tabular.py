@@ -99,8 +99,8 @@ def _csv_records(p: Path, mapping: dict[str, list[str]], where: SourceFile, prog
         counting = CountingReader(raw)
         import io
 
-        text = text_lines(io.BufferedReader(counting))
-        sample = text.readline()
+        text = text_lines(io.BufferedReader(counting), name)
+        sample = next(text, "")
         try:
             dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
         except csv.Error:
