@@ -92,9 +92,6 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
             _write_records(part.records(bar), rec_path)
         finally:
             bar.close()
-        if bar.rows_kept == 0:
-            raise InputError(f"{part.name}: no usable address rows (read {bar.rows_read:,}; every row lacked a "
-                             "street, or was outside the filter)")
         date = part.extra.get("source_date", part.source_date)
         dates.append(date)
         state[part.name] = {"size": part.size, "mtime": part.mtime, "rows_read": bar.rows_read,
@@ -102,6 +99,10 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
         write_json_atomic(state_path, json.dumps(state, indent=1))
         done.append((part, InputFile(part.name, part.size, part.mtime, bar.rows_read, bar.rows_kept), rec_path))
 
+    if not any(f.rows_kept for _, f, _ in done):
+        read = sum(f.rows_read for _, f, _ in done)
+        raise InputError(f"{', '.join(p.name for p in parts)}: no usable address rows (read {read:,}; every row "
+                         "lacked a street, or was outside the filter)")
     out = staging / "out"
     shutil.rmtree(out, ignore_errors=True)
     make_private_dir(out)

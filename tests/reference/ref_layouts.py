@@ -99,6 +99,8 @@ def overture_table(rows: list[dict[str, str]], state: str) -> Any:
         "geometry": {"encoding": "WKB", "geometry_types": ["Point"]}}}).encode()})
     data: dict[str, list[Any]] = {k: [] for k in schema.names}
     for i, r in enumerate(rows):
+        if not r["LON"]:
+            continue  # an Overture address is a point: a row without coordinates has no place in it
         lon, lat = float(r["LON"]), float(r["LAT"])
         data["id"].append(f"08b{i:013x}")
         data["geometry"].append(wkb_point(lon, lat))

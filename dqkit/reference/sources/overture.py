@@ -100,7 +100,7 @@ def parts_of(paths: list[str], *, country: str | None = None, region: str | None
             for f in found:
                 st = f.stat()
                 files.append((str(f), local, st.st_size, st.st_mtime))
-            m = _VERSION.search(str(lp.resolve()))
+            m = _VERSION.search(str(found[0].resolve()))  # a local copy of a release keeps its version folder
             source_date = m.group(1) if m else source_date
     out = []
     for path, filesystem, size, mtime in files:
