@@ -66,3 +66,19 @@ def gz_file(tmp_path: Path, alameda: list[dict[str, str]]) -> Path:
     path.write_bytes(gzip.compress(oa_csv_text(alameda).encode()))
     return path
 
+
+
+@pytest.fixture
+def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A local S3 (moto in server mode) on 127.0.0.1 and a free port, for this test only; yields its URL."""
+    moto_server = pytest.importorskip("moto.server")
+    for k, v in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                 ("AWS_DEFAULT_REGION", "us-west-2")):
+        monkeypatch.setenv(k, v)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
