@@ -57,6 +57,15 @@ def _opened(backend: AddressBackend) -> AddressBackend:
     return backend
 
 
+def _backend(backend: BackendLike, reference: str | None) -> AddressBackend:
+    """The backend of a call: `reference` (else the session default `options.reference`) picks the local data."""
+    if reference is None and backend in (None, "local"):
+        from dqkit.notebook.settings import options
+
+        reference = options.reference
+    return _opened(address_backend(backend, reference=reference))
+
+
 def _request_builder(country: str, search_type: SearchType | None, max_suggestions: int | None,
                      datasets: Sequence[str]) -> Any:
     options = [Option("search_type", search_type.value)] if search_type is not None else []
@@ -210,7 +219,7 @@ def validate(
     """Validate every row of `df` as an address; see `AddressAccessor.validate`."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    be = _opened(address_backend(backend, reference=reference))
+    be = _backend(backend, reference)
     fields = address_fields(df.columns, mapping, prefix, VALIDATE_NAMES)
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
@@ -248,7 +257,7 @@ def search(
     except ValueError:
         raise InputError(f"search_type must be one of {', '.join(t.value for t in SearchType)}, "
                          f"not {search_type!r}") from None
-    be = _opened(address_backend(backend, reference=reference))
+    be = _backend(backend, reference)
     names = search_names(top)
     fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from dqkit.contract.lead_wire import WireProblem
 from dqkit.server.config import ServerConfig
 
 T = TypeVar("T")
+log = logging.getLogger("dqkit.server")
 
 
 class LeadAnswers(Protocol):
@@ -118,7 +120,9 @@ def load_local(config: ServerConfig) -> Loaded:
     backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
     dataset_ids = frozenset(d.id for d in backend.datasets(None))
     warm_up(backend)
-    return Loaded(lead_engine, backend, backend, dataset_ids, backend.reference.header())
+    info = backend.reference
+    log.info("dqkit serve: addresses from %s", info.line())
+    return Loaded(lead_engine, backend, backend, dataset_ids, info.header())
 
 
 def warm_up(backend: LeadBackend | AddressBackend) -> None:

@@ -94,6 +94,10 @@ def test_a_zip_bundle_with_several_sources_gives_one_reference_per_region(oa_bun
     assert engine.format(key).result.address.postal_code.startswith("97007")
     sc = engine.validate(SearchRequest.of("2653 MERIDIAN AVE, SAN JOSE CA 95124")).result
     assert sc.confidence == Confidence.VERIFIED_MATCH
+    # type-ahead shows suggestions of both references, and each key resolves in the reference that issued it
+    typed = engine.search(SearchRequest.of("10", max_suggestions=10)).result
+    states = {engine.owner_reference(x.global_address_key).id for x in typed.suggestions}  # type: ignore[union-attr]
+    assert states == {"openaddresses-us-ca", "openaddresses-us-or"} and len(typed.suggestions) == 10
 
 
 def test_geojson_lines_and_gzip(tmp_path: Path, gz_file: Path, santa_clara: list[dict[str, str]]) -> None:

@@ -10,10 +10,13 @@ search). A country that no reference holds is answered by the open-data-only eng
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from itertools import zip_longest
 from typing import TypeVar
 
 from dqkit.contract.address import (
+    DEFAULT_MAX_SUGGESTIONS,
     Confidence,
     Dataset,
     FormatRequest,
@@ -21,6 +24,7 @@ from dqkit.contract.address import (
     LookupRequest,
     SearchRequest,
     SearchResponse,
+    SuggestionList,
     ValidateResponse,
 )
 from dqkit.contract.errors import NotFoundError
@@ -30,6 +34,7 @@ from dqkit.engines.address.provenance import ReferenceInfo, combined
 from dqkit.engines.reference.countries import iso2_of
 
 R = TypeVar("R", SearchResponse, ValidateResponse)
+_ZIP = re.compile(r"\b(\d{5})(?:-\d{4})?\b")
 
 # How much an answer claims: the most certain answer of several references wins.
 RANK: dict[str, int] = {
@@ -91,7 +96,30 @@ class ReferenceSet:
         return list(out.values())
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        return self._best(request, lambda e: e.search(request), self.fallback.search)
+        engines = self.engines_for(request.country_iso)
+        if len(engines) <= 1:
+            return self._best(request, lambda e: e.search(request), self.fallback.search)
+        # Type-ahead over several references: each one's suggestions, interleaved (best answers first), so a
+        # street of either county shows while typing; a verified match in one of them is the answer.
+        engines, _ = self._holders_first(engines, request)
+        answers = []
+        for e in engines:
+            got = e.search(request)
+            if got.result.confidence == Confidence.VERIFIED_MATCH:
+                return got
+            answers.append(got)
+        answers.sort(key=lambda r: -RANK.get(r.result.confidence, 0))
+        limit = request.max_suggestions or DEFAULT_MAX_SUGGESTIONS
+        lists = [a.result.suggestions for a in answers]
+        merged = [s for group in zip_longest(*lists) for s in group if s is not None]
+        top = answers[0].result
+        if len([a for a in answers if a.result.suggestions]) <= 1:
+            return answers[0]
+        out = SuggestionList(
+            more_results_available=any(a.result.more_results_available for a in answers) or len(merged) > limit,
+            confidence=Confidence.MULTIPLE_MATCHES if len(merged) > 1 else top.confidence,
+            suggestions=merged[:limit], suggestions_key=top.suggestions_key, suggestions_prompt=top.suggestions_prompt)
+        return SearchResponse(out)
 
     def validate(self, request: SearchRequest) -> ValidateResponse:
         return self._best(request, lambda e: e.validate(request), self.fallback.validate)
@@ -127,9 +155,12 @@ class ReferenceSet:
             return fallback(request)
         if len(engines) == 1:
             return ask(engines[0])
+        engines, n_held = self._holders_first(engines, request)
         best: R | None = None
         best_rank = -1
-        for e in engines:
+        for i, e in enumerate(engines):
+            if i == n_held and n_held and best_rank >= RANK[Confidence.STREET_PARTIAL]:
+                break  # the references holding the typed ZIP found its street: the others could only guess
             got = ask(e)
             rank = RANK.get(got.result.confidence, 0)
             if rank > best_rank:
@@ -138,6 +169,24 @@ class ReferenceSet:
                 break
         assert best is not None
         return best
+
+    @staticmethod
+    def _holders_first(engines: list[AddressEngine], request: SearchRequest) -> tuple[list[AddressEngine], int]:
+        """The references that hold the typed US ZIP first: a verified match there ends the search, so a set of
+        many regional references costs about one lookup per address (the others are asked only when needed)."""
+        if iso2_of(request.country_iso) != "US":
+            return engines, 0
+        zips = _ZIP.findall(" ".join(request.components.unspecified))
+        if not zips:
+            return engines, 0
+        zip5 = zips[-1]
+
+        def holds(e: AddressEngine) -> bool:
+            ds = next((d for d in e.index.datasets if d.iso2 == "US"), None)
+            return ds is not None and e.index.streets_in_postcode(ds, zip5) != (0, 0)
+
+        held = [e for e in engines if holds(e)]
+        return held + [e for e in engines if e not in held], len(held)
 
     def _owner(self, key: str) -> AddressEngine:
         for e in self.engines:
