@@ -16,6 +16,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +30,7 @@ KIND: Final = "nad"
 LICENCE: Final = "public domain (US Department of Transportation, National Address Database)"
 ATTRIBUTION: Final = "National Address Database, US Department of Transportation"
 REQUIRED: Final = ("Add_Number", "St_Name", "State", "Zip_Code")
+_NULLS: Final = frozenset({"not stated", "null", "<null>", "none"})
 _DATE: Final = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")
 
 
@@ -126,35 +128,44 @@ def _rows(text: Iterator[str], name: str, state: str, county: str, read: list[in
         _col(col, "DateUpdate")
     newest = ""
     n = len(header)
+    cols = [i_state, i_county, num_full, *num_parts, st_full, *st_parts, i_unit, i_sub, *cities, i_zip, i_plus4,
+            i_lon, i_lat, i_id, i_date]
+    pick = itemgetter(*[c if c >= 0 else n for c in cols])  # a missing column reads the "" put after each row
+    pad = [""] * (n + 1)
 
-    def get(row: Sequence[str], i: int) -> str:
-        v = row[i].strip() if 0 <= i < len(row) else ""
-        return "" if v.lower() in ("not stated", "null", "<null>") else v
+    def city_of(values: Sequence[str]) -> str:
+        for c in values:
+            c = c.strip()
+            if c and c.lower() not in _NULLS:
+                return c
+        return ""
 
     try:
         for row in reader:
             line += 1
             read[0] += 1
-            if len(row) < n - 5 and len(row) <= max(i_state, i_zip):
-                raise InputError(f"{name}, line {line}: {len(row)} fields where the header has {n}; the file is "
-                                 "cut short or not comma separated")
-            if state and get(row, i_state).upper() != state:
+            if len(row) != n:
+                if len(row) <= max(i_state, i_zip):
+                    raise InputError(f"{name}, line {line}: {len(row)} fields where the header has {n}; the file "
+                                     "is cut short or not comma separated")
+                row = (row + pad)[:n]
+            row.append("")
+            v = pick(row)
+            if state and v[0].strip().upper() != state:
                 continue
-            if county and _county_key(get(row, i_county)) != county:
+            if county and _county_key(v[1]) != county:
                 continue
-            number = get(row, num_full) or " ".join(x for x in (get(row, i) for i in num_parts) if x)
-            street = get(row, st_full) or " ".join(x for x in (get(row, i) for i in st_parts) if x)
-            city = next((c for c in (get(row, i) for i in cities) if c), "")
-            zip5 = get(row, i_zip)
-            plus4 = get(row, i_plus4)
-            d = get(row, i_date)
-            if d and (m := _DATE.search(d)):
-                iso = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
-                if iso > newest:
-                    newest = iso
-                    box["source_date"] = newest
-            yield [get(row, i_lon), get(row, i_lat), number, street, get(row, i_unit) or get(row, i_sub), city, "",
-                   get(row, i_state), f"{zip5}-{plus4}" if zip5 and plus4 else zip5, get(row, i_id)]
+            number = v[2].strip() or " ".join(x for x in (v[3].strip(), v[4].strip(), v[5].strip()) if x)
+            street = v[6].strip() or " ".join(x for x in (p.strip() for p in v[7:15]) if x)
+            unit = v[15].strip() or v[16].strip()
+            city = city_of(v[17:21])
+            zip5, plus4 = v[21].strip(), v[22].strip()
+            d = v[26]
+            if d and d > newest and (m := _DATE.search(d)):
+                newest = d
+                box["source_date"] = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            yield [v[23].strip(), v[24].strip(), number, street, unit, city, "", v[0].strip(),
+                   f"{zip5}-{plus4}" if zip5 and plus4 else zip5, v[25].strip()]
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}, line {line + 1}: not UTF-8 text ({exc.reason}); re-save the file as UTF-8") \
             from None
