@@ -98,8 +98,11 @@ def run_add(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     from dqkit import reference
+    from dqkit.reference.store import unfinished
 
     items = reference.list_installed()
+    for ref_id in unfinished():
+        print(f"unfinished add of {ref_id!r}: run the same `dqkit reference add` again to resume", file=sys.stderr)
     if args.json:
         print(json.dumps([json.loads(m.to_json()) for m in items], indent=2))
         return 0

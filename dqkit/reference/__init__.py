@@ -10,9 +10,10 @@ Modules: `store` (where references live, manifests, atomic install/remove), `ins
 From then on `LocalBackend()`, the accessors, `dqkit serve` and the lead engine answer from these references.
 """
 
-from dqkit.reference.api import add, info, list_installed, open_installed, remove
+from dqkit.reference.api import add, describe, info, list_installed, open_installed, remove
 from dqkit.reference.store import Manifest, references_dir
 
 list = list_installed  # `dqkit.reference.list()` reads as the CLI does
 
-__all__ = ["Manifest", "add", "info", "list", "list_installed", "open_installed", "references_dir", "remove"]
+__all__ = ["Manifest", "add", "describe", "info", "list", "list_installed", "open_installed", "references_dir",
+           "remove"]

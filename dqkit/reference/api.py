@@ -163,6 +163,19 @@ def remove(ref_id: str) -> Manifest:
     return gone
 
 
+def describe(backend: object = None) -> str:
+    """One line naming the reference data behind address answers of `backend` (default: the local backend), for
+    reports: "Reference: openaddresses-us-ca (openaddresses, US/CA, source date 2026-11-20, built 2026-11-24)"."""
+    from dqkit.backends.select import address_backend
+
+    be = address_backend(backend) if backend is None or isinstance(backend, str) else backend
+    info = getattr(be, "reference", None)
+    line = getattr(info, "line", None)
+    if callable(line):
+        return str(line())
+    return f"Reference: as named by the service {getattr(be, 'name', type(be).__name__)}"
+
+
 def open_installed(ids: Sequence[str] | None = None) -> ReferenceSet:
     """The installed references (all, or `ids`) as one engine; with none, the open-data-only engine."""
     from dqkit.engines.address import AddressEngine

@@ -11,6 +11,7 @@ every part whose input has the same size and modification time, and a successful
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -61,8 +62,6 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
             options: dict[str, Any] | None = None, progress: bool | None = None,
             replace: bool = True) -> Manifest:
     """Import `parts` (all of one country and region) as the installed reference `ref_id`."""
-    from dqkit.engines.reference.build import build_from_records
-
     ref_id = valid_id(ref_id)
     if not parts:
         raise InputError("nothing to import: no input files")
@@ -73,6 +72,33 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
     base = references_dir(create=True)
     staging = base / f"{STAGING_PREFIX}{ref_id}"
     make_private_dir(staging / "parts")
+    with _exclusive(staging, ref_id):
+        return _install(parts, ref_id, meta, staging, t0, command=command, options=options, progress=progress)
+
+
+@contextlib.contextmanager
+def _exclusive(staging: Path, ref_id: str) -> Iterator[None]:
+    """One add of `ref_id` at a time (a second one would write the same staging files)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here; adds of one id must not overlap
+        yield
+        return
+    fd = os.open(staging / "lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise InputError(f"another `reference add` of {ref_id!r} is running; wait for it to finish") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path, t0: float, *, command: str,
+             options: dict[str, Any] | None, progress: bool | None) -> Manifest:
+    from dqkit.engines.reference.build import build_from_records
+
     state_path = staging / "progress.json"
     state = _load_state(state_path)
     done: list[tuple[Part, InputFile, Path]] = []

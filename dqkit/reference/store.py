@@ -136,6 +136,14 @@ def installed() -> list[Manifest]:
     return sorted(out, key=lambda m: (m.built, m.id))
 
 
+def unfinished() -> list[str]:
+    """Ids of adds that stopped before installing (their finished inputs are kept: run the add again)."""
+    base = references_dir()
+    if not base.is_dir():
+        return []
+    return sorted(d.name[len(STAGING_PREFIX):] for d in base.iterdir() if d.name.startswith(STAGING_PREFIX))
+
+
 def find(ref_id: str) -> Manifest:
     """The installed reference `ref_id`; InputError naming the installed ones when there is none."""
     for m in installed():

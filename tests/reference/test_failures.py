@@ -95,6 +95,8 @@ def test_an_interrupted_add_resumes_without_redoing_finished_files(tmp_path: Pat
     assert _snapshot(refdir) == installed  # nothing new installed, nothing old touched
     staging = refdir / ".staging-openaddresses-us-ca"
     assert (staging / "parts" / "0.rec").is_file() and not (staging / "parts" / "1.rec").exists()
+    assert main(["reference", "list"]) == 0
+    assert "unfinished add of 'openaddresses-us-ca'" in capsys.readouterr().err
 
     # Prove the finished file is not read again: same size and time, but unreadable content now.
     st = first.stat()

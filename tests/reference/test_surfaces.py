@@ -109,6 +109,12 @@ def test_the_default_backend_checks_leads_against_the_installed_reference(tmp_pa
 def test_local_backend_reference_choices(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
     _install_alameda(tmp_path, alameda)
     assert dqkit.LocalBackend(reference=["openaddresses-us-ca"]).reference.id == "openaddresses-us-ca"
+    m = reference.info("openaddresses-us-ca")
+    assert reference.describe() == (f"Reference: openaddresses-us-ca (openaddresses, US/CA, source date "
+                                    f"{m.source_date}, built {m.built[:10]})")
+    assert reference.describe("demo").startswith("Reference: us-demo-synthetic (demo, US, built ")
+    assert reference.describe("demo").endswith("synthetic demo data: these addresses are invented; do not trust "
+                                               "a match")
     index = reference.info("openaddresses-us-ca").index_path
     assert dqkit.LocalBackend(reference=str(index)).reference.id == "index:index.dqidx"
     with pytest.raises(dqkit.InputError, match="no installed reference 'nope'"):
