@@ -101,14 +101,19 @@ def test_a_zip_bundle_with_several_sources_gives_one_reference_per_region(oa_bun
 
 
 def test_geojson_lines_and_gzip(tmp_path: Path, gz_file: Path, santa_clara: list[dict[str, str]]) -> None:
-    gj = tmp_path / "dl" / "santa_clara.geojsonl"
+    gj = tmp_path / "dl" / "santa_clara.geojsonl"  # no region in the path: given as an option
     gj.parent.mkdir(parents=True, exist_ok=True)
     gj.write_text(geojson_lines(santa_clara), encoding="utf-8")
     (m,) = reference.add(gj, region="CA", id="santa-clara")
     assert (m.id, m.region, m.rows) == ("santa-clara", "CA", 4740)
     (g,) = reference.add(gz_file)
     assert (g.id, g.rows) == ("openaddresses-us-ca", 5306)
-    assert sorted(x.id for x in reference.list_installed()) == ["openaddresses-us-ca", "santa-clara"]
+    flat = tmp_path / "dl" / "us_or_portland-addresses-city.geojson"  # a download saved without its folders
+    flat.write_text(geojson_lines(santa_clara[:50]), encoding="utf-8")
+    (f,) = reference.add(flat)
+    assert (f.id, f.country, f.region) == ("openaddresses-us-or", "US", "OR")
+    assert sorted(x.id for x in reference.list_installed()) == ["openaddresses-us-ca", "openaddresses-us-or",
+                                                                "santa-clara"]
 
 
 def test_adding_again_replaces_the_install_in_one_step(tmp_path: Path, alameda: list[dict[str, str]]) -> None:

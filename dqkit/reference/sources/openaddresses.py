@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import time
 import zipfile
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any, Final
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.reference.countries import known_countries
 from dqkit.engines.reference.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
@@ -63,8 +65,17 @@ def _day(mtime: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(mtime))
 
 
+_FLAT_NAME: Final = re.compile(r"^([a-z]{2})[_-]([a-z]{2})[_-]")
+
+
 def _where(rel: PurePosixPath | Path, country: str | None, region: str | None) -> SourceFile:
+    """Country and region: the options, else the OpenAddresses path (us/ca/x.csv), else a flattened download
+    name (us_ca_alameda-addresses-county.geojson), else US."""
     src = source_of(Path(rel), country)
+    if not region and not src.region:
+        m = _FLAT_NAME.match(Path(rel).name.lower())
+        if m and (not country or m.group(1).upper() == country.upper()) and m.group(1).upper() in known_countries():
+            return SourceFile(src.path, m.group(1).upper(), m.group(2).upper())
     return SourceFile(src.path, src.iso2, (region or src.region).upper())
 
 
