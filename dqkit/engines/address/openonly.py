@@ -79,6 +79,12 @@ class OpenOnlyEngine:
                                   f"or GBR")
         return iso2
 
+    def _check_datasets(self, datasets: list[str]) -> None:
+        for name in datasets:
+            if name.strip().lower() != DATASET_ID:
+                raise BadRequestError(f"unknown dataset {name!r}: no address reference is installed (this service "
+                                      f"holds only {DATASET_ID}); add one with `dqkit reference add`")
+
     def _tell(self) -> None:
         if not self._quiet:
             warn_once()
@@ -91,6 +97,7 @@ class OpenOnlyEngine:
 
     def validate(self, request: SearchRequest) -> ValidateResponse:
         iso2 = self._iso2(request.country_iso)
+        self._check_datasets(request.datasets)
         self._tell()
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
         text = ", ".join(parts)
@@ -122,6 +129,7 @@ class OpenOnlyEngine:
 
     def search(self, request: SearchRequest) -> SearchResponse:
         self._iso2(request.country_iso)
+        self._check_datasets(request.datasets)
         self._tell()
         return SearchResponse(_nothing())
 
