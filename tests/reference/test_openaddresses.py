@@ -116,11 +116,20 @@ def test_geojson_lines_and_gzip(tmp_path: Path, gz_file: Path, santa_clara: list
                                                                 "santa-clara"]
 
 
-def test_adding_again_replaces_the_install_in_one_step(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
+def test_adding_again_replaces_the_install_in_one_step(tmp_path: Path, alameda: list[dict[str, str]],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from dqkit.notebook.settings import options
+
+    monkeypatch.setattr(options, "cache_dir", tmp_path / "cache")
     src = _oa_file(tmp_path, alameda[:1000], "us/ca/alameda.csv")
     (first,) = reference.add(src)
+    early = {(x["NUMBER"], x["STREET"]) for x in alameda[:1000]}
+    r = next(x for x in alameda[4000:] if not x["UNIT"] and x["CITY"] and (x["NUMBER"], x["STREET"]) not in early)
+    df = pd.DataFrame({"address": [f"{r['NUMBER']} {r['STREET']}, {r['CITY']} CA {r['POSTCODE']}"]})
+    assert not df.addr.validate(cache=True)["addr_verified"].any()  # not in the first 1,000 rows
     src2 = _oa_file(tmp_path, alameda, "us/ca/alameda.csv")
     os.utime(src2, (src2.stat().st_atime, src2.stat().st_mtime + 5))
     (second,) = reference.add(src2)
     assert (first.rows, second.rows) == (1000, 5306)
+    assert df.addr.validate(cache=True)["addr_verified"].all()  # the cached answer of the old build is not reused
     assert [m.rows for m in reference.list_installed()] == [5306]

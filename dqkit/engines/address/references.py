@@ -62,7 +62,10 @@ class ReferenceSet:
 
     @property
     def name(self) -> str:
-        return f"references:{self.reference.id}"
+        """Names the exact builds (part of cache keys: a reference added again must not reuse old answers)."""
+        if not self.engines:
+            return f"references:{self.fallback.name}"
+        return "references:" + "+".join(f"{e.reference.id}@{e.index.build_id[:12]}" for e in self.engines)
 
     @property
     def countries(self) -> list[str]:
