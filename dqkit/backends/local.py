@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,8 +39,8 @@ class LocalBackend:
         "demo"               the bundled SYNTHETIC demo reference, only when asked for; its answers say so
         an id or ids         those installed references
         a path               an index file built by `dqkit index build`
-    or from `address_engine` given as is. The address engine opens lazily (on the first address call) so that
-    lead-only work never pays for it. The lead engine's address checks use the same installed references (unless
+    (None reads the environment variable DQKIT_REFERENCE first), or from `address_engine` given as is. The
+    address engine opens lazily (on the first address call) so that lead-only work never pays for it. The lead engine's address checks use the same installed references (unless
     a `lead_engine`, or a `profile` with its own `points`, is given); never the synthetic demo.
     """
 
@@ -49,6 +50,8 @@ class LocalBackend:
             raise ValueError("give either lead_engine or profile, not both")
         if address_engine is not None and reference is not None:
             raise ValueError("give either address_engine or reference, not both")
+        if reference is None and address_engine is None:
+            reference = os.environ.get("DQKIT_REFERENCE", "").strip() or None  # CI / nbval: DQKIT_REFERENCE=demo
         self._reference = reference
         self._installed: Any = None
         if address_engine is None and _is_installed(reference):
