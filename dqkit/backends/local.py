@@ -40,8 +40,9 @@ class LocalBackend:
         an id or ids         those installed references
         a path               an index file built by `dqkit index build`
     (None reads the environment variable DQKIT_REFERENCE first), or from `address_engine` given as is. The
-    address engine opens lazily (on the first address call) so that lead-only work never pays for it. The lead engine's address checks use the same installed references (unless
-    a `lead_engine`, or a `profile` with its own `points`, is given); never the synthetic demo.
+    address engine opens lazily (on the first address call) so that lead-only work never pays for it. The lead
+    engine's address checks use the same installed references (unless a `lead_engine`, or a `profile` with its
+    own `points`, is given); never the synthetic demo.
     """
 
     def __init__(self, lead_engine: LeadEngine | None = None, address_engine: Any = None,
