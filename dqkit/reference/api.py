@@ -55,10 +55,16 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
                          "its own reference")
     out = []
-    for (iso2, reg), group in groups.items():
-        ref_id = id or "-".join(x for x in (kind, iso2.lower(), reg.lower()) if x)
-        out.append(install(group, ref_id, meta, command=command, options=options, progress=progress))
-    _forget()
+    try:
+        for (iso2, reg), group in groups.items():
+            ref_id = id or "-".join(x for x in (kind, iso2.lower(), reg.lower()) if x)
+            out.append(install(group, ref_id, meta, command=command, options=options, progress=progress))
+    except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
+        where = exc.filename or store.references_dir()
+        raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "
+                         "inputs are kept: run the same add again once this is fixed)") from None
+    finally:
+        _forget()
     return out
 
 

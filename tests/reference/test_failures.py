@@ -148,3 +148,23 @@ def test_unknown_ids_and_options_are_clear_errors(tmp_path: Path) -> None:
         reference.add(tmp_path, id="../etc")
     with pytest.raises(InputError, match="needs at least street"):
         reference.add(tmp_path / "x.csv", mapping=["number=n"])
+
+
+def test_a_full_disk_is_a_clear_error_and_changes_nothing(tmp_path: Path, refdir: Path,
+                                                          installed: dict[str, object],
+                                                          alameda: list[dict[str, str]],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import dqkit.reference.install as inst
+
+    def full(f: object, batch: object) -> None:  # fault injection: the disk fills while records are written
+        raise OSError(errno.ENOSPC, "No space left on device", str(refdir / ".staging-x" / "parts" / "0.rec.tmp"))
+
+    monkeypatch.setattr(inst, "_frame", full)
+    src = tmp_path / "dl" / "us" / "ca" / "alameda.csv"
+    src.parent.mkdir(parents=True)
+    src.write_text(oa_csv_text(alameda), encoding="utf-8")
+    with pytest.raises(InputError, match="No space left on device; the installed references are unchanged"):
+        reference.add(src)
+    assert _snapshot(refdir) == installed
