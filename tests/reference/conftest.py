@@ -53,6 +53,7 @@ def oa_bundle(tmp_path: Path, alameda: list[dict[str, str]], santa_clara: list[d
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("us/ca/alameda.csv", oa_csv_text(alameda))
         zf.writestr("us/ca/alameda.vrt", "<OGRVRTDataSource><OGRVRTLayer name=\"alameda\"/></OGRVRTDataSource>")
+        zf.writestr("us/ca/alameda.geojson", geojson_lines(alameda))  # the same source twice: imported once
         zf.writestr("us/ca/santa_clara-addresses-county.geojson", geojson_lines(santa_clara))
         zf.writestr("us/or/portland_metro.csv", oa_csv_text(portland))
         zf.writestr("summary/us-ca.txt", "not data")

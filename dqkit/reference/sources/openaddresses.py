@@ -105,7 +105,7 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
         raise InputError(f"{path}: not a readable zip file ({exc}); it may be cut short: download it again") \
             from None
     with zf:
-        members = [i for i in zf.infolist() if not i.is_dir() and _is_data(i.filename)]
+        members = _one_format_each([i for i in zf.infolist() if not i.is_dir() and _is_data(i.filename)])
     if not members:
         raise InputError(f"{path}: this zip holds no OpenAddresses data (.csv or .geojson members)")
     mtime = path.stat().st_mtime
@@ -117,6 +117,15 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
         out.append(Part(name, where.iso2, where.region, info.file_size, mtime + info.CRC / 1e12,
                         _zip_records(path, info.filename, name, where), source_date=f"{y:04d}-{mo:02d}-{d:02d}"))
     return out
+
+
+def _one_format_each(members: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
+    """One member per source: a bundle that holds a source as both CSV and GeoJSON would count it twice."""
+    chosen: dict[str, zipfile.ZipInfo] = {}
+    for info in sorted(members, key=lambda i: (not i.filename.lower().endswith(".csv"), i.filename)):
+        stem = re.sub(r"(\.(csv|geojsonl?|json|ndjson))?(\.gz)?$", "", info.filename.lower())
+        chosen.setdefault(stem, info)
+    return sorted(chosen.values(), key=lambda i: i.filename)
 
 
 def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type: ignore[no-untyped-def]
