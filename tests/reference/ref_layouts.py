@@ -71,7 +71,8 @@ def nad_text(groups: list[tuple[str, str, list[dict[str, str]]]]) -> str:
                 "Inc_Muni": r["CITY"].title(), "Post_City": r["CITY"].title() or "Not stated", "State": state,
                 "Zip_Code": r["POSTCODE"], "UUID": f"{{{oid:08d}-0000-4000-8000-000000000000}}",
                 "Longitude": r["LON"], "Latitude": r["LAT"], "NatGrid": "10SEG6", "Placement": "Structure - Rooftop",
-                "DateUpdate": f"2023/0{1 + oid % 9}/15 00:00:00", "NAD_Source": f"{county} County",
+                "DateUpdate": f"2023/0{1 + oid % 9}/15 00:00:00" if oid % 3 else f"{1 + oid % 8}/15/2023 12:00:00 AM",
+                "NAD_Source": f"{county} County",
                 "Addr_Type": "Residential",
             })
             w.writerow(rec.values())

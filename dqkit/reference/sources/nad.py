@@ -34,6 +34,18 @@ _NULLS: Final = frozenset({"not stated", "null", "<null>", "none"})
 _DATE: Final = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")
 
 
+_US_DATE: Final = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+
+
+def _iso_date(text: str) -> str:
+    """DateUpdate as YYYY-MM-DD: releases write "2023/09/15 00:00:00", "2023-09-15" or "9/15/2023 12:00:00 AM"."""
+    if m := _DATE.search(text):
+        return f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+    if m := _US_DATE.search(text):
+        return f"{m.group(3)}-{int(m.group(1)):02d}-{int(m.group(2)):02d}"
+    return ""
+
+
 def _county_key(text: str) -> str:
     t = re.sub(r"[^a-z ]", "", text.lower()).strip()
     for suffix in (" county", " parish", " borough", " census area", " municipality"):
@@ -126,7 +138,7 @@ def _rows(text: Iterator[str], name: str, state: str, county: str, read: list[in
     i_zip, i_plus4 = _col(col, "Zip_Code"), _col(col, "Plus_4")
     i_lon, i_lat, i_id, i_date = _col(col, "Longitude"), _col(col, "Latitude"), _col(col, "UUID"), \
         _col(col, "DateUpdate")
-    newest = ""
+    newest = last_date = ""
     n = len(header)
     cols = [i_state, i_county, num_full, *num_parts, st_full, *st_parts, i_unit, i_sub, *cities, i_zip, i_plus4,
             i_lon, i_lat, i_id, i_date]
@@ -161,9 +173,11 @@ def _rows(text: Iterator[str], name: str, state: str, county: str, read: list[in
             city = city_of(v[17:21])
             zip5, plus4 = v[21].strip(), v[22].strip()
             d = v[26]
-            if d and d > newest and (m := _DATE.search(d)):
-                newest = d
-                box["source_date"] = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            if d and d != last_date:
+                last_date = d
+                iso = _iso_date(d)
+                if iso > newest:
+                    newest = box["source_date"] = iso
             yield [v[23].strip(), v[24].strip(), number, street, unit, city, "", v[0].strip(),
                    f"{zip5}-{plus4}" if zip5 and plus4 else zip5, v[25].strip()]
     except UnicodeDecodeError as exc:
