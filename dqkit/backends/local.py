@@ -96,6 +96,11 @@ class LocalBackend:
         pick = getattr(engine, "reference_for", None)
         return pick(country_iso) if callable(pick) else engine.reference
 
+    def covers(self, country_iso: str, postcode: str) -> bool | None:
+        """Whether the reference holds addresses in `postcode` (None: this engine cannot say)."""
+        check = getattr(self.address_engine, "covers", None)
+        return bool(check(country_iso, postcode)) if callable(check) else None
+
     # ---- leads
 
     def verify_lead(self, lead: LeadRequest) -> ELSGenericMessage:

@@ -11,6 +11,7 @@ build date) and `note` (what to know before trusting it: synthetic demo data, st
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -41,6 +42,7 @@ VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_
                          "corrections", *ADDRESS_LINES, "global_address_key", "suggestions", *VALIDATION_DETAIL_FLAGS,
                          "error")
 PROVENANCE_NAMES: Final = ("reference", "reference_date", "note")
+_ZIP5: Final = re.compile(r"\b(\d{5})(?:-\d{4})?\b")
 _VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
 _VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
 
@@ -171,7 +173,35 @@ def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backen
                 got = ("", "", "answered by a remote service: see its X-Dqkit-Reference header or datasets")
             per[iso3] = got
         rows.append(got)
+    _not_covered(df, fields, country, backend, rows)
     return pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
+
+
+def _not_covered(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend,
+                 rows: list[tuple[str, str, str]]) -> None:
+    """Rows whose US ZIP no installed reference holds: their street could not be checked, and the note says so."""
+    covers = getattr(backend, "covers", None)
+    if not callable(covers):
+        return
+    zip_col = fields.get("ZIP")
+    text_col = fields.get("STREET1") if zip_col is None else None
+    if zip_col is None and text_col is None:
+        return
+    cells = df[zip_col if zip_col is not None else text_col].astype("string").fillna("").tolist()
+    col = fields.get("COUNTRY")
+    countries = df[col].astype("string").fillna("").tolist() if col is not None else [""] * len(df)
+    seen: dict[str, bool | None] = {}
+    for i, (cell, ctry) in enumerate(zip(cells, countries, strict=True)):
+        if country_iso3(str(ctry), country) != "USA" or rows[i][2]:
+            continue
+        found = _ZIP5.findall(cell)
+        if not found:
+            continue
+        zip5 = found[-1]
+        held = seen.get(zip5, False) if zip5 in seen else seen.setdefault(zip5, covers("USA", zip5))
+        if held is False:
+            rid, date, _ = rows[i]
+            rows[i] = (rid, date, f"street not checked: no installed reference holds ZIP {zip5}")
 
 
 def _run(df: pd.DataFrame, job: Any, be: AddressBackend, country: str, prefix: str, cache: CacheArg,

@@ -79,6 +79,14 @@ class ReferenceSet:
         got = self.engines_for(country_iso)
         return combined([e.reference for e in got]) if got else self.fallback.reference
 
+    def covers(self, country_iso: str, postcode: str) -> bool:
+        """True when an installed reference holds addresses in `postcode` (so a street there can be checked)."""
+        for e in self.engines_for(country_iso):
+            ds = next((d for d in e.index.datasets if d.iso2 == iso2_of(country_iso)), None)
+            if ds is not None and e.index.streets_in_postcode(ds, postcode) != (0, 0):
+                return True
+        return False
+
     # -- the protocol ----------------------------------------------------------------------------------------
     def datasets(self, country_iso: str | None = None) -> list[Dataset]:
         out: dict[str, Dataset] = {}
