@@ -75,9 +75,9 @@ def normalized(lines: Iterable[str], src: SourceFile, name: str, progress: Progr
     try:
         for rec in read_stream(counter, src):
             kept += 1
-            progress.rows_kept = kept
-            progress.rows_read = rows_read() if rows_read else max(counter.line - 1, 0)
-            if kept % 4096 == 0:
+            if not kept & 4095:  # the counts and the bar move every 4,096 rows, not on every row
+                progress.rows_kept = kept
+                progress.rows_read = rows_read() if rows_read else max(counter.line - 1, 0)
                 progress.update(position() if position else -1)
             yield rec
     except UnicodeDecodeError as exc:
@@ -88,6 +88,7 @@ def normalized(lines: Iterable[str], src: SourceFile, name: str, progress: Progr
                          "download it again") from None
     except csv.Error as exc:
         raise InputError(f"{name}, line {counter.line}: not a readable CSV row ({exc})") from None
+    progress.rows_kept = kept
     progress.rows_read = rows_read() if rows_read else max(counter.line - 1, 0)
     progress.update(position() if position else -1)
 
