@@ -56,6 +56,7 @@ _LAZY: dict[str, str] = {
     "LeadProfile": "dqkit.engines.lead.engine",
     "LeadRecords": "dqkit.engines.lead.records",
     "AddressEngine": "dqkit.engines.address",
+    "ReferenceInfo": "dqkit.engines.address.provenance",
     "standardize": "dqkit.engines.usaddr",
     "AddressInput": "dqkit.engines.usaddr",
     "LeadClient": "dqkit.client",
@@ -72,13 +73,16 @@ __all__ = [
     "Confidence", "DqkitError", "ELSGenericMessage", "FormatResponse", "InputError", "LeadAuditDashboard",
     "LeadClient", "LeadEngine", "LeadProfile", "LeadRecords", "LeadRequest", "LocalBackend", "LookupRequest",
     "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "Phone", "ProtocolError", "RateLimitError",
-    "ReferenceDataError", "RequestTimeoutError", "SearchRequest", "SearchResponse", "ServerError", "ServiceError",
+    "ReferenceDataError", "ReferenceInfo", "RequestTimeoutError", "SearchRequest", "SearchResponse", "ServerError",
+    "ServiceError",
     "StandardizedAddress", "Suggestion", "TransportError", "TransportTimeout", "ValidateResponse",
-    "address_backend", "lead_backend", "standardize",
+    "address_backend", "lead_backend", "reference", "standardize",
 ]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "reference":  # the subpackage: dqkit.reference.add / list / info / remove
+        return importlib.import_module("dqkit.reference")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'dqkit' has no attribute {name!r}")
@@ -92,11 +96,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from dqkit import reference
     from dqkit.backends.base import BatchItem
     from dqkit.backends.local import LocalBackend
     from dqkit.backends.select import BackendSpec, address_backend, lead_backend
     from dqkit.client import AddressClient, AsyncAddressClient, AsyncLeadClient, LeadClient
     from dqkit.engines.address import AddressEngine
+    from dqkit.engines.address.provenance import ReferenceInfo
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
     from dqkit.engines.lead.records import LeadRecords
     from dqkit.engines.usaddr import AddressInput, standardize

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DQKIT_SHARED_DIR", REPO.parent / "shared"))
+# Tests never see the user's installed address references: the session gets an empty folder of its own (child
+# processes such as `dqkit serve` inherit it). Tests that install references point it elsewhere themselves.
+os.environ.setdefault("DQKIT_REFERENCE_DIR", tempfile.mkdtemp(prefix="dqkit-test-refs-"))
+os.environ.pop("DQKIT_REFERENCE", None)  # tests that want the demo ask for it
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,9 @@
 
 Every surface (accessors, report, CLI) accepts what `lead_backend` / `address_backend` accept:
 
-    None or "local"            the in-process engines (no account, no network); one shared instance per process
+    None or "local"            the in-process engines (no account, no network); one shared instance per process,
+                               answering addresses from the installed references (`dqkit reference add`)
+    "demo"                     the in-process engines over the bundled SYNTHETIC demo reference (answers say so)
     "vendor"                   the vendor services; base URLs and token from the arguments or the environment
                                variables the HTTP clients document
     "http://host:port"         a `dqkit serve` (or any server speaking the vendor's wire format) at that URL
@@ -15,7 +17,7 @@ A BackendSpec is frozen and picklable; its token never shows in its repr.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, cast
 
 from dqkit.backends.base import AddressBackend, LeadBackend
@@ -32,6 +34,7 @@ class BackendSpec:
 
     kind: Kind = "local"
     url: str | None = None
+    reference: str | None = None  # local only: None (installed references), "demo", an installed id, an index
     lead_url: str | None = None
     address_url: str | None = None
     token: str | None = field(default=None, repr=False)
@@ -41,6 +44,9 @@ class BackendSpec:
             raise InputError(f"unknown backend kind {self.kind!r}; use 'local', 'vendor' or a URL")
         if self.kind == "serve" and not self.url:
             raise InputError("a 'serve' backend needs the server's URL")
+        if self.reference is not None and self.kind != "local":
+            raise InputError("reference= chooses the data of the local engine; a server or the vendor answers from "
+                             "its own reference data")
 
 
 BackendLike: TypeAlias = "str | BackendSpec | LeadBackend | AddressBackend | None"
@@ -52,6 +58,8 @@ def backend_spec(backend: str | BackendSpec | None = None, *, token: str | None 
         return backend
     if backend is None or backend.strip().lower() == "local":
         return BackendSpec("local")
+    if backend.strip().lower() == "demo":
+        return BackendSpec("local", reference="demo")
     text = backend.strip()
     if text.lower() == "vendor":
         return BackendSpec("vendor", token=token)
@@ -77,11 +85,19 @@ def _build(spec: BackendSpec, service: Literal["lead", "address"]) -> object:
             if got is None:
                 from dqkit.backends.local import LocalBackend
 
-                got = LocalBackend()
+                got = LocalBackend(reference=spec.reference)
         else:
             got = _client(spec, service)
         _BUILT[(spec, service)] = got
         return got
+
+
+def forget_local() -> None:
+    """Drop the shared local backends, so the next call opens the references installed now (after `add` /
+    `remove`)."""
+    with _BUILT_LOCK:
+        for key in [k for k in _BUILT if k[0].kind == "local"]:
+            del _BUILT[key]
 
 
 def _client(spec: BackendSpec, service: Literal["lead", "address"]) -> object:
@@ -109,10 +125,20 @@ def lead_backend(backend: BackendLike = None, *, token: str | None = None) -> Le
     return backend
 
 
-def address_backend(backend: BackendLike = None, *, token: str | None = None) -> AddressBackend:
-    """An AddressBackend for `backend` (see the module docstring)."""
+def address_backend(backend: BackendLike = None, *, token: str | None = None,
+                    reference: str | None = None) -> AddressBackend:
+    """An AddressBackend for `backend` (see the module docstring); `reference` chooses the local engine's data."""
     if backend is None or isinstance(backend, str | BackendSpec):
-        return cast(AddressBackend, _build(backend_spec(backend, token=token), "address"))
+        spec = backend_spec(backend, token=token)
+        if reference is not None:
+            if spec.kind != "local":
+                raise InputError("reference= chooses the data of the local engine; a server or the vendor answers "
+                                 "from its own reference data")
+            spec = replace(spec, reference=str(reference))
+        return cast(AddressBackend, _build(spec, "address"))
+    if reference is not None:
+        raise InputError("reference= applies to the local backend chosen by name; this backend object already has "
+                         "its reference data")
     if not isinstance(backend, AddressBackend):
         raise InputError(f"{type(backend).__name__} cannot answer address questions (it has no validate/search); "
                          "pass 'local', 'vendor', a URL or an address backend")

@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from dqkit import __version__
 
 # Module name (under dqkit.cli) of each subcommand, in the order `--help` lists them.
-_COMMANDS: tuple[str, ...] = ("demo", "verify", "report", "codes", "index", "serve")
+_COMMANDS: tuple[str, ...] = ("demo", "verify", "report", "reference", "serve", "index", "codes")
 
 _EPILOG = """\
 examples:
   dqkit demo                                   verify the bundled sample leads, write results and a report
   dqkit verify data/sample_leads.csv -o checked.csv
   dqkit report data/sample_leads.csv -o report.html
+  dqkit reference add us_ca_alameda.csv.gz     install real address data (OpenAddresses, NAD, Overture, ...)
   dqkit codes RESULT_CODE                      what each result code means
 """
 

@@ -33,9 +33,12 @@ def register(sub: Any) -> None:
     p.add_argument("--allow-ip", action="append", default=[], metavar="CIDR",
                    help="network a lead request may come from (repeatable); others get E500")
     p.add_argument("--reference", action="append", default=[], metavar="FILE", type=Path,
-                   help="OpenAddresses CSV for the address index (repeatable); none: the bundled demo reference")
+                   help="OpenAddresses CSV for the address index (repeatable); none of --reference, --index, "
+                        "--demo: the installed references (`dqkit reference add`)")
     p.add_argument("--index", type=Path, default=None, metavar="FILE",
                    help="a prebuilt address index (from `dqkit index`) instead of --reference files")
+    p.add_argument("--demo", action="store_true",
+                   help="serve the bundled SYNTHETIC demo reference (invented addresses; answers say so)")
     p.add_argument("--rate-limit", type=int, default=0, metavar="N",
                    help="requests per token per window before 429 (default 0: off)")
     p.add_argument("--rate-window", type=int, default=60, metavar="SECONDS",
@@ -66,8 +69,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
     for path in [*args.reference, *([args.index] if args.index else [])]:
         if not path.is_file():
             raise InputError(f"no such file: {path}")
-    if args.index and args.reference:
-        raise InputError("give --index or --reference files, not both")
+    if sum(map(bool, (args.index, args.reference, args.demo))) > 1:
+        raise InputError("give one of --index, --reference files or --demo")
     return ServerConfig(
         tokens=frozenset(tokens),
         client_ids=frozenset(args.client_id) if args.client_id else None,
@@ -82,6 +85,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         max_connections=args.max_connections,
         header_timeout_seconds=args.header_timeout,
         body_timeout_seconds=args.body_timeout,
+        demo=args.demo,
     )
 
 

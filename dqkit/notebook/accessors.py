@@ -97,6 +97,7 @@ class AddressAccessor:
         progress: bool | None = None,
         concurrency: int | None = None,
         components: bool = False,
+        reference: str | None = None,
     ) -> pd.DataFrame:
         """Validate every row as an address; a new frame with the `addr_*` results after the input's columns.
 
@@ -105,12 +106,15 @@ class AddressAccessor:
         overrides. `country` is used for rows without a country. Results: `addr_confidence` (categorical of the
         11 values) and its meaning, `addr_verified`, `addr_match_type`, `addr_match_confidence`, the 7-line
         address, `addr_global_address_key`, and the corrections (`addr_corrections` and one flag per
-        validation_detail name). `components=True` adds the component breakdown (`addr_street_name`,
-        `addr_building_number`, `addr_town`, ...). Other arguments as for `df.leads.verify`.
+        validation_detail name), and where the answer came from: `addr_reference`, `addr_reference_date`,
+        `addr_note`. `reference` picks the local engine's data: None (the installed references, see
+        `dqkit reference add`), "demo" (the synthetic demo, only when asked), or an installed reference id.
+        `components=True` adds the component breakdown (`addr_street_name`, `addr_building_number`,
+        `addr_town`, ...). Other arguments as for `df.leads.verify`.
         """
         return addresses.validate(self._df, backend=backend, mapping=mapping, country=country, datasets=datasets,
                                   prefix=prefix, cache=cache, progress=progress, concurrency=concurrency,
-                                  components=components)
+                                  components=components, reference=reference)
 
     def search(
         self,
@@ -125,12 +129,14 @@ class AddressAccessor:
         cache: CacheArg = None,
         progress: bool | None = None,
         concurrency: int | None = None,
+        reference: str | None = None,
     ) -> pd.DataFrame:
         """The `top` suggestions of every row: `addr_suggestion_1`, `addr_key_1`, `addr_final_1`, ... plus the
-        confidence and whether more were available."""
+        confidence, whether more were available, and the reference (`addr_reference`, `addr_reference_date`,
+        `addr_note`); `reference` as for `validate`."""
         return addresses.search(self._df, top=top, backend=backend, mapping=mapping, country=country,
                                 search_type=search_type, datasets=datasets, prefix=prefix, cache=cache,
-                                progress=progress, concurrency=concurrency)
+                                progress=progress, concurrency=concurrency, reference=reference)
 
     def standardize(self, *, mapping: Mapping[str, str] | None = None, prefix: str = "std_") -> pd.DataFrame:
         """USPS Publication 28 form of each row's US address, offline (no backend, no cache): `std_*` columns

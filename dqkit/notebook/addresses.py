@@ -5,11 +5,14 @@ validate: one row of result columns per address: the confidence (with its meanin
           validation_detail flag, and their names together in `corrections`).
 search:   the top suggestions of each row, side by side: `suggestion_1`, `key_1`, `final_1`, ... (a final
           suggestion is a complete address; the others are groups to refine).
+Both name the reference data of every row: `reference` (its id), `reference_date` (its source date, else its
+build date) and `note` (what to know before trusting it: synthetic demo data, street not checked, ...).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -31,7 +34,7 @@ from dqkit.contract.address_components import AddOns, AddressComponents
 from dqkit.contract.errors import InputError
 from dqkit.notebook.columns import address_parts, country_iso3, resolve_address_columns
 from dqkit.notebook.dtypes import ADDRESS_CATEGORIES, typed_columns
-from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
+from dqkit.notebook.frames import CacheArg, FrameJob, attach, result_columns
 from dqkit.notebook.pipeline import Operation, namespace, one_by_one, with_concurrency
 
 PREFIX: Final = "addr_"
@@ -44,6 +47,8 @@ VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_
 COMPONENT_NAMES: Final = ("building_number", "sub_building_type", "sub_building_value", "street_prefix",
                           "street_name", "street_type", "street_suffix", "town", "region_code", "region_name",
                           "postal_code_primary", "postal_code_secondary", "country_iso_3")
+PROVENANCE_NAMES: Final = ("reference", "reference_date", "note")
+_ZIP5: Final = re.compile(r"\b(\d{5})(?:-\d{4})?\b")
 _VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
 _VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
 
@@ -58,6 +63,15 @@ def _opened(backend: AddressBackend) -> AddressBackend:
     # name (part of every cache key) is the same on the first run and on the next ones.
     getattr(backend, "address_engine", None)
     return backend
+
+
+def _backend(backend: BackendLike, reference: str | None) -> AddressBackend:
+    """The backend of a call: `reference` (else the session default `options.reference`) picks the local data."""
+    if reference is None and backend in (None, "local"):
+        from dqkit.notebook.settings import options
+
+        reference = options.reference
+    return _opened(address_backend(backend, reference=reference))
 
 
 def _request_builder(country: str, search_type: SearchType | None, max_suggestions: int | None,
@@ -101,7 +115,15 @@ def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
 
 
 def typed_validation(rows: Sequence[Mapping[str, Any]], names: Sequence[str] = VALIDATE_NAMES) -> pd.DataFrame:
-    return typed_columns(rows, names, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS, flags=_VALIDATE_FLAGS)
+    return _with_provenance(typed_columns(rows, names, ADDRESS_CATEGORIES, integers=_VALIDATE_NUMBERS,
+                                          flags=_VALIDATE_FLAGS))
+
+
+def _with_provenance(frame: pd.DataFrame) -> pd.DataFrame:
+    """The provenance columns, empty until `_run` fills them (so a Dask meta frame has them too)."""
+    for name in PROVENANCE_NAMES:
+        frame[name] = pd.Series([""] * len(frame), index=frame.index, dtype="string")
+    return frame
 
 
 def component_columns(c: AddressComponents | None) -> dict[str, str]:
@@ -164,14 +186,75 @@ def _search_flags(top: int) -> frozenset[str]:
 
 
 def typed_search(rows: Sequence[Mapping[str, Any]], top: int) -> pd.DataFrame:
-    return typed_columns(rows, search_names(top), ADDRESS_CATEGORIES, integers=frozenset({"suggestions"}),
-                         flags=_search_flags(top))
+    return _with_provenance(typed_columns(rows, search_names(top), ADDRESS_CATEGORIES,
+                                          integers=frozenset({"suggestions"}), flags=_search_flags(top)))
+
+
+def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend) -> pd.DataFrame:
+    """`reference`, `reference_date`, `note` of every row: the reference that answers the row's country."""
+    pick = getattr(backend, "reference_for", None)
+    col = fields.get("COUNTRY")
+    values = df[col].astype("string").fillna("") if col is not None else pd.Series([""] * len(df), dtype="string")
+    per: dict[str, tuple[str, str, str]] = {}
+    rows = []
+    for v in values.tolist():
+        iso3 = country_iso3(str(v), country)
+        got = per.get(iso3)
+        if got is None:
+            if callable(pick):
+                try:
+                    info = pick(iso3)
+                    got = (info.id, info.source_date or info.built, info.note)
+                except Exception as exc:  # a country the backend cannot name: say so rather than fail the frame
+                    got = ("", "", f"reference unknown: {exc}")
+            else:
+                got = ("", "", "answered by a remote service: see its X-Dqkit-Reference header or datasets")
+            per[iso3] = got
+        rows.append(got)
+    _not_covered(df, fields, country, backend, rows)
+    return pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
+
+
+def _not_covered(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend,
+                 rows: list[tuple[str, str, str]]) -> None:
+    """Rows whose US ZIP no installed reference holds: their street could not be checked, and the note says so."""
+    covers = getattr(backend, "covers", None)
+    if not callable(covers):
+        return
+    zip_col = fields.get("ZIP")
+    text_col = fields.get("STREET1") if zip_col is None else None
+    if zip_col is None and text_col is None:
+        return
+    cells = df[zip_col if zip_col is not None else text_col].astype("string").fillna("").tolist()
+    col = fields.get("COUNTRY")
+    countries = df[col].astype("string").fillna("").tolist() if col is not None else [""] * len(df)
+    seen: dict[str, bool | None] = {}
+    for i, (cell, ctry) in enumerate(zip(cells, countries, strict=True)):
+        if country_iso3(str(ctry), country) != "USA" or rows[i][2]:
+            continue
+        found = _ZIP5.findall(cell)
+        if not found:
+            continue
+        zip5 = found[-1]
+        held = seen.get(zip5, False) if zip5 in seen else seen.setdefault(zip5, covers("USA", zip5))
+        if held is False:
+            rid, date, _ = rows[i]
+            rows[i] = (rid, date, f"street not checked: no installed reference holds ZIP {zip5}")
+
+
+def _run(df: pd.DataFrame, job: Any, be: AddressBackend, country: str, prefix: str, cache: CacheArg,
+         progress: bool | None, concurrency: int | None) -> pd.DataFrame:
+    result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency)
+    prov = provenance(df, job.fields, country, be)
+    for name in PROVENANCE_NAMES:
+        result[name] = pd.array(prov[name].to_numpy(), dtype="string")
+    return attach(df, result, prefix)
 
 
 def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str,
                    names: Sequence[str]) -> dict[str, str]:
     """Address field -> input column, never reading a result column of an earlier run."""
-    results = {f"{prefix}{n}" for n in names}
+    results = {f"{prefix}{n}" for n in (*names, *PROVENANCE_NAMES)}
     return resolve_address_columns([c for c in columns if str(c) not in results], mapping)
 
 
@@ -200,12 +283,13 @@ def validate(
     progress: bool | None = None,
     concurrency: int | None = None,
     components: bool = False,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """Validate every row of `df` as an address; see `AddressAccessor.validate`. `components=True` also adds
     the component breakdown of the address found (`COMPONENT_NAMES`), asked for with Add-Components."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    be = _opened(address_backend(backend))
+    be = _backend(backend, reference)
     names = (*VALIDATE_NAMES, *COMPONENT_NAMES) if components else VALIDATE_NAMES
     fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)
@@ -224,7 +308,7 @@ def validate(
                    typed=lambda rows: typed_validation(rows, names), desc="validate addresses",
                    unit="address", options_key=f"{country}|{','.join(datasets)}" + ("|components" if components
                                                                                       else ""))
-    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+    return _run(df, job, be, country, prefix, cache, progress, concurrency)
 
 
 def search(
@@ -240,6 +324,7 @@ def search(
     cache: CacheArg = None,
     progress: bool | None = None,
     concurrency: int | None = None,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """The top suggestions of every row of `df`; see `AddressAccessor.search`."""
     if not isinstance(df, pd.DataFrame):
@@ -250,7 +335,7 @@ def search(
     except ValueError:
         raise InputError(f"search_type must be one of {', '.join(t.value for t in SearchType)}, "
                          f"not {search_type!r}") from None
-    be = _opened(address_backend(backend))
+    be = _backend(backend, reference)
     names = search_names(top)
     fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)
@@ -266,4 +351,4 @@ def search(
         operation=op, flat=_flat_search(top),
         typed=lambda rows: typed_search(rows, top),
         desc="search addresses", unit="address", options_key=f"{country}|{','.join(datasets)}|{stype.value}|{top}")
-    return run_frame(df, job, prefix=prefix, cache=cache, progress=progress, concurrency=concurrency)
+    return _run(df, job, be, country, prefix, cache, progress, concurrency)

@@ -7,6 +7,8 @@ variables read when dqkit is imported (for CI and nbval runs, where no one edits
     DQKIT_CACHE=0           no persistent cache
     DQKIT_CACHE_DIR=PATH    where the cache file lives (default: the user cache directory of platformdirs)
     DQKIT_PROGRESS=0        no progress bars (they are also off while pytest runs a test)
+    DQKIT_REFERENCE=demo    the address data of the local engine when a call does not say (`reference=`):
+                            unset = the installed references (`dqkit reference add`); "demo" = the synthetic demo
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Options:
     progress: bool = field(default_factory=lambda: _env_flag("DQKIT_PROGRESS", True))
     cache: bool = field(default_factory=lambda: _env_flag("DQKIT_CACHE", True))
     cache_dir: Path | None = None
+    reference: str | None = field(default_factory=lambda: os.environ.get("DQKIT_REFERENCE", "").strip() or None)
 
     def show_progress(self, requested: bool | None) -> bool:
         """Whether to draw a bar: the call's wish, else the default; never while pytest runs a test."""

@@ -5,9 +5,7 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
-import contextvars
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -22,10 +20,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
-from dqkit.server import engines as engine_pool
 from dqkit.server.address_routes import AddressRoutes
 from dqkit.server.config import ServerConfig
-from dqkit.server.engines import ENGINE_THREADS, Loaded, ServerEngines, load_local
+from dqkit.server.engines import Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
 from dqkit.server.gate import ASGIApp, Gate
 from dqkit.server.lead_routes import lead_endpoint
@@ -61,29 +58,18 @@ OPERATIONS: Final[tuple[Op, ...]] = (
 )
 
 
-class ContextPool(concurrent.futures.ThreadPoolExecutor):
-    """The engines' thread pool, running each call in a copy of the caller's context, so the request's deadline
-    (`dqkit.engines.deadline`) reaches the engine's loops and a timed-out call stops instead of running on."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
-        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)
-
-
-def _install_context_pool() -> None:
-    """`dqkit.server.engines.run_engine` takes its pool from that module: give it one that carries the context."""
-    if not isinstance(engine_pool._pool, ContextPool):
-        engine_pool._pool = ContextPool(ENGINE_THREADS, thread_name_prefix="dqkit-engine")
-
-
-def _not_ready(engines: ServerEngines, handler: Handler) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded."""
+def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
+    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
             detail = "the engines failed to load" if engines.error else "the engines are still loading"
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
-        return await handler(request)
+        response = await handler(request)
+        if provenance and engines.loaded.reference_header:
+            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        return response
 
     return guarded
 
@@ -93,12 +79,11 @@ def create_app(config: ServerConfig | None = None, *,
     """The whole server as one ASGI callable. The engines load in a thread when the lifespan starts."""
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
-    _install_context_pool()
     address_routes = AddressRoutes(engines)
     handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
     routes: list[Route] = []
     for op in OPERATIONS:
-        handler = _not_ready(engines, handlers[op.handler])
+        handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
         for path in (op.path, *op.aliases):
             routes.append(Route(path, handler, methods=list(op.methods)))
             if not path.endswith("{key:path}"):  # a {key:path} already takes a trailing slash

@@ -30,7 +30,8 @@ class ServerConfig:
     tokens: accepted `Auth-Token` values (secrets: never logged, never in a repr).
     client_ids / partner_ids: accepted lead CLIENT_ID / PARTNER_ID values; when set, others get E501.
     allow_ips: networks a lead request may come from; when set, other addresses get E500.
-    references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file. Neither: demo data.
+    references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file; `demo`: the
+    synthetic demo reference. None of them: the installed references (`dqkit reference add`).
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
     max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes).
     timeout_seconds: the default and ceiling of Timeout-Seconds.
@@ -56,6 +57,7 @@ class ServerConfig:
     header_timeout_seconds: float = DEFAULT_HEADER_TIMEOUT_SECONDS
     body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
     auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
+    demo: bool = False
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -82,7 +84,7 @@ class ServerConfig:
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
                 f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
-                f"references={[str(p) for p in self.references]}, index={self.index!r}, "
+                f"references={[str(p) for p in self.references]}, index={self.index!r}, demo={self.demo}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
                 f"max_connections={self.max_connections}, "

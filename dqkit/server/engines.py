@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import functools
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from dqkit.contract.lead_wire import WireProblem
 from dqkit.server.config import ServerConfig
 
 T = TypeVar("T")
+log = logging.getLogger("dqkit.server")
 
 
 class LeadAnswers(Protocol):
@@ -36,6 +39,7 @@ class Loaded:
     lead: LeadBackend
     address: AddressBackend
     dataset_ids: frozenset[str]
+    reference_header: str = ""  # X-Dqkit-Reference of address answers: which reference, how old
 
 
 @dataclass
@@ -79,32 +83,53 @@ class ServerEngines:
 
 
 def load_local(config: ServerConfig) -> Loaded:
-    """The local engines for a configuration: lead profile from the access lists, address index from files."""
+    """The local engines for a configuration: lead profile from the access lists, addresses from (in order) an
+    index file, reference files, the synthetic demo when asked for, else the installed references (or, with none,
+    the open-data-only engine, which never claims a street)."""
     from dqkit.backends.local import LocalBackend
     from dqkit.engines.address import AddressEngine
+    from dqkit.engines.address.provenance import ReferenceInfo
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 
+    points: object = None
+    address: object
     if config.index is not None:
-        address = AddressEngine.open(config.index)
+        address = AddressEngine.open(config.index, ReferenceInfo(f"index:{config.index.name}", source="index file"))
+        points = address.index
     elif config.references:
-        address = AddressEngine.from_files(list(config.references))
+        engine = AddressEngine.from_files(list(config.references))
+        engine.reference = ReferenceInfo("files:" + "+".join(p.name for p in config.references),
+                                         source="reference files", built=engine.reference.built)
+        address, points = engine, engine.index
+    elif config.demo:
+        address = AddressEngine.demo()  # synthetic: never the lead engine's address points
     else:
-        address = AddressEngine.demo()
+        from dqkit.reference.opened import InstalledReferences
+
+        installed = InstalledReferences()
+        address = installed.engine()
+        points = installed.points()
+        if not installed:
+            from dqkit.engines.address.openonly import warn_once
+
+            warn_once()
     # A real reference (not the synthetic demo) also serves the lead engine's address-point matching: one
     # store, built once, behind both services.
-    points = address.index if (config.index is not None or config.references) else None
     profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids,
-                          points=points)
+                          points=points)  # type: ignore[arg-type]
     lead_engine = LeadEngine(profile)
     backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
     dataset_ids = frozenset(d.id for d in backend.datasets(None))
     warm_up(backend)
-    return Loaded(lead_engine, backend, backend, dataset_ids)
+    info = backend.reference
+    log.info("dqkit serve: addresses from %s", info.line())
+    return Loaded(lead_engine, backend, backend, dataset_ids, info.header())
 
 
 def warm_up(backend: LeadBackend | AddressBackend) -> None:
     """One lead and one search through the engines, so lazily built indexes exist before /healthz says ready
-    (the first lead otherwise pays several seconds of ZIP indexing)."""
+    (the first lead otherwise pays several seconds of ZIP indexing). The search asks a country the reference
+    holds (a reference of Canada and Britain alone has no US data to search)."""
     from dqkit.contract.address import SearchRequest
     from dqkit.contract.lead import Phone
 
@@ -113,7 +138,9 @@ def warm_up(backend: LeadBackend | AddressBackend) -> None:
                                         state="IL", zip="62701",
                                         phones=(Phone(phone_type="H", phone_number="2175550100"),)))
     if isinstance(backend, AddressBackend):
-        backend.search(SearchRequest.of("1 Main"))
+        held = [d.country_iso for d in backend.datasets(None) if d.country_iso]
+        country = "USA" if "USA" in held or not held else held[0]
+        backend.search(SearchRequest.of("1 Main", country))
 
 
 # Engine calls run on a small pool of their own: engines are CPU-bound under the GIL, so more threads would
@@ -134,6 +161,9 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
 async def run_engine(fn: Callable[..., T], *args: object) -> T:
     """Run blocking engine work in a worker thread, so the Timeout-Seconds deadline can answer 408 on time.
 
-    A timed-out call is abandoned (its thread finishes in the background; engines hold no per-call state).
+    A timed-out call is abandoned: the engines check the deadline in their loops and stop soon after.
     """
-    return await asyncio.get_running_loop().run_in_executor(_executor(), functools.partial(fn, *args))
+    # The call runs in a copy of the caller's context, so the request's deadline (`dqkit.engines.deadline`)
+    # reaches the engine's loops and a timed-out call stops instead of running on.
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(_executor(), functools.partial(context.run, fn, *args))

@@ -31,7 +31,7 @@ def test_bundled_file_is_the_generators_output(tmp_path: Path) -> None:
 def test_demo_engine_is_marked_synthetic_and_cached(cache_dir: Path) -> None:
     e = AddressEngine.demo()
     (ds,) = e.datasets()
-    assert ds.id == "us-address" and ds.synthetic and "synthetic" in ds.name
+    assert ds.id == "us-demo-synthetic" and ds.synthetic and "synthetic" in ds.name  # never the real id
     assert ds.addresses == demo_reference.DEFAULT_ROWS
     assert list(cache_dir.glob("demo-*.dqidx"))
     again = AddressEngine.demo()

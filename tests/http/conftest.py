@@ -17,4 +17,4 @@ sys.path.insert(0, str(Path(__file__).parent))  # the helpers beside this file (
 
 from http_helpers import TEST_TOKEN
 
-dqkit_server = serve_fixture(tokens=[TEST_TOKEN])
+dqkit_server = serve_fixture(tokens=[TEST_TOKEN], demo=True)

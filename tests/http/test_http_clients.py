@@ -131,7 +131,7 @@ def test_address_client_operations(address_client: AddressClient) -> None:
     postcode = final.attribute("postcode") or final.text.rsplit(" ", 1)[-1]
     looked = address_client.lookup(LookupRequest(key=LookupKey(postcode)))
     assert looked.addresses and looked.addresses[0].format.startswith("http://")
-    assert [d.id for d in address_client.datasets("usa")] == ["us-address"]
+    assert [d.id for d in address_client.datasets("usa")] == ["us-demo-synthetic"]  # the demo, asked for
     keys = [s.global_address_key for s in result.suggestions if s.is_final][:3]
     items = address_client.format_many([*keys, "bogus-key"])
     assert [it.ok for it in items] == [True] * len(keys) + [False]

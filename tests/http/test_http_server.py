@@ -183,7 +183,9 @@ def test_address_operations_with_and_without_trailing_slash(http: httpx.Client) 
         r = http.get(path, params={"country_iso": "uSa"})
         assert r.status_code == 200, r.text
         (usa,) = r.json()["result"]
-        assert usa["country_iso_3"] == "USA" and [d["id"] for d in usa["datasets"]] == ["us-address"]
+        assert usa["country_iso_3"] == "USA" and [d["id"] for d in usa["datasets"]] == ["us-demo-synthetic"]
+        assert r.headers["x-dqkit-reference"].startswith("us-demo-synthetic; built=")
+        assert r.headers["x-dqkit-reference"].endswith("; synthetic")
 
 
 def test_country_iso_in_any_case(http: httpx.Client) -> None:

@@ -1,5 +1,6 @@
 """`df.addr.validate()`, `df.addr.search()` and the Series accessor, on the local engine's bundled demo reference
-(addresses are taken from that reference at test time, so the tests follow it when it is regenerated)."""
+asked for explicitly (addresses are taken from that reference at test time, so the tests follow it when it is
+regenerated); and what the accessors say without any reference installed."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from dqkit.contract.errors import InputError, TransportError
 
 @pytest.fixture(scope="module")
 def backend() -> LocalBackend:
-    return LocalBackend()
+    return LocalBackend(reference="demo")
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def test_search_gives_the_top_suggestions_side_by_side(frame: pd.DataFrame, back
     assert [c for c in out.columns if c.startswith("addr_")] == [
         "addr_confidence", "addr_confidence_meaning", "addr_more_results", "addr_suggestions",
         "addr_suggestion_1", "addr_key_1", "addr_final_1", "addr_suggestion_2", "addr_key_2", "addr_final_2",
-        "addr_error"]
+        "addr_error", "addr_reference", "addr_reference_date", "addr_note"]
     first = out.loc["a"]
     assert first["addr_suggestion_1"].startswith(f"{points[0]['NUMBER']} {points[0]['STREET']}")
     assert bool(first["addr_final_1"])
@@ -177,3 +178,45 @@ def test_standardize_a_frame_explains_corrections() -> None:
     assert first["std_city"] == "SEATTLE" and "city" in first["std_corrected"]
     assert "04" in first["std_error_codes"].split() and "City name corrected" in first["std_error_meanings"]
     assert list(out.columns[:4]) == list(df.columns)
+
+
+def test_demo_answers_say_they_are_synthetic(frame: pd.DataFrame) -> None:
+    out = frame.addr.validate(reference="demo", cache=False)
+    assert (out["addr_reference"] == "us-demo-synthetic").all()
+    assert out["addr_note"].str.contains("synthetic demo data").all()
+    assert out["addr_reference_date"].str.match(r"\d{4}-\d{2}-\d{2}").all()
+    found = frame.addr.search(top=1, reference="demo", cache=False)
+    assert (found["addr_reference"] == "us-demo-synthetic").all()
+
+
+def test_without_a_reference_no_street_is_ever_claimed(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's examples: with nothing installed, neither comes back verified (they used to match invented
+    demo streets); the ZIP / city / state are checked, and the answer says the street was not."""
+    import warnings
+
+    from dqkit.backends.select import forget_local
+    from dqkit.engines.address import openonly
+
+    monkeypatch.setenv("DQKIT_REFERENCE_DIR", str(tmp_path / "none"))
+    monkeypatch.setattr(openonly, "_warned", False)
+    forget_local()
+    df = pd.DataFrame({"address": ["350 Fifth Avenue, New York, NY 10118",
+                                   "1600 pennsylvania avenue nw washington dc 20500",
+                                   "12 Nowhere Rd, Springfield ZZ 00000", ""]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = df.addr.validate(cache=False)
+        again = df.addr.validate(cache=False)
+    told = [w for w in caught if issubclass(w.category, openonly.NoReferenceWarning)]
+    assert len(told) == 1 and "dqkit reference add" in str(told[0].message)  # once per process, how to add one
+    assert not out["addr_verified"].any() and again["addr_confidence"].tolist() == out["addr_confidence"].tolist()
+    assert out["addr_confidence"].tolist() == [Confidence.VERIFIED_PLACE, Confidence.VERIFIED_PLACE,
+                                               Confidence.NO_MATCHES, Confidence.INSUFFICIENT_SEARCH_TERMS]
+    assert out.loc[0, "addr_postal_code"] == "10118" and out.loc[0, "addr_locality"] == "New York"
+    assert out.loc[1, "addr_address_line_1"] in ("", None) or pd.isna(out.loc[1, "addr_address_line_1"])
+    assert (out["addr_match_type"].iloc[:2] == "post_code_no_address").all()
+    assert (out["addr_reference"] == "open-data-only").all()
+    assert out["addr_note"].str.contains("street not checked").all()
+    found = df.iloc[:1].addr.search(top=2, cache=False)
+    assert found.loc[0, "addr_confidence"] == Confidence.NO_MATCHES and found.loc[0, "addr_suggestions"] == 0
+    forget_local()

@@ -57,8 +57,10 @@ def test_dask_workers_share_the_cache_with_pandas(client: object) -> None:
 def test_address_validate_and_search_on_dask_equal_pandas(client: object) -> None:
     addrs = messy_addresses(60, seed=3)
     ddf = dd.from_pandas(addrs, npartitions=2)
-    same_results(ddf.addr.validate(cache=False).compute(), addrs.addr.validate(cache=False), "addr_")
-    same_results(ddf.addr.search(top=2, cache=False).compute(), addrs.addr.search(top=2, cache=False), "addr_")
+    same_results(ddf.addr.validate(backend="demo", cache=False).compute(),
+                 addrs.addr.validate(backend="demo", cache=False), "addr_")
+    same_results(ddf.addr.search(top=2, backend="demo", cache=False).compute(),
+                 addrs.addr.search(top=2, backend="demo", cache=False), "addr_")
 
 
 def test_a_wrong_mapping_fails_at_once_on_the_client() -> None:

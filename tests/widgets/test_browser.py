@@ -65,7 +65,7 @@ def choose_target() -> Target:
     from dqkit.backends.local import LocalBackend
     from dqkit.contract.address import SearchRequest
 
-    backend = LocalBackend()
+    backend = LocalBackend(reference="demo")
 
     def search(text: str) -> list[Suggestion]:
         return backend.search(SearchRequest.of(text, "USA")).result.suggestions
@@ -103,7 +103,7 @@ def choose_group_target() -> GroupTarget:
     from dqkit.backends.local import LocalBackend
     from dqkit.contract.address import SearchRequest
 
-    backend = LocalBackend()
+    backend = LocalBackend(reference="demo")
     for start in ("12 ", "1000", "1 ", "100", "2"):
         for s in backend.search(SearchRequest.of(start, "USA", max_suggestions=25)).result.suggestions:
             if s.is_final or s.attribute("multiples") != "true" or s.attribute("unresolvable_range") == "true":

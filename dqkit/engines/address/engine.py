@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,7 +23,6 @@ from dqkit.contract.address import (
     FormatRequest,
     FormatResponse,
     FormatResult,
-    FormattedSuggestion,
     LookupRequest,
     LookupResponse,
     SearchRequest,
@@ -32,7 +32,6 @@ from dqkit.contract.address import (
     SuggestionList,
     SuggestionsFormatRequest,
     SuggestionsFormatResponse,
-    SuggestionsFormatResult,
     ValidateResponse,
 )
 from dqkit.contract.address_components import NO_ADD_ONS, AddOns
@@ -41,6 +40,7 @@ from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import country_name, seven_lines, vendor_case
+from dqkit.engines.address.provenance import DEMO_ID, ReferenceInfo, demo_info
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
     ADDRESS,
@@ -52,6 +52,7 @@ from dqkit.engines.address.search import (
     highlight,
     word_score_percent,
 )
+from dqkit.engines.address.suggestions_format import format_suggestions
 from dqkit.engines.limits import check_search_text
 from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
@@ -66,8 +67,9 @@ _KIND_OF_KEY: Final = {kk.ADDRESS: ADDRESS, kk.BUILDING: BUILDING, kk.RANGE: RAN
 class AddressEngine:
     """Search, validate, refine, step in, format and look up addresses in one reference index."""
 
-    def __init__(self, index: ReferenceIndex) -> None:
+    def __init__(self, index: ReferenceIndex, reference: ReferenceInfo | None = None) -> None:
         self.index = index
+        self.reference = reference or ReferenceInfo(f"index-{index.build_id[:12]}", built=_day(index))
         self.keys = KeyCodec(index.build_id)
         self.searcher = Searcher(index)
         self._validator: Any = None
@@ -75,9 +77,9 @@ class AddressEngine:
 
     # -- constructors ----------------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path) -> AddressEngine:
-        """Open a built index file (near-instant: it is memory-mapped)."""
-        return cls(ReferenceIndex(path))
+    def open(cls, path: str | Path, reference: ReferenceInfo | None = None) -> AddressEngine:
+        """Open a built index file (near-instant: it is memory-mapped); `reference` names where it came from."""
+        return cls(ReferenceIndex(path), reference)
 
     @classmethod
     def from_files(cls, files: Sequence[str | Path], *, out: str | Path | None = None,
@@ -94,7 +96,9 @@ class AddressEngine:
         numbers), its index built once into the user cache directory."""
         from dqkit.engines.address.cache import demo_index
 
-        return cls.open(demo_index())
+        ix = ReferenceIndex(demo_index())
+        ix.datasets = [replace(d, id=DEMO_ID) if d.iso2 == "US" else d for d in ix.datasets]  # never "us-address"
+        return cls(ix, demo_info(_day(ix)))
 
     # -- protocol ------------------------------------------------------------------------------------------
     @property
@@ -245,18 +249,7 @@ class AddressEngine:
     def suggestions_format(self, request: SuggestionsFormatRequest,
                            add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse:
         """Search and format in one call: every final suggestion comes back as its 7-line address."""
-        found = self.search(request.as_search()).result
-        out: list[FormattedSuggestion] = []
-        for s in found.suggestions:
-            if not s.is_final:
-                continue
-            f = self.format(s.global_address_key, None, add)
-            out.append(FormattedSuggestion(global_address_key=s.global_address_key, address=f.result.address,
-                                           components=f.result.components, metadata=f.metadata))
-        return SuggestionsFormatResponse(SuggestionsFormatResult(
-            more_results_available=found.more_results_available,
-            confidence=found.confidence,
-            suggestions=out))
+        return format_suggestions(self, request, add)
 
     def lookup(self, request: LookupRequest) -> LookupResponse:
         """Addresses by postal code or locality, as lookup v2 lists them."""
@@ -428,6 +421,10 @@ class AddressEngine:
         return value
 
 
+def _day(index: ReferenceIndex) -> str:
+    return str(index.meta.get("built_at", ""))[:10]
+
+
 def _b(x: bool) -> str:
     return "true" if x else "false"
 
@@ -478,3 +475,4 @@ def _list_prompt(found: Found) -> str:
         kinds = {it.kind for it in found.items}
         return _prompt_for(RANGE if RANGE in kinds else BUILDING)
     return "Select an address, or type more to narrow the list"
+

@@ -11,11 +11,12 @@ a small part of the build even on a million rows. An empty US CITY or REGION is 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
@@ -134,12 +135,18 @@ def generic_unit(text: str) -> tuple[str, str]:
     return "", " ".join(words)
 
 
-def read_records(src: SourceFile) -> Iterator[Record]:
+def read_stream(stream: Iterable[str], src: SourceFile) -> Iterator[Record]:
+    """`read_records` over lines already open (a zip member, a decompressing pipe, rows converted from another
+    source); `src` names them in errors and gives their country and region."""
+    return read_records(src, stream)
+
+
+def read_records(src: SourceFile, stream: Iterable[str] | None = None) -> Iterator[Record]:
     """Every usable record of one file. Rows without a street are skipped; a missing column is an error."""
     facts = country(src.iso2)
     parts = _UsParts() if src.iso2 == "US" else None
     zips: Any = None  # ZIP facts, loaded on the first row that lacks a city or a state
-    with open_text(src.path) as f:
+    with open_text(src.path) if stream is None else contextlib.nullcontext(stream) as f:
         reader = csv.reader(f)
         try:
             header = [h.strip().upper() for h in next(reader)]

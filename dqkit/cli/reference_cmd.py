@@ -1,0 +1,134 @@
+"""`dqkit reference add | list | info | remove`: the real address data every surface answers from.
+
+    dqkit reference add us/ca/alameda.csv                  an OpenAddresses download (.csv, .geojson, .gz, .zip)
+    dqkit reference add NAD_r18_TXT.zip --state CA --county Alameda
+    dqkit reference add s3 --source overture --country US --region CA
+    dqkit reference add points.parquet --map number=house_no --map street=st_name --map postcode=zip
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("reference", help="add, list, inspect or remove installed address references",
+                       description="Installed references are what `df.addr.validate()`, `dqkit serve` and the lead "
+                                   "engine's address checks answer from. Without one, only ZIP / city / state are "
+                                   "checked.")
+    rsub = p.add_subparsers(dest="reference_command", metavar="ACTION")
+    a = rsub.add_parser("add", help="import address data as an installed reference (one per source and region)",
+                        description="Import OpenAddresses files (CSV, GeoJSON lines, .gz, .zip bundles), the US "
+                                    "National Address Database text release, Overture Maps addresses (GeoParquet, "
+                                    "local or from the public release: input 's3'), or any CSV / Parquet with "
+                                    "--map. Interrupted? Run the same command again: finished inputs are kept.")
+    a.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="files or folders; for Overture's public release: s3 (or an s3:// URL)")
+    a.add_argument("--source", default="auto", choices=["auto", "openaddresses", "nad", "overture", "tabular"],
+                   help="kind of input (default: guessed from the files)")
+    a.add_argument("--country", help="two-letter country code (default: from the path, else US)")
+    a.add_argument("--region", help="region / state code (default: from the path, e.g. us/ca/...)")
+    a.add_argument("--id", help="reference id (default: <source>-<country>[-<region>])")
+    a.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
+                   help="column mapping for your own CSV / Parquet (number, street, unit, city, region, postcode, "
+                        "lon, lat, id; join columns with +)")
+    a.add_argument("--state", help="NAD: keep this state only (two-letter code)")
+    a.add_argument("--county", help="NAD: keep this county only (with --state)")
+    a.add_argument("--bbox", metavar="MINLON,MINLAT,MAXLON,MAXLAT", help="Overture: keep this box only")
+    a.add_argument("--release", help="Overture: release version (default: the newest)")
+    a.add_argument("--endpoint", help="Overture: S3 endpoint URL (a mirror or a local S3)")
+    a.add_argument("--quiet", action="store_true", help="no progress bars")
+    a.set_defaults(handler=run_add)
+    ls = rsub.add_parser("list", help="list the installed references")
+    ls.add_argument("--json", action="store_true", help="print the manifests as JSON")
+    ls.set_defaults(handler=run_list)
+    i = rsub.add_parser("info", help="print the manifest of one installed reference")
+    i.add_argument("id")
+    i.set_defaults(handler=run_info)
+    r = rsub.add_parser("remove", help="uninstall a reference")
+    r.add_argument("id")
+    r.set_defaults(handler=run_remove)
+    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+
+def _bbox(text: str | None) -> tuple[float, float, float, float] | None:
+    from dqkit.contract.errors import InputError
+
+    if not text:
+        return None
+    try:
+        a, b, c, d = (float(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"--bbox {text!r}: write MINLON,MINLAT,MAXLON,MAXLAT (four numbers)") from None
+    if not (a < c and b < d):
+        raise InputError(f"--bbox {text!r}: the minimum must be below the maximum")
+    return a, b, c, d
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that made a reference, rebuilt from its options (for the manifest)."""
+    import shlex
+
+    words = ["dqkit", "reference", "add", *args.inputs]
+    for flag in ("source", "country", "region", "id", "state", "county", "bbox", "release", "endpoint"):
+        value = getattr(args, flag)
+        if value and not (flag == "source" and value == "auto"):
+            words += [f"--{flag}", str(value)]
+    for item in args.map:
+        words += ["--map", item]
+    return shlex.join(words)
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from dqkit import reference
+
+    added = reference.add(*args.inputs, source=args.source, country=args.country, region=args.region, id=args.id,
+                          mapping=args.map or None, state=args.state, county=args.county, bbox=_bbox(args.bbox),
+                          release=args.release, endpoint=args.endpoint, progress=False if args.quiet else None,
+                          command=_command(args))
+    for m in added:
+        rate = m.rows / m.seconds if m.seconds else 0
+        print(f"installed {m.id}: {m.rows:,} addresses on {m.streets:,} streets ({m.source}, "
+              f"{'/'.join(x for x in (m.country, m.region) if x)}) in {m.seconds:.1f} s ({rate:,.0f} rows/s)")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from dqkit import reference
+    from dqkit.reference.store import unfinished
+
+    items = reference.list_installed()
+    for ref_id in unfinished():
+        print(f"unfinished add of {ref_id!r}: run the same `dqkit reference add` again to resume", file=sys.stderr)
+    if args.json:
+        print(json.dumps([json.loads(m.to_json()) for m in items], indent=2))
+        return 0
+    if not items:
+        print("no reference installed: only ZIP / city / state are checked. Add one with "
+              "`dqkit reference add <file>`.", file=sys.stderr)
+        return 0
+    print(f"{'id':<28} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  source date")
+    for m in items:
+        where = "/".join(x for x in (m.country, m.region) if x)
+        print(f"{m.id:<28} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  {m.source_date or '-'}")
+    return 0
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from dqkit import reference
+
+    m = reference.info(args.id)
+    print(m.to_json())
+    print(f"path: {m.path}")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    from dqkit import reference
+
+    m = reference.remove(args.id)
+    print(f"removed {m.id} ({m.rows:,} addresses)")
+    return 0

@@ -1,0 +1,194 @@
+"""`add`, `list_installed`, `info`, `remove`, and opening what is installed for the engines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from dqkit.contract.errors import InputError
+from dqkit.reference import store
+from dqkit.reference.install import SourceMeta, install
+from dqkit.reference.sources.common import Part
+from dqkit.reference.store import Manifest
+
+if TYPE_CHECKING:
+    from dqkit.engines.address.references import ReferenceSet
+
+SourceKind = Literal["auto", "openaddresses", "nad", "overture", "tabular"]
+SOURCES: tuple[str, ...] = ("auto", "openaddresses", "nad", "overture", "tabular")
+
+
+def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = None, region: str | None = None,
+        id: str | None = None, mapping: Sequence[str] | Mapping[str, str] | None = None,
+        state: str | None = None, county: str | None = None,
+        bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
+        endpoint: str | None = None, progress: bool | None = None, command: str = "") -> list[Manifest]:
+    """Import address data as installed references (one per source and region) and return their manifests.
+
+    inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
+             Overture GeoParquet, any CSV / Parquet with `mapping`), or "s3" / an s3:// URL for Overture's release.
+    source:  the kind of input ("auto" guesses from the files; a mapping means "tabular").
+    country / region: override what the paths say (two-letter codes, e.g. "US", "CA").
+    state / county: NAD filters; bbox (min lon, min lat, max lon, max lat), release, endpoint: Overture.
+    id:      the reference id (default `<source>-<country>[-<region>]`).
+
+    A failure leaves the installed references as they were; run it again to resume (finished inputs are kept).
+    """
+    if not inputs:
+        raise InputError("give at least one input file (or \"s3\" for Overture's public release)")
+    if id is not None:
+        id = store.valid_id(id)
+    kind = _guess(inputs, source, mapping)
+    command = command or "dqkit.reference.add(" + ", ".join(repr(str(i)) for i in inputs) + f", source={kind!r})"
+    options: dict[str, Any] = {k: v for k, v in (("country", country), ("region", region), ("state", state),
+                                                 ("county", county), ("bbox", list(bbox) if bbox else None),
+                                                 ("release", release), ("mapping", _jsonable(mapping)))
+                               if v}
+    parts, meta = _parts(kind, inputs, country=country, region=region, mapping=mapping, state=state, county=county,
+                         bbox=bbox, release=release, endpoint=endpoint)
+    groups: dict[tuple[str, str], list[Part]] = {}
+    for p in parts:
+        groups.setdefault((p.iso2, p.region), []).append(p)
+    if id and len(groups) > 1:
+        regions = ", ".join("/".join(filter(None, g)) for g in groups)
+        raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
+                         "its own reference")
+    out = []
+    try:
+        for (iso2, reg), group in groups.items():
+            ref_id = id or "-".join(x for x in (kind, iso2.lower(), reg.lower()) if x)
+            out.append(install(group, ref_id, meta, command=command, options=options, progress=progress))
+    except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
+        where = exc.filename or store.references_dir()
+        raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "
+                         "inputs are kept: run the same add again once this is fixed)") from None
+    finally:
+        _forget()
+    return out
+
+
+def _forget() -> None:
+    from dqkit.backends.select import forget_local
+
+    forget_local()
+
+
+def _jsonable(mapping: Sequence[str] | Mapping[str, str] | None) -> Any:
+    if mapping is None:
+        return None
+    return dict(mapping) if isinstance(mapping, Mapping) else list(mapping)
+
+
+def _guess(inputs: Sequence[str | Path], source: str, mapping: object) -> str:
+    if source not in SOURCES:
+        raise InputError(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    if source != "auto":
+        return source
+    if mapping:
+        return "tabular"
+    names = [str(i) for i in inputs]
+    if any(n == "s3" or n.startswith("s3://") or n.lower().endswith((".parquet", ".geoparquet")) for n in names):
+        return "overture"
+    for n in names:
+        p = Path(n)
+        if p.is_dir() and any(p.rglob("*.parquet")):
+            return "overture"
+        if p.is_file() and p.suffix.lower() in (".txt",) and _nad_header(p):
+            return "nad"
+        if p.is_file() and p.suffix.lower() == ".zip" and _nad_zip(p):
+            return "nad"
+    return "openaddresses"
+
+
+def _nad_header(p: Path) -> bool:
+    try:
+        with open(p, encoding="utf-8-sig", errors="replace") as f:
+            head = f.readline(4096)
+    except OSError:
+        return False
+    return "add_number" in head.lower() and "st_name" in head.lower()
+
+
+def _nad_zip(p: Path) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(p) as zf:
+            return any(i.filename.lower().endswith(".txt") and "nad" in i.filename.lower() for i in zf.infolist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _parts(kind: str, inputs: Sequence[str | Path], **kw: Any) -> tuple[list[Part], SourceMeta]:
+    paths = [Path(i) for i in inputs]
+    if kind == "openaddresses":
+        from dqkit.reference.sources import openaddresses as oa
+
+        return (oa.parts_of(paths, country=kw["country"], region=kw["region"]),
+                SourceMeta(oa.KIND, oa.LICENCE, oa.ATTRIBUTION))
+    if kind == "tabular":
+        from dqkit.reference.sources import tabular
+
+        if not kw["mapping"]:
+            raise InputError("a CSV or Parquet of your own needs a column mapping: --map number=COL --map street=COL "
+                             "...")
+        return (tabular.parts_of(paths, tabular.parse_mapping(kw["mapping"]), country=kw["country"],
+                                 region=kw["region"]),
+                SourceMeta(tabular.KIND, "as given by its provider (imported with a column mapping)"))
+    if kind == "nad":
+        from dqkit.reference.sources import nad
+
+        if kw["country"] and kw["country"].upper() != "US":
+            raise InputError("the National Address Database covers the US only")
+        return (nad.parts_of(paths, state=kw["state"] or kw["region"], county=kw["county"]),
+                SourceMeta(nad.KIND, nad.LICENCE, nad.ATTRIBUTION))
+    if kind == "overture":
+        from dqkit.reference.sources import overture
+
+        return (overture.parts_of([str(i) for i in inputs], country=kw["country"], region=kw["region"],
+                                  bbox=kw["bbox"], release=kw["release"], endpoint=kw["endpoint"]),
+                SourceMeta(overture.KIND, overture.LICENCE, overture.ATTRIBUTION))
+    raise InputError(f"unknown source {kind!r}")
+
+
+def list_installed() -> list[Manifest]:
+    """The installed references, oldest first."""
+    return store.installed()
+
+
+def info(ref_id: str) -> Manifest:
+    """The manifest of one installed reference."""
+    return store.find(ref_id)
+
+
+def remove(ref_id: str) -> Manifest:
+    """Uninstall one reference; returns its manifest."""
+    gone = store.remove(ref_id)
+    _forget()
+    return gone
+
+
+def describe(backend: object = None) -> str:
+    """One line naming the reference data behind address answers of `backend` (default: the local backend), for
+    reports: "Reference: openaddresses-us-ca (openaddresses, US/CA, source date 2026-11-20, built 2026-11-24)"."""
+    from dqkit.backends.select import address_backend
+
+    be = address_backend(backend) if backend is None or isinstance(backend, str) else backend
+    info = getattr(be, "reference", None)
+    line = getattr(info, "line", None)
+    if callable(line):
+        return str(line())
+    return f"Reference: as named by the service {getattr(be, 'name', type(be).__name__)}"
+
+
+def open_installed(ids: Sequence[str] | None = None) -> ReferenceSet:
+    """The installed references (all, or `ids`) as one engine; with none, the open-data-only engine."""
+    from dqkit.engines.address import AddressEngine
+    from dqkit.engines.address.references import ReferenceSet
+
+    manifests = store.installed()
+    if ids is not None:
+        manifests = [store.find(i) for i in ids]
+    return ReferenceSet([AddressEngine.open(m.index_path, m.info()) for m in manifests])
+

@@ -1,0 +1,109 @@
+"""What every source module produces: `Part`s (one input each) whose rows become OpenAddresses rows.
+
+All sources meet in one normalizer: each converts its rows to the OpenAddresses columns and hands them, as CSV
+lines, to `dqkit.engines.reference.reader.read_stream`, so that every reference is parsed to Publication 28 by
+the same code as the index the engines were tested on. A part knows its country, region and a fingerprint (size
+and modification time, or a remote object's size and date) so an interrupted add can skip parts already done.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from dqkit.contract.errors import InputError
+from dqkit.engines.reference.reader import Record, SourceFile, read_stream
+from dqkit.reference.progress import Progress
+
+OA_HEADER: Final = ("LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID")
+
+
+@dataclass
+class Part:
+    """One input of a reference. `records(progress)` streams its normalized records."""
+
+    name: str
+    iso2: str
+    region: str
+    size: int
+    mtime: float
+    records: Callable[[Progress], Iterator[Record]]
+    source_date: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class LineCounter:
+    """Text lines with the number of the current one, so a decoding error can name its line."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._it = iter(lines)
+        self.line = 0
+
+    def __iter__(self) -> LineCounter:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._it)
+        self.line += 1
+        return line
+
+
+def csv_lines(rows: Iterable[Sequence[object]], header: Sequence[str] = OA_HEADER) -> Iterator[str]:
+    """CSV text lines (header first) of `rows`, quoted as needed: the shape `read_stream` reads."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    yield buf.getvalue()
+    for row in rows:
+        buf.seek(0)
+        buf.truncate()
+        w.writerow(row)
+        yield buf.getvalue()
+
+
+def normalized(lines: Iterable[str], src: SourceFile, name: str, progress: Progress,
+               position: Callable[[], int] | None = None, *, rows_read: Callable[[], int] | None = None,
+               ) -> Iterator[Record]:
+    """Records of OpenAddresses CSV `lines`, counted in `progress` (`rows_read`: the source counts the rows it
+    read itself, when it filters before this); bad bytes become an InputError naming the input and the line."""
+    counter = LineCounter(lines)
+    kept = 0
+    try:
+        for rec in read_stream(counter, src):
+            kept += 1
+            if not kept & 4095:  # the counts and the bar move every 4,096 rows, not on every row
+                progress.rows_kept = kept
+                progress.rows_read = rows_read() if rows_read else max(counter.line - 1, 0)
+                progress.update(position() if position else -1)
+            yield rec
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}, line {counter.line + 1}: not UTF-8 text ({exc.reason} at byte "
+                         f"{exc.start}); re-save the file as UTF-8") from None
+    except (EOFError, zlib.error, OSError) as exc:
+        raise InputError(f"{name}, line {counter.line + 1}: the file is cut short or damaged ({exc}); "
+                         "download it again") from None
+    except csv.Error as exc:
+        raise InputError(f"{name}, line {counter.line}: not a readable CSV row ({exc})") from None
+    progress.rows_kept = kept
+    progress.rows_read = rows_read() if rows_read else max(counter.line - 1, 0)
+    progress.update(position() if position else -1)
+
+
+def text_lines(binary: Any, name: str) -> Iterator[str]:
+    """The UTF-8 text lines of `binary`; a line that is not UTF-8 is an InputError naming `name` and its number.
+
+    Bytes are decoded with surrogateescape and only non-ASCII lines are checked, so the error names the exact
+    line (a strict decoder fails on a whole buffer, thousands of lines ahead of the reader)."""
+    text = io.TextIOWrapper(binary, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    for n, line in enumerate(text, start=1):
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f"{name}, line {n}: not UTF-8 text (byte {exc.start + 1} of the line); re-save "
+                                 "the file as UTF-8") from None
+        yield line
