@@ -73,13 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _quiet_broken_pipe()
+    except DqkitError as exc:  # before OSError: an OutputError is both, and is said in one line
+        print(f"dqkit {args.command}: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         if exc.errno == errno.EPIPE:
             return _quiet_broken_pipe()
         raise
-    except DqkitError as exc:
-        print(f"dqkit {args.command}: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print(f"dqkit {args.command}: interrupted", file=sys.stderr)
         return 130

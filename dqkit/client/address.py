@@ -44,7 +44,7 @@ from dqkit.contract.address import (
     ValidateResponse,
 )
 from dqkit.contract.address_components import AddOns
-from dqkit.contract.errors import InputError, ProtocolError
+from dqkit.contract.errors import DqkitError, InputError, ProtocolError
 
 R = TypeVar("R", bound=Answer)
 _encoder = msgspec.json.Encoder()
@@ -54,12 +54,10 @@ TIMEOUT_RANGE = (2, 15)
 
 
 def _as_request(request: SearchRequest | str) -> SearchRequest:
-    req = SearchRequest.of(request) if isinstance(request, str) else request
-    if not req.datasets:  # the vendor requires datasets: name the country's own
-        ds = DATASET_BY_COUNTRY.get(req.country_iso.strip().upper())
-        if ds:
-            req = msgspec.structs.replace(req, datasets=[ds])
-    return req
+    return SearchRequest.of(request) if isinstance(request, str) else request
+
+
+D = TypeVar("D", SearchRequest, SuggestionsFormatRequest, LookupRequest)
 
 
 def _key(key: str) -> str:
@@ -120,6 +118,7 @@ class AsyncAddressClient:
         self._app_key = app_key if isinstance(app_key, Secret) or app_key is None else Secret(app_key)
         self.settings = ClientSettings(base_url=url, token=secret, headers=headers, **settings)
         self._core = AsyncCore(self.settings)
+        self._country_datasets: dict[str, str] = {}
 
     def __repr__(self) -> str:
         token = "set" if self.settings.token else "none"
@@ -145,13 +144,30 @@ class AsyncAddressClient:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ProtocolError(f"{method} {path}: not a {model.__name__}: {exc} (Reference-Id {ref})") from None
 
+    async def _with_datasets(self, request: D) -> D:
+        """The vendor requires `datasets`: when the caller names none, the server's own dataset for the country
+        (asked once per client and country: a `dqkit serve --demo` holds `us-demo-synthetic`, not `us-address`),
+        else the vendor's standard id."""
+        if request.datasets:
+            return request
+        country = request.country_iso.strip().upper()
+        ds = self._country_datasets.get(country)
+        if ds is None:
+            try:
+                held = [d.id for d in await self.datasets(country)]
+            except DqkitError:
+                held = []
+            ds = self._country_datasets[country] = held[0] if held else DATASET_BY_COUNTRY.get(country, "")
+        return msgspec.structs.replace(request, datasets=[ds] if ds else [])
+
     async def search(self, request: SearchRequest | str, *, reference_id: str | None = None) -> SearchResponse:
-        return await self._send("POST", "/address/search/v1", _as_request(request).wire(), SearchResponse,
-                                reference_id)
+        req = await self._with_datasets(_as_request(request))
+        return await self._send("POST", "/address/search/v1", req.wire(), SearchResponse, reference_id)
 
     async def validate(self, request: SearchRequest | str, add: AddOns | None = None, *,
                        reference_id: str | None = None) -> ValidateResponse:
-        return await self._send("POST", "/address/validate/v1", _as_request(request).wire(), ValidateResponse,
+        req = await self._with_datasets(_as_request(request))
+        return await self._send("POST", "/address/validate/v1", req.wire(), ValidateResponse,
                                 reference_id, add if add is not None else self.add)
 
     async def refine(self, key: str, refinement: str, *, reference_id: str | None = None) -> SearchResponse:
@@ -175,17 +191,13 @@ class AsyncAddressClient:
         """Search and format in one call (POST /address/suggestions/format/v1)."""
         if isinstance(request, str):
             request = SuggestionsFormatRequest(components=SearchRequest.of(request).components)
-        if not request.datasets:
-            ds = DATASET_BY_COUNTRY.get(request.country_iso.strip().upper())
-            request = msgspec.structs.replace(request, datasets=[ds] if ds else [])
+        request = await self._with_datasets(request)
         return await self._send("POST", "/address/suggestions/format/v1", request, SuggestionsFormatResponse,
                                 reference_id, add if add is not None else AddOns(components=self.add.components,
                                                             metadata=self.add.metadata))
 
     async def lookup(self, request: LookupRequest, *, reference_id: str | None = None) -> LookupResponse:
-        if not request.datasets:
-            ds = DATASET_BY_COUNTRY.get(request.country_iso.strip().upper())
-            request = msgspec.structs.replace(request, datasets=[ds] if ds else [])
+        request = await self._with_datasets(request)
         return await self._send("POST", "/address/lookup/v2", request, LookupResponse, reference_id)
 
     async def datasets_answer(self, country_iso: str | None = None, *,

@@ -133,7 +133,7 @@ def test_made_up_street_is_only_a_verified_place(engine: AddressEngine, typed: s
 def test_typo_budget_grows_with_the_word(engine: AddressEngine) -> None:
     one = validate(engine, "2 Acrh St, Philadelphia, PA 19106")  # 4 letters, one transposition: a typo
     assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
-    assert one.address.address_line_1 == "2 ARCH ST" and "street_corrected" in flags(one.validation_detail)
+    assert one.address.address_line_1 == "2 Arch St" and "street_corrected" in flags(one.validation_detail)
     two = validate(engine, "2 Axcx St, Philadelphia, PA 19106")  # 4 letters, two edits: another name
     assert two.confidence not in CONFIDENT, two
     long = validate(engine, "77 Masachusets Ave, Cambridge, MA 02139")  # 13 letters, two edits: a typo
@@ -143,14 +143,14 @@ def test_typo_budget_grows_with_the_word(engine: AddressEngine) -> None:
 def test_corrected_street_must_have_the_number(engine: AddressEngine) -> None:
     r = validate(engine, "9999 Masachusets Ave, Cambridge, MA 02139")
     assert r.confidence == Confidence.STREET_PARTIAL
-    assert r.address is not None and r.address.address_line_1 == "MASSACHUSETTS AVE"
+    assert r.address is not None and r.address.address_line_1 == "Massachusetts Ave"
 
 
 def test_locality_must_agree(engine: AddressEngine) -> None:
     # the street and number exist, but in Cambridge MA 02139, not in the city and ZIP typed
     r = validate(engine, "77 Massachusetts Ave, Springfield, IL 62701")
     assert r.confidence == Confidence.VERIFIED_PLACE and r.address is not None
-    assert r.address.locality == "SPRINGFIELD" and r.address.address_line_1 == ""
+    assert r.address.locality == "Springfield" and r.address.address_line_1 == ""
     # no locality typed: an exact street is enough, a corrected one is only offered
     assert validate(engine, "77 Massachusetts Ave").confidence == Confidence.VERIFIED_MATCH
     typo = validate(engine, "77 Masachusets Ave")
@@ -199,7 +199,7 @@ def test_two_equally_good_readings_are_multiple_matches(twins: AddressEngine) ->
     # the number decides when only one of them has it; the exact name decides over a typo
     one = validate(twins, "14 Elmo St, Springfield, IL 62704")
     assert one.confidence == Confidence.VERIFIED_MATCH and one.address is not None
-    assert one.address.address_line_1 == "14 ELMS ST"
+    assert one.address.address_line_1 == "14 Elms St"
     exact = validate(twins, "12 Elma St, Springfield, IL 62704")
     assert exact.confidence == Confidence.VERIFIED_MATCH and exact.address is not None
-    assert exact.address.address_line_1 == "12 ELMA ST"
+    assert exact.address.address_line_1 == "12 Elma St"

@@ -16,16 +16,9 @@ from dqkit.server.testing import ServedProcess, serve_process
 pytestmark = pytest.mark.shared
 
 
-def _demo_args() -> list[str]:
-    """`--demo` where `dqkit serve` has it (the demo is becoming opt-in); no flag means the demo before that."""
-    from dqkit.cli import serve_cmd
-
-    return ["--demo"] if "--demo" in open(serve_cmd.__file__, encoding="utf-8").read() else []
-
-
 @pytest.fixture(scope="module")
 def demo_server() -> Iterator[ServedProcess]:
-    with serve_process(tokens=[TOKEN], extra_args=_demo_args(), startup_timeout=180) as server:
+    with serve_process(tokens=[TOKEN], demo=True, startup_timeout=180) as server:
         yield server
 
 
@@ -34,7 +27,7 @@ def test_directional_and_numbered_streets(demo_server: ServedProcess, answer_sch
         (dataset,) = client.datasets_answer().result[0].datasets
         assert "synthetic" in dataset.name  # the answer says where it came from
         found = client.search(SearchRequest.of("11 e 10th st ste 101 lancaster ma", search_type="singleline",
-                                               datasets=["us-address"]))
+                                               datasets=[dataset.id]))
         answer_schema("POST /address/search/v1", found.raw)
         final = next(s for s in found.result.suggestions if s.is_final)
         answer = client.format(final.global_address_key, None, AddOns(components=True, metadata=True,

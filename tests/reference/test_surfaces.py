@@ -40,7 +40,7 @@ def test_serve_answers_from_the_installed_reference_and_names_it(tmp_path: Path,
         assert got.status_code == 200 and got.json()["result"]["confidence"] == "Verified match"
         assert got.headers["x-dqkit-reference"] == (f"openaddresses-us-ca; built={m.built[:10]}; "
                                                     f"source-date={m.source_date}")
-        ds = http.get("/address/datasets/v1").json()["result"]
+        ds = [d for c in http.get("/address/datasets/v1").json()["result"] for d in c["datasets"]]
         assert [d["id"] for d in ds] == ["us-address"] and "openaddresses-us-ca" in ds[0]["name"]
         assert "x-dqkit-reference" in http.post("/address/search/v1", json=BODY).headers
         # the lead service shares the reference (its answers carry no address-reference header)
@@ -66,7 +66,8 @@ def test_serve_demo_only_when_asked_and_it_says_so(refdir: Path) -> None:
         got = http.post("/address/validate/v1", json=BODY)
         assert got.headers["x-dqkit-reference"].startswith("us-demo-synthetic; built=")
         assert got.headers["x-dqkit-reference"].endswith("; synthetic")
-        assert [d["id"] for d in http.get("/address/datasets/v1").json()["result"]] == ["us-demo-synthetic"]
+        held = http.get("/address/datasets/v1").json()["result"]
+        assert [d["id"] for c in held for d in c["datasets"]] == ["us-demo-synthetic"]
 
 
 def test_serve_a_reference_without_us_data_becomes_ready(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
@@ -80,7 +81,7 @@ def test_serve_a_reference_without_us_data_becomes_ready(tmp_path: Path, alameda
         files.append(path)
     with serve_process(references=files, env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
                        startup_timeout=60) as served, httpx.Client(base_url=served.url, timeout=30) as http:
-        ids = sorted(d["id"] for d in http.get("/address/datasets/v1").json()["result"])
+        ids = sorted(d["id"] for c in http.get("/address/datasets/v1").json()["result"] for d in c["datasets"])
         assert ids == ["ca-address", "gb-address"]
         r = alameda[0]
         got = http.post("/address/search/v1", json={"country_iso": "GBR", "components": {

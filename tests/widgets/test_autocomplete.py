@@ -180,7 +180,9 @@ def test_the_default_is_the_shared_local_backend() -> None:
 
 def test_a_country_without_a_reference_is_said_in_plain_words() -> None:
     """The local engine's "400 Bad Request: no reference data for country 'CAN'" reads as what to do."""
-    w = AddressAutocomplete(None, country="USA", countries=["USA", "CAN"])  # the local engine
+    # the local engine on the demo (US only); with installed references an uncovered country goes to the
+    # open-data engine instead, which answers "No matches" with a prompt naming `dqkit reference add`
+    w = AddressAutocomplete("demo", country="USA", countries=["USA", "CAN"])
     sent: list[dict[str, Any]] = []
     w.send = lambda content, buffers=None: sent.append(content)
     w._on_custom(w, request("search", 1, text="10 main", country="CAN"), [])

@@ -38,6 +38,7 @@ from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address.provenance import HOW_TO_ADD, ReferenceInfo, open_only_info
 from dqkit.engines.address.suggestions_format import format_suggestions
+from dqkit.engines.limits import check_search_text
 from dqkit.engines.reference.countries import country, iso2_of
 
 DATASET_ID: Final = "us-open-data"
@@ -102,6 +103,7 @@ class OpenOnlyEngine:
 
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         """ZIP / city / state only (`add` is accepted: with no street there are no components to add)."""
+        check_search_text(request.text)
         iso2 = self._iso2(request.country_iso)
         self._check_datasets(request.datasets)
         self._tell()
@@ -134,6 +136,7 @@ class OpenOnlyEngine:
             match_type=MatchType.POST_CODE_NO_ADDRESS, match_confidence=MatchConfidence.NONE, address=address))
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        check_search_text(request.text)
         self._iso2(request.country_iso)
         self._check_datasets(request.datasets)
         self._tell()
