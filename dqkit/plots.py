@@ -56,6 +56,16 @@ def result_column(df: pd.DataFrame, prefix: str, name: str) -> pd.Series:
     return df[column]
 
 
+def stage_column(df: pd.DataFrame, prefix: str, name: str) -> pd.Series:
+    """A result column a profile may leave out (SCORE_RESULT under the default profile, PHONE_STATUS under the
+    score profile, the address status without standardization): blank when absent, so a plot has nothing to draw.
+    A frame that is no result frame at all still gets the error naming what is missing."""
+    if f"{prefix}{name}" not in df.columns:
+        result_column(df, prefix, "result_code")
+        return pd.Series("", index=df.index, dtype=object)
+    return df[f"{prefix}{name}"]
+
+
 def as_text(s: pd.Series) -> pd.Series:
     """As plain strings, missing values as ""."""
     return s.astype(object).where(s.notna(), "").astype(str)
@@ -155,7 +165,7 @@ def result_codes(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "R
 
 def score_results(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "SCORE_RESULT") -> go.Figure:
     """Scored leads by match level (rows) and line class (columns), beside the codes that could not be scored."""
-    score = as_text(result_column(df, prefix, "score_result"))
+    score = as_text(stage_column(df, prefix, "score_result"))
     scored = score[score != ""]
     levels = [m.value for m in codes.MatchLevel if m.value]
     classes = [c.value for c in codes.LineClass if c.value]
@@ -192,7 +202,7 @@ def score_results(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "
 def phone_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX, title: str = "PHONE_STATUS") -> go.Figure:
     """Leads per PHONE_STATUS code (E800 to E810), each labelled with its meaning, the valid-area-code ones in
     green."""
-    counts = as_text(result_column(df, prefix, "phone_status")).value_counts()
+    counts = as_text(stage_column(df, prefix, "phone_status")).value_counts()
     order = [*codes.PHONE_STATUSES, *sorted(set(counts.index) - set(codes.PHONE_STATUSES) - {""})]
     fig = go.Figure(go.Bar(
         y=order, x=[int(counts.get(c, 0)) for c in order], orientation="h",
@@ -224,7 +234,7 @@ def error_status_counts(statuses: Sequence[str] | pd.Series) -> pd.Series:
 def address_error_status(df: pd.DataFrame, *, prefix: str = LEAD_PREFIX,
                          title: str = "ADDRESS_ERROR_STATUS codes") -> go.Figure:
     """Each two-byte code of StandardizedAddress.ADDRESS_ERROR_STATUS counted over the leads, with its meaning."""
-    counts = error_status_counts(list(as_text(result_column(df, prefix, "std_error_status"))))
+    counts = error_status_counts(list(as_text(stage_column(df, prefix, "std_error_status"))))
     found = [str(c) for c in counts.index]
     meanings = [codes.ADDRESS_ERROR_STATUSES.get(c, "unknown code") for c in found]
     fig = go.Figure(go.Bar(x=counts.to_list(), y=found, orientation="h", marker_color="#1f77b4",

@@ -39,12 +39,11 @@ CORE_COLUMNS: Final[dict[str, str]] = {
     "outcome": "outcome class: caller fault, account configuration, service fault, lead quality, "
                "verified negative, success",
     "transaction_id": "TRANSACTION_ID",
-    "phone_status": "Stage1Data.PHONE_STATUS (E800..E810)",
-    "score_result": "Stage1Data.SCORE_RESULT",
-    "std_error_status": "StandardizedAddress.ADDRESS_ERROR_STATUS (two-byte codes)",
 }
 
 STAGE1_COLUMNS: Final[dict[str, str]] = {
+    "phone_status": "Stage1Data.PHONE_STATUS (E800..E810)",
+    "score_result": "Stage1Data.SCORE_RESULT",
     "phone_desc": "meaning of PHONE_STATUS",
     "score_desc": "meaning of SCORE_RESULT",
     "score_match_level": "SCORE_RESULT decoded: what matched",
@@ -101,8 +100,6 @@ def _std_columns() -> dict[str, str]:
     out: dict[str, str] = {}
     for f in msgspec.structs.fields(StandardizedAddress):
         name = _STD_NAMES.get(f.name, f"std_{f.name}")
-        if f.name == "address_error_status":
-            continue  # a core column
         out[name] = f"StandardizedAddress.{f.encode_name}"
         if f.name in _STD_TABLES:
             out[f"{name}_meaning"] = f"meaning of {f.encode_name}"

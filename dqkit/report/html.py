@@ -174,9 +174,9 @@ def build_report(
 
     figures: list[go.Figure] = [plots.result_codes(results, prefix=prefix),
                                 plots.by_source(results, by=by, prefix=prefix)]
-    if plots.as_text(plots.result_column(results, prefix, "score_result")).ne("").any():
+    if plots.as_text(plots.stage_column(results, prefix, "score_result")).ne("").any():
         figures.append(plots.score_results(results, prefix=prefix))
-    if plots.as_text(plots.result_column(results, prefix, "phone_status")).ne("").any():
+    if plots.as_text(plots.stage_column(results, prefix, "phone_status")).ne("").any():
         figures.append(plots.phone_status(results, prefix=prefix))
     if f"{prefix}std_error_status" in results.columns:
         figures.append(plots.address_error_status(results, prefix=prefix))

@@ -89,7 +89,9 @@ def test_result_columns_are_typed(frame: pd.DataFrame, backend: LocalBackend) ->
     assert spoof["lead_result_meaning"] == codes.RESULT_CODES["E100"].condition
     assert "Mickey" in spoof["lead_result_value"] or "Mouse" in spoof["lead_result_value"]
     # Missing values are missing, not "": value_counts counts only what was answered.
-    assert out["lead_score_result"].isna().all()
+    assert out["lead_phone_desc"].isna().sum() == out["lead_phone_status"].isna().sum()
+    # Columns no answer of the default (PHONE_STATUS) profile can fill are left out (issue 14).
+    assert not any(c.startswith("lead_score_") for c in out.columns)
 
 
 def test_score_result_is_decoded_into_its_parts(frame: pd.DataFrame) -> None:
