@@ -134,9 +134,29 @@ _TWICE: Final = re.compile(r"(.{3,})\1")  # asdasd when the chunk is a keyboard 
 _VOWELS: Final = frozenset("aeiouy")
 
 
+# Letters of other scripts that look like Latin ones (after lower-casing), from the Unicode confusables data
+# (UTS #39): Cyrillic, Greek, Armenian and a few Latin variants. Used only when every letter of a value is Latin
+# or one of these, so a name written wholly in Cyrillic or Greek (Иван, Олег) is never read as Latin.
+_CONFUSABLES: Final = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j",
+    "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y",
+    "ѵ": "v", "ԝ": "w", "х": "x", "ү": "y", "ɡ": "g", "ı": "i", "ȷ": "j", "ℓ": "l",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ѡ": "w",
+    "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ք": "p",
+})
+_CONFUSABLE_KEYS: Final = frozenset(chr(k) for k in _CONFUSABLES)
+
+
 def _fold(text: str) -> str:
+    """Lower case, look-alike letters of other scripts read as Latin (in a mixed or all-look-alike value),
+    compatibility forms (fullwidth Ｊｏｈｎ, ligatures) and accents folded to ASCII."""
     s = text.lower()
     if not s.isascii():
+        s = unicodedata.normalize("NFKC", s)
+        if all(c.isascii() or c in _CONFUSABLE_KEYS or not c.isalpha() or unicodedata.combining(c)
+               or "LATIN" in unicodedata.name(c, "") for c in s):
+            s = s.translate(_CONFUSABLES)
         s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
     return s
 
@@ -271,6 +291,7 @@ class _Tables:
     collisions: frozenset[str]  # real given names / surnames of other cultures that are English vulgar words
     person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
     surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
+    characters: dict[str, tuple[str, str]]  # de-doubled whole name of the long character list -> found
 
 
 @functools.cache
@@ -294,6 +315,11 @@ def _tables() -> _Tables:
         for phrase in _lines(name):
             person[_phrase_key(phrase)] = kind
             person_words[_tokens(phrase)[0]] = kind
+    characters: dict[str, tuple[str, str]] = {}
+    for phrase in _lines("fictional_characters.txt"):  # exact or de-doubled whole names only (see its header)
+        key = _phrase_key(phrase)
+        if key not in person:
+            characters[_undouble(key)] = (FICTIONAL, key)
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -333,6 +359,7 @@ def _tables() -> _Tables:
         surname_skeletons={(_sound(ws[0]), _skeleton(ws[-1])): (kind, " ".join(ws))
                            for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
                            and len(_skeleton(ws[-1])) >= 4},
+        characters=characters,
     )
 
 
@@ -349,6 +376,14 @@ def _sound(text: str) -> str:
     for a, b in _SOUND_RULES:
         s = s.replace(a, b)
     return re.sub(r"(.)\1+", r"\1", s)
+
+
+def _undouble(key: str) -> str:
+    """A squashed name with doubled letters made one (Jon Snoww = Jon Snow)."""
+    return _DOUBLED.sub(r"\1", key)
+
+
+_DOUBLED: Final = re.compile(r"(.)\1+")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -517,6 +552,10 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
         for key in keys:
             found = t.person_sounds.get(_sound(key))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
+                return found
+        for key in keys:
+            found = t.characters.get(_undouble(key))
+            if found is not None:
                 return found
         last = _skeleton(words[-1])
         if len(last) >= 4:  # the same given name, a surname of the same consonants: Al Kaholic, Oliver Closeoff
