@@ -292,6 +292,8 @@ class _Tables:
     person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
     surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
     characters: dict[str, tuple[str, str]]  # de-doubled whole name of the long character list -> found
+    puns: dict[str, str]  # pun key of a prank phrase ("huge ass") -> the phrase
+    common_surnames: frozenset[str]  # surnames a pun reading never overrides
 
 
 @functools.cache
@@ -360,7 +362,25 @@ def _tables() -> _Tables:
                            for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
                            and len(_skeleton(ws[-1])) >= 4},
         characters=characters,
+        puns=_pun_phrases(),
+        common_surnames=frozenset(_lines("common_surnames.txt")),
     )
+
+
+def _pun_phrases() -> dict[str, str]:
+    """Every phrase of the grammar in pun_templates.txt, by pun key (keys shorter than five are dropped)."""
+    parts: dict[str, list[str]] = {"noun": [], "before": [""], "after": [""], "phrase": []}
+    for line in _lines("pun_templates.txt"):
+        part, _, text = line.partition(" ")
+        parts[part].append(text)
+    phrases = [" ".join(w for w in (b, n, a) if w)
+               for b, n, a in itertools.product(parts["before"], parts["noun"], parts["after"])]
+    out: dict[str, str] = {}
+    for phrase in (*parts["phrase"], *phrases):
+        key = _pun_key(tuple(phrase.split()))
+        if len(key) >= 5:
+            out.setdefault(key, phrase)
+    return out
 
 
 _SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"),
@@ -384,6 +404,31 @@ def _undouble(key: str) -> str:
 
 
 _DOUBLED: Final = re.compile(r"(.)\1+")
+
+
+# Spelling to sound for pun readings, one word at a time: silent letters dropped, spellings of one sound merged.
+_PUN_RULES: Final = tuple((re.compile(a), b) for a, b in (
+    (r"ough", "o"), (r"gh$", ""), (r"^kn", "n"), (r"ph", "f"), (r"d?ge$", "j"), (r"(?<=[^aeiouy])e$", ""),
+    (r"(?<=[^aeiouy])es$", "s"), (r"ck", "k"), (r"c(?=[eiy])", "s"), (r"[cq]", "k"), (r"x", "ks"), (r"z", "s"),
+    (r"th", "t"), (r"wh", "w"), (r"(?<=[aeiou])w", ""), (r"(?<=[aeiou])[yh]", ""), (r"(?<=[^aeiou])h", "")))
+_VOWEL_RUN: Final = re.compile(r"[aeiouy]+")
+_VOWEL_CLASS: Final = {"a": "a", "e": "e", "i": "e", "y": "e", "o": "o", "u": "o"}
+
+
+@functools.lru_cache(maxsize=65536)
+def _pun_word(word: str) -> str:
+    for rx, sub in _PUN_RULES:
+        word = rx.sub(sub, word)
+    return word
+
+
+@functools.lru_cache(maxsize=65536)
+def _pun_key(words: tuple[str, ...]) -> str:
+    """How a whole name reads aloud, coarsely: sound-alike spellings merged across the word breaks, doubled
+    letters made one, each run of vowels reduced to its class (a / e i y / o u). "Seymour Butz" and "see more
+    butts" both read "semorbots"."""
+    s = _DOUBLED.sub(r"\1", "".join(_pun_word(w) for w in words))
+    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], s)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -562,13 +607,20 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             found = t.surname_skeletons.get((_sound(words[0]), last))
             if found is not None:
                 return found
-        m = _MC_FACE.fullmatch(words[-1])
-        if m and words[0][:3] == m.group(1)[:3]:  # Testy McTestface, Boaty McBoatface
-            return PLACEHOLDER, words[-1]
+        if words[-1] not in t.common_surnames:  # a pun read across the whole name: Hugh Jass, Mike Rotch
+            phrase = t.puns.get(_pun_key(tuple(words)))
+            if phrase is not None:
+                return PRANK, phrase
+        rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (McBoat-face)
+        m = _MC_FACE.fullmatch(rest)
+        if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
+            return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
     return None
 
 
-_MC_FACE: Final = re.compile(r"ma?c(\w{3,})face")
+# "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
+# given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
+_MC_FACE: Final = re.compile(r"ma?c([a-z]{3,}?)(face|erson|son|pants|butt|head)")
 
 
 @functools.lru_cache(maxsize=65536)
