@@ -1,4 +1,5 @@
-"""Build `dqkit/engines/lead/wordlists/fictional_characters.txt` from faker-ruby's character lists.
+"""Build `dqkit/engines/lead/wordlists/fictional_characters.txt` from faker-ruby's character lists, and
+`tv_characters.txt` from `data/wga_tv101_characters.txt` (characters of the WGA best-written series, ranks 1-77).
 
 Source: every list under a key with "character" in its name in the `en` locale of faker-ruby 2.21.0 (MIT), as
 packaged by Debian (`ruby-faker` 2.21.0-1): ~70 franchises of TV series, cartoons, films, books and games. The
@@ -6,7 +7,7 @@ lists are taken whole, by category (every character list faker ships), never pic
 
 Kept: names of two or more words (a lone "Kramer" or "Penny" is not a whole name); quoted nicknames and
 parentheses dropped. Dropped, so real people pass: names whose given name and surname are both Census 1990
-names and that more than MAX_BEARERS people in the US are expected to bear (Michael Scott, Amy Wong, Rosa Diaz),
+names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong, Rosa Diaz),
 computed from the Census frequencies bundled by the `names` package; and names that written together are one
 Census name (Dee Dee = Deedee).
 
@@ -25,7 +26,9 @@ import names
 import yaml
 
 OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "fictional_characters.txt"
-MAX_BEARERS = 100.0  # expected US bearers of the pair above which a character name is also a real person's
+OUT_WGA = OUT.with_name("tv_characters.txt")
+WGA = Path(__file__).resolve().parent / "data" / "wga_tv101_characters.txt"
+MAX_BEARERS = 20.0  # expected US bearers of the pair above which a character name is also a real person's
 US_PEOPLE = 250e6  # 1990 population, the Census lists' own base
 TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "officer", "captain", "agent", "detective", "professor",
           "principal", "coach", "uncle", "aunt", "grandpa", "grandma", "lieutenant", "sergeant", "general",
@@ -70,11 +73,11 @@ def _collect(root: Path) -> list[str]:
     return found
 
 
-def main(root: Path) -> None:
-    first_p, last_p = _census()
+def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, float]) -> tuple[list[str], int]:
+    """The whole names worth matching, and how many were dropped as real people's names."""
     kept: set[str] = set()
     dropped = 0
-    for raw in _collect(root):
+    for raw in raw_names:
         words = [w.strip("'.-") for w in _words(raw)]
         words = [w for w in words if w]
         while len(words) > 2 and words[0] in TITLES:
@@ -89,16 +92,37 @@ def main(root: Path) -> None:
             dropped += 1
             continue
         kept.add(" ".join(words))
+    return sorted(kept), dropped
+
+
+FILTER_NOTE = (
+    "# Names that are also common real names (both parts Census 1990 names, more than {bearers:.0f} expected US\n"
+    "# bearers, or one Census name written together: {dropped} dropped) are left out. Built by\n"
+    "# tests/lead_rules/build_fiction_list.py. Matched on the whole name only, exactly or with doubled letters\n"
+    "# made one (Jon Snoww), never by sound (so long a list would catch real names that way).\n"
+)
+
+
+def main(root: Path) -> None:
+    first_p, last_p = _census()
+    names_, dropped = _kept(_collect(root), first_p, last_p)
     header = (
         "# Fictional characters of ~70 TV series, cartoons, films, books and games: every two-to-four-word\n"
         "# character name of faker-ruby 2.21.0's `en` locale (MIT; Debian package ruby-faker 2.21.0-1), taken\n"
-        "# whole by category. Names that are also common real names (both parts Census 1990 names, more than\n"
-        f"# {MAX_BEARERS:.0f} expected US bearers, or one Census name written together: {dropped} dropped) are\n"
-        "# left out. Built by tests/lead_rules/build_fiction_list.py. Matched on the whole name only, exactly or\n"
-        "# with doubled letters made one (Jon Snoww), never by sound (so long a list would catch real names).\n"
+        "# whole by category.\n" + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
     )
-    OUT.write_text(header + "".join(f"{n}\n" for n in sorted(kept)), encoding="utf-8")
-    print(f"{len(kept)} names written to {OUT} ({dropped} common real-name pairs dropped)")
+    OUT.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT} ({dropped} common real-name pairs dropped)")
+    wga_lines = WGA.read_text(encoding="utf-8").splitlines()
+    raw = [n.strip() for ln in wga_lines if not ln.startswith("#") for n in ln.split(";") if n.strip()]
+    names_, dropped = _kept(raw, first_p, last_p)
+    header = (
+        "# Characters of the scripted series ranked 1-77 in the Writers Guild of America's \"101 Best Written TV\n"
+        "# Series\" (2013): see tests/lead_rules/data/wga_tv101_characters.txt for the series and the origin.\n"
+        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+    )
+    OUT_WGA.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT_WGA} ({dropped} common real-name pairs dropped)")
 
 
 if __name__ == "__main__":

@@ -318,7 +318,7 @@ def _tables() -> _Tables:
             person[_phrase_key(phrase)] = kind
             person_words[_tokens(phrase)[0]] = kind
     characters: dict[str, tuple[str, str]] = {}
-    for phrase in _lines("fictional_characters.txt"):  # exact or de-doubled whole names only (see its header)
+    for phrase in (*_lines("fictional_characters.txt"), *_lines("tv_characters.txt")):  # see their headers
         key = _phrase_key(phrase)
         if key not in person:
             characters[_undouble(key)] = (FICTIONAL, key)
@@ -368,7 +368,8 @@ def _tables() -> _Tables:
 
 
 def _pun_phrases() -> dict[str, str]:
-    """Every phrase of the grammar in pun_templates.txt, by pun key (keys shorter than five are dropped)."""
+    """Every phrase of the grammar in pun_templates.txt, every vulgar word and phrase, by pun key (keys shorter
+    than five are dropped)."""
     parts: dict[str, list[str]] = {"noun": [], "before": [""], "after": [""], "phrase": []}
     for line in _lines("pun_templates.txt"):
         part, _, text = line.partition(" ")
@@ -376,6 +377,7 @@ def _pun_phrases() -> dict[str, str]:
     phrases = [" ".join(w for w in (b, n, a) if w)
                for b, n, a in itertools.product(parts["before"], parts["noun"], parts["after"])]
     out: dict[str, str] = {}
+    phrases += [*_lines("vulgar_words.txt"), *_lines("vulgar_phrases.txt")]  # the name read as one of them
     for phrase in (*parts["phrase"], *phrases):
         key = _pun_key(tuple(phrase.split()))
         if len(key) >= 5:
