@@ -8,8 +8,8 @@ lists are taken whole, by category (every character list faker ships), never pic
 Kept: names of two or more words (a lone "Kramer" or "Penny" is not a whole name); quoted nicknames and
 parentheses dropped. Dropped, so real people pass: names whose given name and surname are both Census 1990
 names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong, Rosa Diaz),
-computed from the Census frequencies bundled by the `names` package; and names that written together are one
-Census name (Dee Dee = Deedee).
+computed from the Census frequencies bundled by the `names` package; names that written together are one
+Census name (Dee Dee = Deedee); and a title with a Census name (Mr. Garrison, Principal Skinner).
 
 Run: `apt-get download ruby-faker && dpkg-deb -x ruby-faker_*.deb /tmp/rf` then
 `.venv/bin/python tests/lead_rules/build_fiction_list.py /tmp/rf` (needs the dev extra `names` and PyYAML).
@@ -33,6 +33,9 @@ US_PEOPLE = 250e6  # 1990 population, the Census lists' own base
 TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "officer", "captain", "agent", "detective", "professor",
           "principal", "coach", "uncle", "aunt", "grandpa", "grandma", "lieutenant", "sergeant", "general",
           "colonel", "major", "reverend", "father", "sister", "brother", "judge", "mayor", "chief", "nurse"}
+
+
+HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "rev", "sir"}
 
 
 def _census() -> tuple[dict[str, float], dict[str, float]]:
@@ -85,6 +88,9 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
         if len(words) < 2 or len(words) > 4:
             continue
         first, last = words[0], words[-1]
+        if len(words) == 2 and (first in TITLES or first in HONORIFICS) and (last in first_p or last in last_p):
+            dropped += 1  # Mr. Garrison, Principal Skinner: a title and a real surname
+            continue
         if "".join(words) in first_p or "".join(words) in last_p:  # Dee Dee = Deedee, a real given name
             dropped += 1
             continue

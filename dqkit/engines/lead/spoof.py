@@ -551,7 +551,7 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
         if given_first and not surname_first and words[0] in t.given_placeholders:
             return PLACEHOLDER, words[0]
-        hit = _person_phrase(t, words)
+        hit = _person_phrase(t, words) or _titled_character(t, words, tokens)
         if hit is not None:
             return hit
         if kind == _FULL and "," in value:  # "Mouse, Mickey"
@@ -622,6 +622,14 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
 
 # "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
 # given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
+def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Found | None:
+    """A character known by title and name (Mr. Peanutbutter, Dr. Eggman): the one word left once titles are
+    dropped, read with its title. The character lists hold no title with a real surname (Mr. Garrison)."""
+    if len(words) != 1 or len(raw) < 2:
+        return None
+    return t.characters.get(_undouble(_squash(raw)))
+
+
 _MC_FACE: Final = re.compile(r"ma?c([a-z]{3,}?)(face|erson|son|pants|butt|head)")
 
 
@@ -635,6 +643,9 @@ def _check_person(first: str, middle: str, last: str) -> _Found | None:
         return None
     if words[0] in t.given_placeholders:  # "Mr Test", "Test Smith"
         return PLACEHOLDER, words[0]
+    titled = _titled_character(t, words, (*f, *m, *la))
+    if titled is not None:
+        return titled
     for w in words:  # a real name that is also a vulgar word, used as the word: "Fuk" + "You"
         if w in t.collisions and _insulting(t, tuple(words), w):
             return VULGAR, " ".join(words)
