@@ -144,6 +144,10 @@ _CONFUSABLES: Final = str.maketrans({
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ѡ": "w",
     "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ք": "p",
+    # capitals that look like Latin capitals (their lower case does not: Greek Μ is m, μ is not)
+    "А": "a", "В": "b", "С": "c", "Е": "e", "Н": "h", "І": "i", "Ј": "j", "К": "k", "М": "m", "О": "o",
+    "Р": "p", "Ѕ": "s", "Т": "t", "Х": "x", "У": "y", "Α": "a", "Β": "b", "Ε": "e", "Ζ": "z", "Η": "h",
+    "Ι": "i", "Κ": "k", "Μ": "m", "Ν": "n", "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x",
 })
 _CONFUSABLE_KEYS: Final = frozenset(chr(k) for k in _CONFUSABLES)
 
@@ -151,14 +155,13 @@ _CONFUSABLE_KEYS: Final = frozenset(chr(k) for k in _CONFUSABLES)
 def _fold(text: str) -> str:
     """Lower case, look-alike letters of other scripts read as Latin (in a mixed or all-look-alike value),
     compatibility forms (fullwidth Ｊｏｈｎ, ligatures) and accents folded to ASCII."""
-    s = text.lower()
-    if not s.isascii():
-        s = unicodedata.normalize("NFKC", s)
-        if all(c.isascii() or c in _CONFUSABLE_KEYS or not c.isalpha() or unicodedata.combining(c)
-               or "LATIN" in unicodedata.name(c, "") for c in s):
-            s = s.translate(_CONFUSABLES)
-        s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
-    return s
+    if text.isascii():
+        return text.lower()
+    s = unicodedata.normalize("NFKC", text)
+    if all(c.isascii() or c in _CONFUSABLE_KEYS or not c.isalpha() or "LATIN" in unicodedata.name(c, "")
+           for c in s):
+        s = s.translate(_CONFUSABLES)
+    return unicodedata.normalize("NFKD", s.lower()).encode("ascii", "ignore").decode()
 
 
 def _deleet(token: str) -> list[str]:
