@@ -296,6 +296,7 @@ class _Tables:
     surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
     characters: dict[str, tuple[str, str]]  # de-doubled whole name of the long character list -> found
     puns: dict[str, str]  # pun key of a prank phrase ("huge ass") -> the phrase
+    pun_heads: frozenset[str]  # every start (up to _PUN_HEAD letters) of a pun key: a cheap first test
     common_surnames: frozenset[str]  # surnames a pun reading never overrides
 
 
@@ -324,7 +325,7 @@ def _tables() -> _Tables:
     for phrase in (*_lines("fictional_characters.txt"), *_lines("tv_characters.txt")):  # see their headers
         key = _phrase_key(phrase)
         if key not in person:
-            characters[_undouble(key)] = (FICTIONAL, key)
+            characters[_undouble(key)] = characters[key] = (FICTIONAL, key)
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -332,6 +333,7 @@ def _tables() -> _Tables:
         kind, _, text = line.partition(" ")
         (cities if kind == "city" else streets).add(_street_key(text) if kind == "street" else _phrase_key(text))
     keys, alpha = _keyboard_runs()
+    puns = _pun_phrases()
     vulgar = frozenset(words | compounds)
     fictional = frozenset(_lines("fictional_tokens.txt"))
     placeholder = frozenset(p for p in placeholder_lines if not p.startswith("given "))
@@ -365,7 +367,8 @@ def _tables() -> _Tables:
                            for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
                            and len(_skeleton(ws[-1])) >= 4},
         characters=characters,
-        puns=_pun_phrases(),
+        puns=puns,
+        pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
         common_surnames=frozenset(_lines("common_surnames.txt")),
     )
 
@@ -422,18 +425,27 @@ _VOWEL_CLASS: Final = {"a": "a", "e": "e", "i": "e", "y": "e", "o": "o", "u": "o
 
 @functools.lru_cache(maxsize=65536)
 def _pun_word(word: str) -> str:
+    """One word's pun reading: the spelling rules, doubled letters made one, vowel runs to their class."""
     for rx, sub in _PUN_RULES:
         word = rx.sub(sub, word)
-    return word
+    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], _DOUBLED.sub(r"\1", word))
+
+
+_VOWEL_CLASSES: Final = frozenset("aeo")
+_PUN_HEAD: Final = 8
 
 
 @functools.lru_cache(maxsize=65536)
 def _pun_key(words: tuple[str, ...]) -> str:
-    """How a whole name reads aloud, coarsely: sound-alike spellings merged across the word breaks, doubled
-    letters made one, each run of vowels reduced to its class (a / e i y / o u). "Seymour Butz" and "see more
-    butts" both read "semorbots"."""
-    s = _DOUBLED.sub(r"\1", "".join(_pun_word(w) for w in words))
-    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], s)
+    """How a whole name reads aloud, coarsely: sound-alike spellings merged, doubled letters made one, each run
+    of vowels reduced to the class of its first vowel (a / e i y / o u), across the word breaks too. "Seymour
+    Butz" and "see more butts" both read "semorbots"."""
+    out = ""
+    for key in map(_pun_word, words):
+        if out and key and (out[-1] == key[0] or (out[-1] in _VOWEL_CLASSES and key[0] in _VOWEL_CLASSES)):
+            key = key[1:]  # a doubled letter or one vowel run across the break
+        out += key
+    return out
 
 
 @functools.lru_cache(maxsize=65536)
@@ -603,28 +615,31 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             found = t.person_sounds.get(_sound(key))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
                 return found
-        for key in keys:
-            found = t.characters.get(_undouble(key))
-            if found is not None:
-                return found
+        if placeholders:  # a person's name, not a company's
+            for key in keys:
+                found = t.characters.get(key)
+                if found is None and _DOUBLED.search(key):
+                    found = t.characters.get(_undouble(key))
+                if found is not None:
+                    return found
         last = _skeleton(words[-1])
         if len(last) >= 4:  # the same given name, a surname of the same consonants: Al Kaholic, Oliver Closeoff
             found = t.surname_skeletons.get((_sound(words[0]), last))
             if found is not None:
                 return found
-        if words[-1] not in t.common_surnames:  # a pun read across the whole name: Hugh Jass, Mike Rotch
+        if (placeholders and words[-1] not in t.common_surnames  # a pun read across the name: Hugh Jass
+                and _pun_word(words[0])[:_PUN_HEAD] in t.pun_heads):  # the given name may start one
             phrase = t.puns.get(_pun_key(tuple(words)))
             if phrase is not None:
                 return PRANK, phrase
-        rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (McBoat-face)
-        m = _MC_FACE.fullmatch(rest)
-        if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
-            return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
+        if words[1].startswith(("mc", "mac")):
+            rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (McBoat-face)
+            m = _MC_FACE.fullmatch(rest)
+            if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
+                return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
     return None
 
 
-# "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
-# given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
 def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Found | None:
     """A character known by title and name (Mr. Peanutbutter, Dr. Eggman): the one word left once titles are
     dropped, read with its title. The character lists hold no title with a real surname (Mr. Garrison)."""
@@ -633,6 +648,8 @@ def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Fo
     return t.characters.get(_undouble(_squash(raw)))
 
 
+# "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
+# given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
 _MC_FACE: Final = re.compile(r"ma?c([a-z]{3,}?)(face|erson|son|pants|butt|head)")
 
 
