@@ -632,8 +632,8 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             phrase = t.puns.get(_pun_key(tuple(words)))
             if phrase is not None:
                 return PRANK, phrase
-        if words[1].startswith(("mc", "mac")):
-            rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (McBoat-face)
+        if words[1][0] == "m":
+            rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (M-cBoatface)
             m = _MC_FACE.fullmatch(rest)
             if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
                 return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
