@@ -29,7 +29,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -448,6 +448,22 @@ def _pun_key(words: tuple[str, ...]) -> str:
     return out
 
 
+def _sound_words(words: Sequence[str]) -> str:
+    """_sound of the words written together, from each word's cached sound: the same unless a two-letter
+    spelling spans a break (Bac + Hus), which is then read whole."""
+    out = ""
+    prev = ""
+    for w in words:
+        if prev and prev[-1] in "pcg" and w[:1] in ("h", "k"):
+            return _sound("".join(words))
+        key = _sound(w)
+        if out and key and out[-1] == key[0]:
+            key = key[1:]
+        out += key
+        prev = w
+    return out
+
+
 @functools.lru_cache(maxsize=65536)
 def _skeleton(word: str) -> str:
     """The consonants of a word's sound key (Kaholic = Koholic = "khlk")."""
@@ -611,8 +627,8 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
         if kind is not None and (placeholders or kind != PLACEHOLDER):
             return kind, key
     if len(words) >= 2:
-        for key in keys:
-            found = t.person_sounds.get(_sound(key))
+        for ws in (words, (words[0], words[-1]))[: len(keys)]:
+            found = t.person_sounds.get(_sound_words(ws))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
                 return found
         if placeholders:  # a person's name, not a company's
