@@ -5,6 +5,8 @@
 - Obfuscations of every published spoof, made by rules the detector's normaliser was not written from
   (Cyrillic look-alike letters, surname first with a comma, dots or hyphens inside words, doubled consonants,
   inverted case): reported apart.
+- A second, fresh obfuscation family (invisible and combining characters, fullwidth letters, titles, initials,
+  suffixes), written after the last change to the normaliser and measured once before any change for it.
 - `data/multicultural_names.csv`: 1,300+ real given names and surnames from published name lists (faker's person
   providers and documented supplements) of 40+ cultures that collide with an English vulgar word list
   (better-profanity's, which the detector does not use): none may be flagged.

@@ -9,9 +9,14 @@ real people are not flagged:
   are looked for inside a token (motherfucker);
 - words that are also real names (Dick, Butts, Hooker, Weiner, Test) never flag alone: they count inside a prank
   pair ("Seymour Butts"), or only as a given name ("Test Smith");
-- names are compared as whole names (Mickey Mouse is a spoof, Mickey Smith and Jane Mouse are not).
+- names are compared as whole names (Mickey Mouse is a spoof, Mickey Smith and Jane Mouse are not); the long
+  character lists (fictional_characters.txt, tv_characters.txt) hold no name more than 20 US people bear;
+- a whole name read aloud as a prank phrase ("Seymour Nipples" = "see more nipples", pun_templates.txt) counts
+  only when its surname is not one of the 5,000 commonest (common_surnames.txt).
 
-Look-alike spellings are undone before matching: case and accents, leet digits and signs (5h1t, @ss, b!tch),
+Look-alike spellings are undone before matching: case and accents, letters of other scripts that look Latin
+(Cyrillic а, Greek Μ: only in a value mixing them with Latin or made of them alone), fullwidth forms, leet digits
+and signs (5h1t, @ss, b!tch),
 repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k, s h i t) and spacing
 (Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs (qwerty, asdfgh, hjkl),
 mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx) and name fields made of
