@@ -16,11 +16,10 @@ real people are not flagged:
 
 Look-alike spellings are undone before matching: case and accents, letters of other scripts that look Latin
 (Cyrillic а, Greek Μ: only in a value mixing them with Latin or made of them alone), fullwidth forms, leet digits
-and signs (5h1t, @ss, b!tch),
-repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k, s h i t) and spacing
-(Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs (qwerty, asdfgh, hjkl),
-mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx) and name fields made of
-digits.
+and signs (5h1t, @ss, b!tch), repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k,
+s h i t) and spacing (Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs
+(qwerty, asdfgh, hjkl), mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx)
+and name fields made of digits.
 
 Fields checked: FIRST, MIDDLE, LAST and FULL_NAME (every rule), BUSINESS_NAME (words, fictional and placeholder
 companies, keyboard runs), STREET1 / STREET2 (words, placeholder and fictional addresses, keyboard runs) and CITY
