@@ -7,8 +7,9 @@ lists are taken whole, by category (every character list faker ships), never pic
 
 Kept: names of two or more words (a lone "Kramer" or "Penny" is not a whole name); quoted nicknames and
 parentheses dropped. Dropped, so real people pass: names whose given name and surname are both Census 1990
-names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong, Rosa Diaz),
-computed from the Census frequencies bundled by the `names` package; names that written together are one
+names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong,
+Rosa Diaz), computed from the Census frequencies bundled by the `names` package, also over the spellings that
+are one with doubled letters made one (Benet = Bennett), as the matching reads them; names that written together are one
 Census name (Dee Dee = Deedee); and a title with a Census name (Mr. Garrison, Principal Skinner).
 
 Run: `apt-get download ruby-faker && dpkg-deb -x ruby-faker_*.deb /tmp/rf` then
@@ -55,6 +56,18 @@ def _census() -> tuple[dict[str, float], dict[str, float]]:
     return first, load("dist.all.last", 1.0)
 
 
+def _undouble(word: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def _by_undoubled(freq: dict[str, float]) -> dict[str, float]:
+    """Frequencies summed over the spellings that are one with doubled letters made one (Bennett, Benet)."""
+    out: dict[str, float] = {}
+    for name, f in freq.items():
+        out[_undouble(name)] = out.get(_undouble(name), 0.0) + f
+    return out
+
+
 def _words(name: str) -> list[str]:
     name = re.sub(r"\"[^\"]*\"|\([^)]*\)", " ", name)
     name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
@@ -80,6 +93,7 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
     """The whole names worth matching, and how many were dropped as real people's names."""
     kept: set[str] = set()
     dropped = 0
+    first_u, last_u = _by_undoubled(first_p), _by_undoubled(last_p)  # matching also reads Benet as Bennett
     for raw in raw_names:
         words = [w.strip("'.-") for w in _words(raw)]
         words = [w for w in words if w]
@@ -94,7 +108,8 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
         if "".join(words) in first_p or "".join(words) in last_p:  # Dee Dee = Deedee, a real given name
             dropped += 1
             continue
-        if first_p.get(first, 0.0) * last_p.get(last, 0.0) * US_PEOPLE > MAX_BEARERS:
+        if first_p.get(first, 0.0) * last_p.get(last, 0.0) * US_PEOPLE > MAX_BEARERS or (
+                first_u.get(_undouble(first), 0.0) * last_u.get(_undouble(last), 0.0) * US_PEOPLE > MAX_BEARERS):
             dropped += 1
             continue
         kept.add(" ".join(words))

@@ -384,8 +384,9 @@ def _pun_phrases() -> dict[str, str]:
     for line in _lines("pun_templates.txt"):
         part, _, text = line.partition(" ")
         parts[part].append(text)
-    phrases = [" ".join(w for w in (b, n, a) if w)
-               for b, n, a in itertools.product(parts["before"], parts["noun"], parts["after"])]
+    phrases = [" ".join(w for w in (b, n, a) if w)  # a word before OR after the noun: three-part phrases
+               for b, n, a in itertools.product(parts["before"], parts["noun"], parts["after"])
+               if not (b and a)]  # ("i urine munch") are nonsense that only real names would match
     out: dict[str, str] = {}
     phrases += [*_lines("vulgar_words.txt"), *_lines("vulgar_phrases.txt")]  # the name read as one of them
     for phrase in (*parts["phrase"], *phrases):
