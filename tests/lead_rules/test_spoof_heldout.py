@@ -5,6 +5,8 @@
 - Obfuscations of every published spoof, made by rules the detector's normaliser was not written from
   (Cyrillic look-alike letters, surname first with a comma, dots or hyphens inside words, doubled consonants,
   inverted case): reported apart.
+- A second, fresh obfuscation family (invisible and combining characters, fullwidth letters, titles, initials,
+  suffixes), written after the last change to the normaliser and measured once before any change for it.
 - `data/multicultural_names.csv`: 1,300+ real given names and surnames from published name lists (faker's person
   providers and documented supplements) of 40+ cultures that collide with an English vulgar word list
   (better-profanity's, which the detector does not use): none may be flagged.
@@ -68,8 +70,8 @@ def test_held_out_sources(capsys: pytest.CaptureFixture[str]) -> None:
               f"{sum(held)}/{len(held)} ({sum(held) / len(held):.1%}); obfuscated {sum(obf)}/{len(obf)} "
               f"({sum(obf) / len(obf):.1%})")
     assert sum(tune) == len(tune)
-    assert sum(held) / len(held) >= 0.68  # measured 68.8%: unseen TV characters are the misses
-    assert sum(obf) / len(obf) >= 0.5
+    assert sum(held) / len(held) >= 0.81  # measured 81.2% (68.8% before the bundled character lists)
+    assert sum(obf) / len(obf) >= 0.89  # measured 90.0% (72.2% before look-alike letters were read as Latin)
 
 
 @pytest.mark.parametrize("name", ["Seymour Butz", "Hugh Rection", "Testy McTestface", "Walter White"])
@@ -99,3 +101,38 @@ def test_multicultural_names_that_collide_with_vulgar_words_pass(capsys: pytest.
     with capsys.disabled():
         print(f"\nmulticultural names flagged: {len(flagged)}/{len(rows)} {flagged}")
     assert flagged == []
+
+
+# A second, fresh obfuscation family, written after the detector's last change to its normaliser and measured
+# once before any change was made for it: invisible and combining characters, fullwidth letters, titles,
+# middle initials and suffixes around the name.
+ZWSP, SOFT_HYPHEN, ACUTE = "\u200b", "\u00ad", "\u0301"
+
+
+def _fresh_obfuscations(row: dict[str, str], rng: random.Random) -> list[tuple[str, str, str]]:
+    first, last = row["first_name"], row["last_name"]
+    if not (first and last):
+        return []
+    i = rng.randrange(1, max(2, len(last)))
+    vowel = next((k for k, ch in enumerate(first) if ch.lower() in "aeiou"), None)
+    accented = first if vowel is None else first[: vowel + 1] + ACUTE + first[vowel + 1:]
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in first)
+    return [(first, last[:i] + ZWSP + last[i:], ""), (first, last[:i] + SOFT_HYPHEN + last[i:], ""),
+            (accented, last, ""), (fullwidth, last, ""), ("", "", f"Dr. {first} Q. {last}"),
+            (first, f"{last} Jr.", ""), ("", "", f"{first.upper()}  {last.upper()}, PhD")]
+
+
+def test_fresh_obfuscation_family(capsys: pytest.CaptureFixture[str]) -> None:
+    """Over every published spoof; and over those caught when plain (what the obfuscation alone costs)."""
+    rng = random.Random(2026)
+    rows = _rows("spoof_published.csv")
+    cases = [(r, o) for r in rows for o in _fresh_obfuscations(r, rng)]
+    hits = [_flagged(*o) for _, o in cases]
+    plain = [_flagged(r["first_name"], r["last_name"], r["full_name"]) for r, _ in cases]
+    kept = sum(h for h, p in zip(hits, plain, strict=True) if p)
+    with capsys.disabled():
+        print(f"\nfresh obfuscation family: {sum(hits)}/{len(hits)} ({sum(hits) / len(hits):.1%}); of the spoofs "
+              f"caught plain: {kept}/{sum(plain)} ({kept / sum(plain):.1%})")
+    assert len(cases) >= 500
+    assert sum(hits) / len(hits) >= 0.89  # measured 89.3% the first time, before any change made for it
+    assert kept / sum(plain) >= 0.98

@@ -9,13 +9,17 @@ real people are not flagged:
   are looked for inside a token (motherfucker);
 - words that are also real names (Dick, Butts, Hooker, Weiner, Test) never flag alone: they count inside a prank
   pair ("Seymour Butts"), or only as a given name ("Test Smith");
-- names are compared as whole names (Mickey Mouse is a spoof, Mickey Smith and Jane Mouse are not).
+- names are compared as whole names (Mickey Mouse is a spoof, Mickey Smith and Jane Mouse are not); the long
+  character lists (fictional_characters.txt, tv_characters.txt) hold no name more than 20 US people bear;
+- a whole name read aloud as a prank phrase ("Seymour Nipples" = "see more nipples", pun_templates.txt) counts
+  only when its surname is not one of the 5,000 commonest (common_surnames.txt).
 
-Look-alike spellings are undone before matching: case and accents, leet digits and signs (5h1t, @ss, b!tch),
-repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k, s h i t) and spacing
-(Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs (qwerty, asdfgh, hjkl),
-mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx) and name fields made of
-digits.
+Look-alike spellings are undone before matching: case and accents, letters of other scripts that look Latin
+(Cyrillic а, Greek Μ: only in a value mixing them with Latin or made of them alone), fullwidth forms, leet digits
+and signs (5h1t, @ss, b!tch), repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k,
+s h i t) and spacing (Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs
+(qwerty, asdfgh, hjkl), mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx)
+and name fields made of digits.
 
 Fields checked: FIRST, MIDDLE, LAST and FULL_NAME (every rule), BUSINESS_NAME (words, fictional and placeholder
 companies, keyboard runs), STREET1 / STREET2 (words, placeholder and fictional addresses, keyboard runs) and CITY
@@ -29,7 +33,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -134,11 +138,34 @@ _TWICE: Final = re.compile(r"(.{3,})\1")  # asdasd when the chunk is a keyboard 
 _VOWELS: Final = frozenset("aeiouy")
 
 
+# Letters of other scripts that look like Latin ones (after lower-casing), from the Unicode confusables data
+# (UTS #39): Cyrillic, Greek, Armenian and a few Latin variants. Used only when every letter of a value is Latin
+# or one of these, so a name written wholly in Cyrillic or Greek (Иван, Олег) is never read as Latin.
+_CONFUSABLES: Final = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j",
+    "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y",
+    "ѵ": "v", "ԝ": "w", "х": "x", "ү": "y", "ɡ": "g", "ı": "i", "ȷ": "j", "ℓ": "l",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ѡ": "w",
+    "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ք": "p",
+    # capitals that look like Latin capitals (their lower case does not: Greek Μ is m, μ is not)
+    "А": "a", "В": "b", "С": "c", "Е": "e", "Н": "h", "І": "i", "Ј": "j", "К": "k", "М": "m", "О": "o",
+    "Р": "p", "Ѕ": "s", "Т": "t", "Х": "x", "У": "y", "Α": "a", "Β": "b", "Ε": "e", "Ζ": "z", "Η": "h",
+    "Ι": "i", "Κ": "k", "Μ": "m", "Ν": "n", "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x",
+})
+_CONFUSABLE_KEYS: Final = frozenset(chr(k) for k in _CONFUSABLES)
+
+
 def _fold(text: str) -> str:
-    s = text.lower()
-    if not s.isascii():
-        s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
-    return s
+    """Lower case, look-alike letters of other scripts read as Latin (in a mixed or all-look-alike value),
+    compatibility forms (fullwidth Ｊｏｈｎ, ligatures) and accents folded to ASCII."""
+    if text.isascii():
+        return text.lower()
+    s = unicodedata.normalize("NFKC", text)
+    if all(c.isascii() or c in _CONFUSABLE_KEYS or not c.isalpha() or "LATIN" in unicodedata.name(c, "")
+           for c in s):
+        s = s.translate(_CONFUSABLES)
+    return unicodedata.normalize("NFKD", s.lower()).encode("ascii", "ignore").decode()
 
 
 def _deleet(token: str) -> list[str]:
@@ -271,6 +298,10 @@ class _Tables:
     collisions: frozenset[str]  # real given names / surnames of other cultures that are English vulgar words
     person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
     surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
+    characters: dict[str, tuple[str, str]]  # de-doubled whole name of the long character list -> found
+    puns: dict[str, str]  # pun key of a prank phrase ("huge ass") -> the phrase
+    pun_heads: frozenset[str]  # every start (up to _PUN_HEAD letters) of a pun key: a cheap first test
+    common_surnames: frozenset[str]  # surnames a pun reading never overrides
 
 
 @functools.cache
@@ -294,6 +325,11 @@ def _tables() -> _Tables:
         for phrase in _lines(name):
             person[_phrase_key(phrase)] = kind
             person_words[_tokens(phrase)[0]] = kind
+    characters: dict[str, tuple[str, str]] = {}
+    for phrase in (*_lines("fictional_characters.txt"), *_lines("tv_characters.txt")):  # see their headers
+        key = _phrase_key(phrase)
+        if key not in person:
+            characters[_undouble(key)] = characters[key] = (FICTIONAL, key)
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -301,6 +337,7 @@ def _tables() -> _Tables:
         kind, _, text = line.partition(" ")
         (cities if kind == "city" else streets).add(_street_key(text) if kind == "street" else _phrase_key(text))
     keys, alpha = _keyboard_runs()
+    puns = _pun_phrases()
     vulgar = frozenset(words | compounds)
     fictional = frozenset(_lines("fictional_tokens.txt"))
     placeholder = frozenset(p for p in placeholder_lines if not p.startswith("given "))
@@ -333,7 +370,30 @@ def _tables() -> _Tables:
         surname_skeletons={(_sound(ws[0]), _skeleton(ws[-1])): (kind, " ".join(ws))
                            for ws, kind in person_words.items() if kind in (PRANK, FICTIONAL) and len(ws) >= 2
                            and len(_skeleton(ws[-1])) >= 4},
+        characters=characters,
+        puns=puns,
+        pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
+        common_surnames=frozenset(_lines("common_surnames.txt")),
     )
+
+
+def _pun_phrases() -> dict[str, str]:
+    """Every phrase of the grammar in pun_templates.txt, every vulgar word and phrase, by pun key (keys shorter
+    than five are dropped)."""
+    parts: dict[str, list[str]] = {"noun": [], "before": [""], "after": [""], "phrase": []}
+    for line in _lines("pun_templates.txt"):
+        part, _, text = line.partition(" ")
+        parts[part].append(text)
+    phrases = [" ".join(w for w in (b, n, a) if w)  # a word before OR after the noun: three-part phrases
+               for b, n, a in itertools.product(parts["before"], parts["noun"], parts["after"])
+               if not (b and a)]  # ("i urine munch") are nonsense that only real names would match
+    out: dict[str, str] = {}
+    phrases += [*_lines("vulgar_words.txt"), *_lines("vulgar_phrases.txt")]  # the name read as one of them
+    for phrase in (*parts["phrase"], *phrases):
+        key = _pun_key(tuple(phrase.split()))
+        if len(key) >= 5:
+            out.setdefault(key, phrase)
+    return out
 
 
 _SOUND_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"),
@@ -349,6 +409,64 @@ def _sound(text: str) -> str:
     for a, b in _SOUND_RULES:
         s = s.replace(a, b)
     return re.sub(r"(.)\1+", r"\1", s)
+
+
+def _undouble(key: str) -> str:
+    """A squashed name with doubled letters made one (Jon Snoww = Jon Snow)."""
+    return _DOUBLED.sub(r"\1", key)
+
+
+_DOUBLED: Final = re.compile(r"(.)\1+")
+
+
+# Spelling to sound for pun readings, one word at a time: silent letters dropped, spellings of one sound merged.
+_PUN_RULES: Final = tuple((re.compile(a), b) for a, b in (
+    (r"ough", "o"), (r"gh$", ""), (r"^kn", "n"), (r"ph", "f"), (r"d?ge$", "j"), (r"(?<=[^aeiouy])e$", ""),
+    (r"(?<=[^aeiouy])es$", "s"), (r"ck", "k"), (r"c(?=[eiy])", "s"), (r"[cq]", "k"), (r"x", "ks"), (r"z", "s"),
+    (r"th", "t"), (r"wh", "w"), (r"(?<=[aeiou])w", ""), (r"(?<=[aeiou])[yh]", ""), (r"(?<=[^aeiou])h", "")))
+_VOWEL_RUN: Final = re.compile(r"[aeiouy]+")
+_VOWEL_CLASS: Final = {"a": "a", "e": "e", "i": "e", "y": "e", "o": "o", "u": "o"}
+
+
+@functools.lru_cache(maxsize=65536)
+def _pun_word(word: str) -> str:
+    """One word's pun reading: the spelling rules, doubled letters made one, vowel runs to their class."""
+    for rx, sub in _PUN_RULES:
+        word = rx.sub(sub, word)
+    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], _DOUBLED.sub(r"\1", word))
+
+
+_VOWEL_CLASSES: Final = frozenset("aeo")
+_PUN_HEAD: Final = 8
+
+
+@functools.lru_cache(maxsize=65536)
+def _pun_key(words: tuple[str, ...]) -> str:
+    """How a whole name reads aloud, coarsely: sound-alike spellings merged, doubled letters made one, each run
+    of vowels reduced to the class of its first vowel (a / e i y / o u), across the word breaks too. "Seymour
+    Butz" and "see more butts" both read "semorbots"."""
+    out = ""
+    for key in map(_pun_word, words):
+        if out and key and (out[-1] == key[0] or (out[-1] in _VOWEL_CLASSES and key[0] in _VOWEL_CLASSES)):
+            key = key[1:]  # a doubled letter or one vowel run across the break
+        out += key
+    return out
+
+
+def _sound_words(words: Sequence[str]) -> str:
+    """_sound of the words written together, from each word's cached sound: the same unless a two-letter
+    spelling spans a break (Bac + Hus), which is then read whole."""
+    out = ""
+    prev = ""
+    for w in words:
+        if prev and prev[-1] in "pcg" and w[:1] in ("h", "k"):
+            return _sound("".join(words))
+        key = _sound(w)
+        if out and key and out[-1] == key[0]:
+            key = key[1:]
+        out += key
+        prev = w
+    return out
 
 
 @functools.lru_cache(maxsize=65536)
@@ -469,7 +587,7 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
         if given_first and not surname_first and words[0] in t.given_placeholders:
             return PLACEHOLDER, words[0]
-        hit = _person_phrase(t, words)
+        hit = _person_phrase(t, words) or _titled_character(t, words, tokens)
         if hit is not None:
             return hit
         if kind == _FULL and "," in value:  # "Mouse, Mickey"
@@ -514,22 +632,46 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
         if kind is not None and (placeholders or kind != PLACEHOLDER):
             return kind, key
     if len(words) >= 2:
-        for key in keys:
-            found = t.person_sounds.get(_sound(key))
+        for ws in (words, (words[0], words[-1]))[: len(keys)]:
+            found = t.person_sounds.get(_sound_words(ws))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
                 return found
+        if placeholders:  # a person's name, not a company's
+            for key in keys:
+                found = t.characters.get(key)
+                if found is None and _DOUBLED.search(key):
+                    found = t.characters.get(_undouble(key))
+                if found is not None:
+                    return found
         last = _skeleton(words[-1])
         if len(last) >= 4:  # the same given name, a surname of the same consonants: Al Kaholic, Oliver Closeoff
             found = t.surname_skeletons.get((_sound(words[0]), last))
             if found is not None:
                 return found
-        m = _MC_FACE.fullmatch(words[-1])
-        if m and words[0][:3] == m.group(1)[:3]:  # Testy McTestface, Boaty McBoatface
-            return PLACEHOLDER, words[-1]
+        if (placeholders and words[-1] not in t.common_surnames  # a pun read across the name: Hugh Jass
+                and _pun_word(words[0])[:_PUN_HEAD] in t.pun_heads):  # the given name may start one
+            phrase = t.puns.get(_pun_key(tuple(words)))
+            if phrase is not None:
+                return PRANK, phrase
+        if words[1][0] == "m":
+            rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (M-cBoatface)
+            m = _MC_FACE.fullmatch(rest)
+            if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
+                return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
     return None
 
 
-_MC_FACE: Final = re.compile(r"ma?c(\w{3,})face")
+def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Found | None:
+    """A character known by title and name (Mr. Peanutbutter, Dr. Eggman): the one word left once titles are
+    dropped, read with its title. The character lists hold no title with a real surname (Mr. Garrison)."""
+    if len(words) != 1 or len(raw) < 2:
+        return None
+    return t.characters.get(_undouble(_squash(raw)))
+
+
+# "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
+# given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
+_MC_FACE: Final = re.compile(r"ma?c([a-z]{3,}?)(face|erson|son|pants|butt|head)")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -542,6 +684,9 @@ def _check_person(first: str, middle: str, last: str) -> _Found | None:
         return None
     if words[0] in t.given_placeholders:  # "Mr Test", "Test Smith"
         return PLACEHOLDER, words[0]
+    titled = _titled_character(t, words, (*f, *m, *la))
+    if titled is not None:
+        return titled
     for w in words:  # a real name that is also a vulgar word, used as the word: "Fuk" + "You"
         if w in t.collisions and _insulting(t, tuple(words), w):
             return VULGAR, " ".join(words)

@@ -1,0 +1,150 @@
+"""Build `dqkit/engines/lead/wordlists/fictional_characters.txt` from faker-ruby's character lists, and
+`tv_characters.txt` from `data/wga_tv101_characters.txt` (characters of the WGA best-written series, ranks 1-77).
+
+Source: every list under a key with "character" in its name in the `en` locale of faker-ruby 2.21.0 (MIT), as
+packaged by Debian (`ruby-faker` 2.21.0-1): ~70 franchises of TV series, cartoons, films, books and games. The
+lists are taken whole, by category (every character list faker ships), never picked name by name.
+
+Kept: names of two or more words (a lone "Kramer" or "Penny" is not a whole name); quoted nicknames and
+parentheses dropped. Dropped, so real people pass: names whose given name and surname are both Census 1990
+names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong,
+Rosa Diaz), computed from the Census frequencies bundled by the `names` package, also over the spellings that
+are one with doubled letters made one (Benet = Bennett), as the matching reads them; names that written together are one
+Census name (Dee Dee = Deedee); and a title with a Census name (Mr. Garrison, Principal Skinner).
+
+Run: `apt-get download ruby-faker && dpkg-deb -x ruby-faker_*.deb /tmp/rf` then
+`.venv/bin/python tests/lead_rules/build_fiction_list.py /tmp/rf` (needs the dev extra `names` and PyYAML).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+import names
+import yaml
+
+OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "fictional_characters.txt"
+OUT_WGA = OUT.with_name("tv_characters.txt")
+WGA = Path(__file__).resolve().parent / "data" / "wga_tv101_characters.txt"
+MAX_BEARERS = 20.0  # expected US bearers of the pair above which a character name is also a real person's
+US_PEOPLE = 250e6  # 1990 population, the Census lists' own base
+TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "officer", "captain", "agent", "detective", "professor",
+          "principal", "coach", "uncle", "aunt", "grandpa", "grandma", "lieutenant", "sergeant", "general",
+          "colonel", "major", "reverend", "father", "sister", "brother", "judge", "mayor", "chief", "nurse"}
+
+
+HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "rev", "sir"}
+
+
+def _census() -> tuple[dict[str, float], dict[str, float]]:
+    folder = Path(names.__file__).resolve().parent
+
+    def load(file: str, scale: float) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for line in (folder / file).read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) >= 2:
+                out[parts[0].lower()] = out.get(parts[0].lower(), 0.0) + float(parts[1]) / 100 * scale
+        return out
+
+    first = load("dist.female.first", 0.5)
+    for k, v in load("dist.male.first", 0.5).items():
+        first[k] = first.get(k, 0.0) + v
+    return first, load("dist.all.last", 1.0)
+
+
+def _undouble(word: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def _by_undoubled(freq: dict[str, float]) -> dict[str, float]:
+    """Frequencies summed over the spellings that are one with doubled letters made one (Bennett, Benet)."""
+    out: dict[str, float] = {}
+    for name, f in freq.items():
+        out[_undouble(name)] = out.get(_undouble(name), 0.0) + f
+    return out
+
+
+def _words(name: str) -> list[str]:
+    name = re.sub(r"\"[^\"]*\"|\([^)]*\)", " ", name)
+    name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return re.findall(r"[a-z][a-z'.-]*", name)
+
+
+def _collect(root: Path) -> list[str]:
+    found: list[str] = []
+
+    def walk(node: object, key: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list) and "character" in key:
+            found.extend(x for x in node if isinstance(x, str))
+
+    for file in sorted(root.rglob("lib/locales/en/*.yml")):
+        walk(yaml.safe_load(file.read_text(encoding="utf-8").replace("\t", " ")), "")
+    return found
+
+
+def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, float]) -> tuple[list[str], int]:
+    """The whole names worth matching, and how many were dropped as real people's names."""
+    kept: set[str] = set()
+    dropped = 0
+    first_u, last_u = _by_undoubled(first_p), _by_undoubled(last_p)  # matching also reads Benet as Bennett
+    for raw in raw_names:
+        words = [w.strip("'.-") for w in _words(raw)]
+        words = [w for w in words if w]
+        while len(words) > 2 and words[0] in TITLES:
+            words = words[1:]
+        if len(words) < 2 or len(words) > 4:
+            continue
+        first, last = words[0], words[-1]
+        if len(words) == 2 and (first in TITLES or first in HONORIFICS) and (last in first_p or last in last_p):
+            dropped += 1  # Mr. Garrison, Principal Skinner: a title and a real surname
+            continue
+        if "".join(words) in first_p or "".join(words) in last_p:  # Dee Dee = Deedee, a real given name
+            dropped += 1
+            continue
+        if first_p.get(first, 0.0) * last_p.get(last, 0.0) * US_PEOPLE > MAX_BEARERS or (
+                first_u.get(_undouble(first), 0.0) * last_u.get(_undouble(last), 0.0) * US_PEOPLE > MAX_BEARERS):
+            dropped += 1
+            continue
+        kept.add(" ".join(words))
+    return sorted(kept), dropped
+
+
+FILTER_NOTE = (
+    "# Names that are also common real names (both parts Census 1990 names, more than {bearers:.0f} expected US\n"
+    "# bearers, or one Census name written together: {dropped} dropped) are left out. Built by\n"
+    "# tests/lead_rules/build_fiction_list.py. Matched on the whole name only, exactly or with doubled letters\n"
+    "# made one (Jon Snoww), never by sound (so long a list would catch real names that way).\n"
+)
+
+
+def main(root: Path) -> None:
+    first_p, last_p = _census()
+    names_, dropped = _kept(_collect(root), first_p, last_p)
+    header = (
+        "# Fictional characters of ~70 TV series, cartoons, films, books and games: every two-to-four-word\n"
+        "# character name of faker-ruby 2.21.0's `en` locale (MIT; Debian package ruby-faker 2.21.0-1), taken\n"
+        "# whole by category.\n" + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+    )
+    OUT.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT} ({dropped} common real-name pairs dropped)")
+    wga_lines = WGA.read_text(encoding="utf-8").splitlines()
+    raw = [n.strip() for ln in wga_lines if not ln.startswith("#") for n in ln.split(";") if n.strip()]
+    names_, dropped = _kept(raw, first_p, last_p)
+    header = (
+        "# Characters of the scripted series ranked 1-77 in the Writers Guild of America's \"101 Best Written TV\n"
+        "# Series\" (2013): see tests/lead_rules/data/wga_tv101_characters.txt for the series and the origin.\n"
+        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+    )
+    OUT_WGA.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT_WGA} ({dropped} common real-name pairs dropped)")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
