@@ -96,6 +96,26 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
+# The audit's columns in two tables that each fit the 1,100 px page (one table of 16 columns did not).
+_AUDIT_PARTS: tuple[tuple[str, ...], ...] = (
+    ("leads", "caller_faults", "config_faults", "service_faults", "assessed", "success_pct", "spoof_pct",
+     "negative_pct", "phone_ok_pct"),
+    ("assessed", "no_match_pct", "address_invalid_pct", "address_matched_pct", "street_unchecked_pct",
+     "caller_fault_pct", "config_fault_pct"),
+)
+
+
+def _audit_part(audit: pd.DataFrame, columns: Sequence[str]) -> str:
+    """One of the audit's tables: the source, then `columns` (those the audit has, and any new ones last)."""
+    shown = [c for c in columns if c in audit.columns]
+    if columns is _AUDIT_PARTS[-1]:
+        placed = {c for part in _AUDIT_PARTS for c in part}
+        shown += [str(c) for c in audit.columns if c != "source" and str(c) not in placed]
+    part = audit[["source", *shown]]
+    return _table(part, ("source",), points_columns=[c for c in shown if c.endswith("_pct")],
+                  headers={c: _audit_header(c) for c in shown}, titles=dict(AUDIT_COLUMNS), wide=True)
+
+
 def _audit_header(column: str) -> str:
     """`caller_fault_pct` -> `caller fault %`: words that wrap, so the audit's columns fit a 1,100 px page."""
     words = column.replace("_pct", " %").replace("_", " ")
@@ -166,9 +186,7 @@ def build_report(
         + f'<p class="note">Lead source column: <code>{html.escape(source_col or "none found")}</code>. Rates are '
         "taken over the assessed leads, leaving out caller, configuration and service faults, which are counted "
         "apart. Hover over a header for its definition.</p>"
-        + _table(audit, ("source",), points_columns=[c for c in audit.columns if str(c).endswith("_pct")],
-                 headers={str(c): _audit_header(str(c)) for c in audit.columns},
-                 titles=dict(AUDIT_COLUMNS), wide=True)
+        + "".join(_audit_part(audit, part) for part in _AUDIT_PARTS)
         + f'<ul class="note">{legend}</ul>'
     )
 

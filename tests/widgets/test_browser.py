@@ -131,7 +131,7 @@ NOTEBOOK_CELLS = [
 from dqkit.widgets import AddressAutocomplete
 pathlib.Path({pidfile!r}).write_text(str(os.getpid()))
 OUT = pathlib.Path({outfile!r})
-w = AddressAutocomplete()
+w = AddressAutocomplete("demo")  # the synthetic demo reference, asked for
 w.observe(lambda change: OUT.write_text(json.dumps(change["new"], sort_keys=True)), "value")
 w""",
     # Cell 1: read `.value` back in the kernel.
