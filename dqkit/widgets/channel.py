@@ -33,6 +33,7 @@ from dqkit.contract.address import (
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import DqkitError, InputError, ServiceError
 from dqkit.engines.address.openonly import DATASET_ID as OPEN_DATA_DATASET
+from dqkit.engines.address.openonly import mark_told
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ def reference_notice(backend: AddressBackend, country: str | None = None) -> str
     fake = [d for d in datasets if is_synthetic(d)]
     if not fake:
         if datasets and all(_dataset_id(d) == OPEN_DATA_DATASET for d in datasets):
+            mark_told()  # the banner says it: no NoReferenceWarning under it in the notebook
             return ("No street reference is installed: only ZIP, city and state are checked, and streets are "
                     "neither suggested nor checked. " + ADD_REFERENCE_HINT
                     + ', or try the synthetic demo: AddressAutocomplete("demo")')
