@@ -38,6 +38,7 @@ table.dq td.text, table.dq th.text { text-align: left; }
 table.dq th.text { white-space: nowrap; } table.dq td.text { overflow-wrap: anywhere; min-width: 4rem; }
 table.dq td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
 table.wide { width: 100%; } table.wide th { max-width: 6.5rem; }
+table.wide th, table.wide td { padding: 0.25rem 0.3rem; }
 div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555; font-size: 0.9rem; }
 @media print { body { max-width: none; margin: 0; } div.table { overflow: visible; }
                table.dq { font-size: 0.75rem; } .figure { break-inside: avoid; } }

@@ -242,10 +242,11 @@ class AddressAutocomplete(anywidget.AnyWidget):
 
     def _warm_up(self, search: bool) -> None:
         # Failures are not reported here: the first real keystroke reports any problem to the user.
+        # The banner first: it may tell the user that no reference is installed, before any search warns of it.
+        notice = reference_notice(self.backend, self.country)
         if search:
             with contextlib.suppress(Exception):
                 self.backend.search(SearchRequest.of("1", self.country, max_suggestions=1))
-        notice = reference_notice(self.backend, self.country)
         if not notice:
             return
         loop = self._init_loop

@@ -32,6 +32,8 @@ from dqkit.contract.address import (
 )
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import DqkitError, InputError, ServiceError
+from dqkit.engines.address.openonly import DATASET_ID as OPEN_DATA_DATASET
+from dqkit.engines.address.openonly import mark_told
 
 log = logging.getLogger(__name__)
 
@@ -107,17 +109,27 @@ def is_synthetic(dataset: object) -> bool:
     return any("synthetic" in v.lower() if isinstance(v, str) else is_synthetic(v) for v in d.values())
 
 
+def _dataset_id(dataset: object) -> str:
+    return str(getattr(dataset, "id", "") or (dataset.get("id", "") if isinstance(dataset, dict) else ""))
+
+
 def reference_notice(backend: AddressBackend, country: str | None = None) -> str:
-    """The banner text when the backend answers from a synthetic demo reference, else "" (also "" when the
-    backend cannot say: the banner is a warning, never a failure)."""
+    """The banner text when the backend answers from a synthetic demo reference, or from no street reference at
+    all (the open-data-only engine: an empty list with no word of why would leave a newcomer guessing), else ""
+    (also "" when the backend cannot say: the banner is a warning, never a failure)."""
     try:
         datasets = backend.datasets(country)
     except Exception:  # a backend without a datasets answer: nothing to warn about
         return ""
     fake = [d for d in datasets if is_synthetic(d)]
     if not fake:
+        if datasets and all(_dataset_id(d) == OPEN_DATA_DATASET for d in datasets):
+            mark_told()  # the banner says it: no NoReferenceWarning under it in the notebook
+            return ("No street reference is installed: only ZIP, city and state are checked, and streets are "
+                    "neither suggested nor checked. " + ADD_REFERENCE_HINT
+                    + ', or try the synthetic demo: AddressAutocomplete("demo")')
         return ""
-    ids = ", ".join(str(getattr(d, "id", "") or (d.get("id", "") if isinstance(d, dict) else "")) for d in fake)
+    ids = ", ".join(_dataset_id(d) for d in fake)
     return ("Demo reference: these addresses are synthetic, made up for trying dqkit out"
             + (f" (dataset {ids})" if ids.strip(", ") else "")
             + ". They are not real addresses and verify nothing. " + ADD_REFERENCE_HINT.replace("one", "a real one"))

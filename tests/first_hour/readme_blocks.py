@@ -7,6 +7,8 @@ A marker is an HTML comment on the line just above a fence (invisible on GitHub)
                                          the test runs a stand-in check instead, named after the reason
     <!-- first-hour: needs-server -->    run while the test's own `dqkit serve` (started from the README's serve
                                          block) is up
+    <!-- first-hour: needs-download (what) -->   run as written, after the test has put the file the reader is
+                                         told to download where the README says (a small file of the same format)
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
-MARK = re.compile(r"^<!--\s*first-hour:\s*(?P<what>skip|needs-server)\s*(?:\((?P<why>[^)]*)\))?\s*-->\s*$")
+MARK = re.compile(r"^<!--\s*first-hour:\s*(?P<what>skip|needs-server|needs-download)\s*"
+                  r"(?:\((?P<why>[^)]*)\))?\s*-->\s*$")
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,7 @@ class Block:
     lang: str  # "sh" or "python"
     code: str
     line: int  # 1-based line of the opening fence in README.md
-    marker: str = ""  # "", "skip" or "needs-server"
+    marker: str = ""  # "", "skip", "needs-server" or "needs-download"
     reason: str = ""
 
     @property

@@ -4,7 +4,10 @@ works.
 
 Blocks marked `<!-- first-hour: skip (...) -->` (a long-running server, JupyterLab, the whole test suite) get a
 stand-in check here; blocks marked `needs-server` run against the test's own `dqkit serve`, started in the
-background from the README's serve block (on a free port instead of 8080, which the machine may be using).
+background from the README's serve block (on a free port instead of 8080, which the machine may be using); blocks
+marked `needs-download` run as written once the test has put the file the reader is told to download where the
+README says (a small OpenAddresses county file of the same name and format, in the test's own home folder).
+Installed references go to a temporary DQKIT_REFERENCE_DIR, never the user's data directory.
 The copy is a git repository, so the test also checks that the first hour leaves `git status` clean.
 
 pip uses its usual cache (PIP_CACHE_DIR, else pip's default), so the set-up command installs from cached wheels.
@@ -12,6 +15,8 @@ pip uses its usual cache (PIP_CACHE_DIR, else pip's default), so the set-up comm
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import re
 import shutil
@@ -29,6 +34,15 @@ README = REPO / "README.md"
 SETUP = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/dqkit demo"
 TESTS = ".venv/bin/python -m pytest"
 README_PORT = "8080"
+DOWNLOAD = re.compile(r"~/Downloads/(?P<name>[\w.-]+\.geojson\.gz)")
+# A few points of Alameda County from OpenAddresses (number, street, city, postcode, lon, lat), written as the
+# GeoJSON-lines download the README names.
+ALAMEDA = (
+    ("1216", "SANTA CLARA AV", "ALAMEDA", "94501", -122.2637604, 37.7727802),
+    ("1543", "SANTA CLARA AV", "ALAMEDA", "94501", -122.2585955, 37.7729139),
+    ("1019", "SANTA CLARA AV", "ALAMEDA", "94501", -122.2676322, 37.7733653),
+    ("516", "CENTRE CT", "ALAMEDA", "94502", -122.2371548, 37.7468954),
+)
 
 
 def blocks() -> list[Block]:
@@ -94,7 +108,8 @@ def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DQKIT_", "VIRTUAL_ENV", "PYTEST_", "XDG_", "PYTHON"))}
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_DATA_HOME=str(home / ".local/share"),
-               XDG_CONFIG_HOME=str(home / ".config"), DQKIT_PROGRESS="0")
+               XDG_CONFIG_HOME=str(home / ".config"), DQKIT_PROGRESS="0",
+               DQKIT_REFERENCE_DIR=str(home / "dqkit-references"))
     if pip_cache:
         env["PIP_CACHE_DIR"] = pip_cache
     return env
@@ -117,6 +132,20 @@ def _run(block: Block, cwd: Path, env: dict[str, str], port: str, timeout: float
     assert proc.returncode == 0, said
     assert "Traceback" not in proc.stderr, said
     return proc.stdout
+
+
+def _download(block: Block, home: Path) -> None:
+    """Put the file the README tells the reader to download where it says: a small OpenAddresses county file."""
+    found = DOWNLOAD.search(block.code)
+    assert found, f"README line {block.line}: name the downloaded file as ~/Downloads/<name>.geojson.gz"
+    path = home / "Downloads" / found.group("name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        for number, street, city, postcode, lon, lat in ALAMEDA:
+            props = {"hash": "", "number": number, "street": street, "unit": "", "city": city, "district": "",
+                     "region": "", "postcode": postcode, "id": ""}
+            out.write(json.dumps({"type": "Feature", "properties": props,
+                                  "geometry": {"type": "Point", "coordinates": [lon, lat]}}) + "\n")
 
 
 def _serve(block: Block, cwd: Path, env: dict[str, str], port: str) -> subprocess.Popen[bytes]:
@@ -164,8 +193,6 @@ def _stand_in(block: Block, cwd: Path, env: dict[str, str]) -> None:
         proc = subprocess.run([str(venv / "jupyter"), "lab", "--version"], cwd=cwd, env=env, capture_output=True,
                               text=True, timeout=120)
         assert proc.returncode == 0 and re.match(r"\d+\.", proc.stdout), proc.stderr
-    elif first.startswith(".venv/bin/dqkit reference add"):
-        pass  # the command arrives with the reference work; the lead enables this block then
     elif first.startswith(".venv/bin/ruff"):
         pass  # the suite runs ruff and mypy itself
     else:
@@ -178,7 +205,8 @@ def test_the_readme_runs_as_written_in_a_fresh_checkout(tmp_path: Path) -> None:
     clone = tmp_path / "dqkit"
     clone.mkdir()
     _copy_repo(clone)
-    env = _env(tmp_path / "home")
+    home = tmp_path / "home"
+    env = _env(home)
     port = _free_port()
     server: subprocess.Popen[bytes] | None = None
     outputs: dict[int, str] = {}
@@ -188,6 +216,9 @@ def test_the_readme_runs_as_written_in_a_fresh_checkout(tmp_path: Path) -> None:
                 server = _serve(block, clone, env, port)
             elif block.marker == "skip":
                 _stand_in(block, clone, env)
+            elif block.marker == "needs-download":
+                _download(block, home)
+                outputs[block.line] = _run(block, clone, env, port, timeout=300)
             elif block.marker == "needs-server":
                 assert server is not None, f"README line {block.line}: the serve block must come before it"
                 outputs[block.line] = _run(block, clone, env, port, timeout=120)
@@ -203,6 +234,10 @@ def test_the_readme_runs_as_written_in_a_fresh_checkout(tmp_path: Path) -> None:
     said = "\n".join(outputs.values())
     assert "10,000 synthetic sample leads verified" in said  # the demo ran
     assert '"RESULT_CODE":"S100"' in said and '"suggestions"' in said  # the curl examples got answers
+    assert '"dataset":"us-demo-synthetic"' in said and '"components"' in said  # the demo server, and format's add-ons
+    # The reference the README adds is installed where DQKIT_REFERENCE_DIR says, and listed.
+    assert re.search(r"openaddresses-us-ca\s+openaddresses\s+US/CA\s+4\b", said), said[-3000:]
+    assert any((home / "dqkit-references").iterdir())
     assert (clone / "checked.csv").is_file() and (clone / "report.html").is_file()
     # Nothing of the first hour shows in `git status`: the venv, the demo's output, the examples' files.
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone,

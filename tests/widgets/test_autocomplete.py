@@ -225,6 +225,8 @@ def test_the_default_local_engine_announces_its_demo_reference() -> None:
     datasets = w.backend.datasets("USA")
     if any(getattr(d, "synthetic", False) for d in datasets):
         assert "synthetic" in w.notice
+    elif [d.id for d in datasets] == ["us-open-data"]:  # no reference installed: say so, and what to do
+        assert "No street reference is installed" in w.notice and "dqkit reference add" in w.notice
     else:
         assert w.notice == ""
 

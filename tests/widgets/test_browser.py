@@ -1,6 +1,6 @@
 """The address autocomplete in a real browser: JupyterLab + Debian's Chromium driven by Playwright.
 
-The test starts JupyterLab on 127.0.0.1 with a notebook that shows `AddressAutocomplete()` on the local engine
+The test starts JupyterLab on 127.0.0.1 with a notebook that shows `AddressAutocomplete("demo")` on the local engine
 (demo reference), runs it, types part of an address, sees suggestions, picks one with the keyboard, and checks in
 the kernel (an observer of `.value` writes it to a file; a second cell prints it) that `.value` holds the formatted
 address. It measures keystroke-to-suggestions-painted latency over a typed address (reported, not asserted), and

@@ -65,6 +65,13 @@ def warn_once() -> None:
     warnings.warn(HOW_TO_ADD, NoReferenceWarning, stacklevel=3)
 
 
+def mark_told() -> None:
+    """A surface that says it its own way (the widget's banner) has told the user: no warning on top of it."""
+    global _warned
+    with _warn_lock:
+        _warned = True
+
+
 class OpenOnlyEngine:
     """The AddressBackend method set over open data only: ZIP / city / state, never the street."""
 
