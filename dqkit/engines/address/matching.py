@@ -54,15 +54,38 @@ class WordHit:
     """How one word matched the streets of a dataset."""
 
     word: Word
-    levels: I8 | None  # None: no street at all
+    levels: I8 | None  # one byte per street; None: no street at all (or only `sparse` is known)
     exact: set[str] = field(default_factory=set)  # vocabulary words matched whole (forms and typos)
     prefix: str = ""  # the prefix matched, when the word is incomplete
     fuzzy: bool = False  # typo matching was used
     fuzzy_prefixes: set[str] = field(default_factory=set)  # prefixes matched with a typo (incomplete word)
+    # the selective path's form of `levels`: sorted local street ids and their levels (0 where the word misses);
+    # the streets outside it are known to be 0 only for the streets the AND was restricted to
+    sparse: tuple[npt.NDArray[np.int64], I8] | None = None
 
     @property
     def hit(self) -> bool:
-        return self.levels is not None
+        return self.levels is not None or self.sparse is not None
+
+    def level(self, i: int) -> int:
+        """This word's level on local street `i`."""
+        if self.levels is not None:
+            return int(self.levels[i])
+        if self.sparse is None:
+            return 0
+        ids, lv = self.sparse
+        j = int(np.searchsorted(ids, i))
+        return int(lv[j]) if j < len(ids) and ids[j] == i else 0
+
+    def levels_at(self, idx: npt.NDArray[np.int64]) -> I8:
+        """This word's levels on the sorted local streets `idx` (all inside `sparse` when that is used)."""
+        if self.levels is not None:
+            return self.levels[idx]
+        assert self.sparse is not None
+        ids, lv = self.sparse
+        if ids is idx:
+            return lv
+        return lv[np.searchsorted(ids, idx)]
 
 
 @dataclass(slots=True)
@@ -189,7 +212,7 @@ class Matcher:
         words = list(q.words)
         sparse = self._selective(words)
         if sparse is not None:
-            result = self._combine(sparse, [])
+            result = self._combine(sparse[0], [], domain=sparse[1])
             if result is not None:
                 return result
         hits = [self._word(w, fuzzy=False) for w in words]
@@ -213,11 +236,13 @@ class Matcher:
                 return result
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
 
-    def _selective(self, words: list[Word]) -> list[WordHit] | None:
+    def _selective(self, words: list[Word]) -> tuple[list[WordHit], npt.NDArray[np.int64]] | None:
         """The strict AND, evaluated the cheap way: the most selective word over all streets, every other word
         only on the streets that word left (through the forward index). None when that shortcut does not apply
         (a single word, a word needing typo matching, too many candidates, or a word matching none of them):
-        the caller then takes the general path, which gives the same answer for the cases handled here."""
+        the caller then takes the general path, which gives the same answer for the cases handled here.
+        Returns the hits (levels kept sparse, over the candidate streets only) and those candidates; nothing here
+        costs one byte per street of the dataset."""
         if len(words) < 2 or self.n < _SPARSE_MIN_STREETS:
             return None
         tk = self.tk
@@ -234,12 +259,12 @@ class Matcher:
         first = min(range(len(words)), key=lambda i: specs[i][3])
         if specs[first][3] * _SPARSE_RATIO > self.n:
             return None  # no word is selective enough for the detour to pay
-        h0 = self.match_word(words[first])
-        if h0.levels is None:
+        cand, lv0 = self._posting_levels(*specs[first][:3])
+        if len(cand) > _SPARSE_MAX:
             return None
-        cand = np.flatnonzero(h0.levels)
-        if len(cand) == 0 or len(cand) > _SPARSE_MAX:
-            return None
+        w0 = words[first]
+        h0 = WordHit(w0, None, {tk.words[j] for j in specs[first][0]}, "" if w0.complete else w0.text,
+                     sparse=(cand, lv0))
         g = cand + self.ds.street_lo
         fa, fb = self.ix.fw_ptr[g], self.ix.fw_ptr[g + 1]
         lens = fb - fa
@@ -263,22 +288,56 @@ class Matcher:
             per = np.maximum.reduceat(lvl, starts)
             if not per.any():
                 return None
-            dense = np.zeros(self.n, dtype=np.int8)
-            dense[cand] = per
-            out.append(WordHit(w, dense, {tk.vocab[j] for j in exact_ids}, "" if w.complete else w.text))
-        return out
+            out.append(WordHit(w, None, {tk.vocab[j] for j in exact_ids}, "" if w.complete else w.text,
+                               sparse=(cand, per)))
+        return out, cand
+
+    def _posting_levels(self, exact_ids: list[int], plo: int, phi: int) -> tuple[npt.NDArray[np.int64], I8]:
+        """The streets (sorted local ids) a word reaches, straight from its posting lists, with the word's best
+        level on each: what `match_word` marks in a full array, without the array."""
+        tk = self.tk
+        parts: list[npt.NDArray[np.int32]] = []
+        levels: list[int] = []
+        if phi > plo:
+            parts += [tk.pl[tk.pl_ptr[plo]:tk.pl_ptr[phi]], tk.ps[tk.ps_ptr[plo]:tk.ps_ptr[phi]]]
+            levels += [LEVEL_PREFIX_LOCALITY, LEVEL_PREFIX_STREET]
+        for i in exact_ids:
+            parts += [tk.pl[tk.pl_ptr[i]:tk.pl_ptr[i + 1]], tk.ps[tk.ps_ptr[i]:tk.ps_ptr[i + 1]]]
+            levels += [LEVEL_EXACT_LOCALITY, LEVEL_EXACT_STREET]
+        streets = np.concatenate(parts).astype(np.int64)
+        lv = np.repeat(np.array(levels, dtype=np.int64), [len(x) for x in parts])
+        key = streets * 8 + (7 - lv)  # sorted: by street, then best level first
+        key.sort()
+        first = np.ones(len(key), dtype=bool)
+        first[1:] = (key[1:] >> 3) != (key[:-1] >> 3)
+        key = key[first]
+        return (key >> 3) - self.ds.street_lo, (7 - (key & 7)).astype(np.int8)
 
     def _word(self, w: Word, *, fuzzy: bool) -> WordHit:
         return self.match_word(w, fuzzy=fuzzy)
 
     def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False,
-                 may_miss: int = 0) -> StreetMatch | None:
+                 may_miss: int = 0, domain: npt.NDArray[np.int64] | None = None) -> StreetMatch | None:
         """AND of the hits (up to `may_miss` of them may miss a street, at a cost each); words without any hit
-        at all are set aside. None when no street is left."""
+        at all are set aside. None when no street is left. `domain`: sorted local streets that hold every
+        answer (the selective path's candidates); the AND then looks at those streets only."""
         kept = [h for h in hits if h.hit]
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
+        if domain is not None and not may_miss:
+            at = [h.levels_at(domain) for h in kept]
+            ok = at[0] > 0
+            for a in at[1:]:
+                ok &= a > 0
+            idx = domain[ok]
+            if len(idx) == 0:
+                return None
+            sums = at[0][ok].astype(np.int32)
+            for a in at[1:]:
+                sums += a[ok]
+            misses = np.zeros(len(idx), dtype=np.int32)
+            return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
         levels = [h.levels for h in kept if h.levels is not None]
         if may_miss:
             acc = levels[0].astype(np.int16)
@@ -305,6 +364,10 @@ class Matcher:
             for lv in levels[1:]:
                 sums += lv[idx]
             misses = np.zeros(len(idx), dtype=np.int32)
+        return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
+
+    def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32],
+                kept: list[WordHit], dropped: list[Word], missing: list[Word], fuzzy: bool) -> StreetMatch:
         penalty = DROP_PENALTY * (len(dropped) + sum(1 for w in missing if not harmless(w)))
         scores = sums - penalty - DROP_PENALTY * misses
         all_words = len(kept) + len(dropped) + len(missing)

@@ -204,12 +204,12 @@ class Validator:
         street_words = set(tokens(s.text))
         city_words = set(tokens(s.city))
         for h in m.hits:
-            lv = int(h.levels[i]) if h.levels is not None else 0
+            lv = h.level(i)
             if lv == LEVEL_FUZZY_STREET:  # a typo in the street name
                 d.street_corrected = True
             if lv == LEVEL_FUZZY_LOCALITY and h.word.text not in street_words:  # a typo in the locality
                 d.city_name_corrected = True
-        missed_here = [h.word for h in m.hits if h.levels is not None and int(h.levels[i]) == 0]
+        missed_here = [h.word for h in m.hits if h.hit and h.level(i) == 0]
         for w in [*m.dropped, *missed_here]:
             t = w.text
             if _is_postcode_word(ds.iso2, t):
