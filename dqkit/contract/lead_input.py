@@ -24,6 +24,7 @@ from typing import Final
 import msgspec
 
 from dqkit.contract.lead import Attribute, LeadRequest, Phone
+from dqkit.contract.us_states import STATE_CODES
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
 _EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
@@ -31,22 +32,6 @@ _EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|ext
 _PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
 _ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
 
-# USPS codes of the states, DC and the territories by upper-case name (Publication 28, appendix B).
-STATE_CODES: Final[dict[str, str]] = {
-    "ALABAMA": "AL", "ALASKA": "AK", "ARIZONA": "AZ", "ARKANSAS": "AR", "CALIFORNIA": "CA", "COLORADO": "CO",
-    "CONNECTICUT": "CT", "DELAWARE": "DE", "DISTRICT OF COLUMBIA": "DC", "WASHINGTON DC": "DC",
-    "WASHINGTON D C": "DC", "FLORIDA": "FL", "GEORGIA": "GA", "HAWAII": "HI", "IDAHO": "ID", "ILLINOIS": "IL",
-    "INDIANA": "IN", "IOWA": "IA", "KANSAS": "KS", "KENTUCKY": "KY", "LOUISIANA": "LA", "MAINE": "ME",
-    "MARYLAND": "MD", "MASSACHUSETTS": "MA", "MICHIGAN": "MI", "MINNESOTA": "MN", "MISSISSIPPI": "MS",
-    "MISSOURI": "MO", "MONTANA": "MT", "NEBRASKA": "NE", "NEVADA": "NV", "NEW HAMPSHIRE": "NH",
-    "NEW JERSEY": "NJ", "NEW MEXICO": "NM", "NEW YORK": "NY", "NORTH CAROLINA": "NC", "NORTH DAKOTA": "ND",
-    "OHIO": "OH", "OKLAHOMA": "OK", "OREGON": "OR", "PENNSYLVANIA": "PA", "RHODE ISLAND": "RI",
-    "SOUTH CAROLINA": "SC", "SOUTH DAKOTA": "SD", "TENNESSEE": "TN", "TEXAS": "TX", "UTAH": "UT",
-    "VERMONT": "VT", "VIRGINIA": "VA", "WASHINGTON": "WA", "WEST VIRGINIA": "WV", "WISCONSIN": "WI",
-    "WYOMING": "WY", "PUERTO RICO": "PR", "GUAM": "GU", "VIRGIN ISLANDS": "VI", "US VIRGIN ISLANDS": "VI",
-    "AMERICAN SAMOA": "AS", "NORTHERN MARIANA ISLANDS": "MP", "ARMED FORCES AMERICAS": "AA",
-    "ARMED FORCES EUROPE": "AE", "ARMED FORCES PACIFIC": "AP",
-}
 _STATE_KEY: Final = re.compile(r"[^A-Z ]+")
 
 

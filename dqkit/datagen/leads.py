@@ -202,7 +202,7 @@ def _zip_pool() -> list[_Zip]:
 
 
 def _state_names() -> dict[str, str]:
-    from dqkit.contract.lead_input import STATE_CODES
+    from dqkit.contract.us_states import STATE_CODES
 
     out: dict[str, str] = {}
     for name, code in STATE_CODES.items():

@@ -52,7 +52,7 @@ def _s(text: str) -> str | None:
 def region_name(iso2: str, code: str) -> str:
     name = country(iso2).regions.get(code, "")
     if not name and iso2 == "US":
-        from dqkit.engines.usaddr.pub28 import STATES
+        from dqkit.contract.us_states import STATES
 
         name = STATES.get(code, "")
     return mixed_case(name) if name else ""

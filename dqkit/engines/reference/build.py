@@ -73,7 +73,7 @@ def locality_tokens(iso2: str, city: str, region: str, postcode: str) -> list[st
         out.append(region)
         name = country(iso2).regions.get(region, "")
         if iso2 == "US" and not name:
-            from dqkit.engines.usaddr.pub28 import STATES
+            from dqkit.contract.us_states import STATES
 
             name = STATES.get(region, "")
         out += tokens(name)

@@ -16,12 +16,12 @@ from typing import Final
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from dqkit.contract.us_states import STATES
 from dqkit.engines import zipdata
 from dqkit.engines.usaddr.pub28 import (
     DIRECTIONALS,
     EXTRA_SUFFIX_VARIANTS,
     STATE_NAMES,
-    STATES,
     SUFFIXES,
     UNITS,
     US_COUNTRY_NAMES,

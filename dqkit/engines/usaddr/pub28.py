@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
+from dqkit.contract.us_states import STATES
+
 _C1 = """
 ALY: ALLEY ALLEE ALLY ALY
 ANX: ANEX ANNEX ANNX ANX
@@ -272,22 +274,6 @@ SW: SOUTHWEST SW
 """
 
 # Appendix B: two-letter codes of the states, DC, territories, freely associated states and military "states".
-STATES: Final[Mapping[str, str]] = MappingProxyType({
-    "AL": "ALABAMA", "AK": "ALASKA", "AZ": "ARIZONA", "AR": "ARKANSAS", "CA": "CALIFORNIA", "CO": "COLORADO",
-    "CT": "CONNECTICUT", "DE": "DELAWARE", "DC": "DISTRICT OF COLUMBIA", "FL": "FLORIDA", "GA": "GEORGIA",
-    "HI": "HAWAII", "ID": "IDAHO", "IL": "ILLINOIS", "IN": "INDIANA", "IA": "IOWA", "KS": "KANSAS",
-    "KY": "KENTUCKY", "LA": "LOUISIANA", "ME": "MAINE", "MD": "MARYLAND", "MA": "MASSACHUSETTS",
-    "MI": "MICHIGAN", "MN": "MINNESOTA", "MS": "MISSISSIPPI", "MO": "MISSOURI", "MT": "MONTANA",
-    "NE": "NEBRASKA", "NV": "NEVADA", "NH": "NEW HAMPSHIRE", "NJ": "NEW JERSEY", "NM": "NEW MEXICO",
-    "NY": "NEW YORK", "NC": "NORTH CAROLINA", "ND": "NORTH DAKOTA", "OH": "OHIO", "OK": "OKLAHOMA",
-    "OR": "OREGON", "PA": "PENNSYLVANIA", "RI": "RHODE ISLAND", "SC": "SOUTH CAROLINA", "SD": "SOUTH DAKOTA",
-    "TN": "TENNESSEE", "TX": "TEXAS", "UT": "UTAH", "VT": "VERMONT", "VA": "VIRGINIA", "WA": "WASHINGTON",
-    "WV": "WEST VIRGINIA", "WI": "WISCONSIN", "WY": "WYOMING",
-    "AS": "AMERICAN SAMOA", "GU": "GUAM", "MP": "NORTHERN MARIANA ISLANDS", "PR": "PUERTO RICO",
-    "VI": "VIRGIN ISLANDS", "UM": "UNITED STATES MINOR OUTLYING ISLANDS",
-    "FM": "FEDERATED STATES OF MICRONESIA", "MH": "MARSHALL ISLANDS", "PW": "PALAU",
-    "AA": "ARMED FORCES AMERICAS", "AE": "ARMED FORCES EUROPE", "AP": "ARMED FORCES PACIFIC",
-})
 TERRITORIES: Final = frozenset({"AS", "GU", "MP", "PR", "VI", "UM", "FM", "MH", "PW"})
 MILITARY_STATES: Final = frozenset({"AA", "AE", "AP"})
 MILITARY_CITIES: Final = frozenset({"APO", "FPO", "DPO"})

@@ -1,0 +1,35 @@
+"""USPS codes and names of the states, DC, the territories and the military "states" (Publication 28, appendix B).
+
+A code table as data, in the contract layer: the US standardizer reads it, and so does the normalization of lead
+input (state names written out become codes), so one name means one state everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+STATES: Final[Mapping[str, str]] = MappingProxyType({
+    "AL": "ALABAMA", "AK": "ALASKA", "AZ": "ARIZONA", "AR": "ARKANSAS", "CA": "CALIFORNIA", "CO": "COLORADO",
+    "CT": "CONNECTICUT", "DE": "DELAWARE", "DC": "DISTRICT OF COLUMBIA", "FL": "FLORIDA", "GA": "GEORGIA",
+    "HI": "HAWAII", "ID": "IDAHO", "IL": "ILLINOIS", "IN": "INDIANA", "IA": "IOWA", "KS": "KANSAS",
+    "KY": "KENTUCKY", "LA": "LOUISIANA", "ME": "MAINE", "MD": "MARYLAND", "MA": "MASSACHUSETTS",
+    "MI": "MICHIGAN", "MN": "MINNESOTA", "MS": "MISSISSIPPI", "MO": "MISSOURI", "MT": "MONTANA",
+    "NE": "NEBRASKA", "NV": "NEVADA", "NH": "NEW HAMPSHIRE", "NJ": "NEW JERSEY", "NM": "NEW MEXICO",
+    "NY": "NEW YORK", "NC": "NORTH CAROLINA", "ND": "NORTH DAKOTA", "OH": "OHIO", "OK": "OKLAHOMA",
+    "OR": "OREGON", "PA": "PENNSYLVANIA", "RI": "RHODE ISLAND", "SC": "SOUTH CAROLINA", "SD": "SOUTH DAKOTA",
+    "TN": "TENNESSEE", "TX": "TEXAS", "UT": "UTAH", "VT": "VERMONT", "VA": "VIRGINIA", "WA": "WASHINGTON",
+    "WV": "WEST VIRGINIA", "WI": "WISCONSIN", "WY": "WYOMING",
+    "AS": "AMERICAN SAMOA", "GU": "GUAM", "MP": "NORTHERN MARIANA ISLANDS", "PR": "PUERTO RICO",
+    "VI": "VIRGIN ISLANDS", "UM": "UNITED STATES MINOR OUTLYING ISLANDS",
+    "FM": "FEDERATED STATES OF MICRONESIA", "MH": "MARSHALL ISLANDS", "PW": "PALAU",
+    "AA": "ARMED FORCES AMERICAS", "AE": "ARMED FORCES EUROPE", "AP": "ARMED FORCES PACIFIC",
+})
+
+# More ways people write a state name in a lead file (besides the names above and the codes).
+_NAME_VARIANTS: Final = {"WASHINGTON DC": "DC", "WASHINGTON D C": "DC", "US VIRGIN ISLANDS": "VI"}
+
+# Upper-case name (and the variants) -> code.
+STATE_CODES: Final[Mapping[str, str]] = MappingProxyType(
+    {**{name: code for code, name in STATES.items()}, **_NAME_VARIANTS})
