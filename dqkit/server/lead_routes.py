@@ -65,10 +65,25 @@ def negotiate(accept: str, default: ResponseFormat) -> ResponseFormat:
     return default
 
 
+def _unclosed_multipart(content_type: str, body: bytes) -> WireProblem | None:
+    """E300 for a multipart body without its closing delimiter: python-multipart reads a truncated body as a form
+    with no fields, which would otherwise be answered as a lead with no name (E600) instead of an unreadable one."""
+    boundary = next((p.split("=", 1)[1].strip().strip('"') for p in content_type.split(";")[1:]
+                     if p.strip().lower().startswith("boundary=")), "")
+    if not boundary:
+        return WireProblem("E300", "malformed multipart form data: the Content-Type names no boundary")
+    if b"--" + boundary.encode("latin-1", "replace") + b"--" not in body:
+        return WireProblem("E300", "malformed multipart form data: the body ends before its closing boundary")
+    return None
+
+
 async def _read_lead(request: Request) -> tuple[LeadRequest | WireProblem, ResponseFormat]:
     """The lead of a request and the response format its representation implies."""
     content_type = request.headers.get("content-type", "")
     if content_type.split(";", 1)[0].strip().lower() == "multipart/form-data":
+        problem = _unclosed_multipart(content_type, await request.body())
+        if problem is not None:
+            return problem, "json"
         try:
             async with request.form(max_files=0, max_fields=MAX_FORM_FIELDS) as form:
                 pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]

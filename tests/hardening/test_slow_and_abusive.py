@@ -137,12 +137,13 @@ def test_bad_requests_get_clean_4xx_without_tracebacks(hostile_server: ServedPro
         conn.close()
         assert 400 <= resp.status < 500, (path[:40], resp.status, data[:200])
         assert resp.getheader("content-type", "").startswith(("application/json", "application/xml")), path[:40]
-    # nested arrays in a lead field, a broken multipart body: never a 500 (what E-code they get is the lead
-    # decoder's part of issue 13)
-    for body, ctype in ((nested, "application/json"), (b"--b\r\nbroken", "multipart/form-data; boundary=b")):
+    # nested arrays in a lead field, a truncated multipart body: the request could not be read, E300 with 400
+    for body, ctype in ((nested, "application/json"), (b"--b\r\nbroken", "multipart/form-data; boundary=b"),
+                        (b"--b\r\nbroken", "multipart/form-data")):
         conn = http.client.HTTPConnection(hostile_server.host, hostile_server.port, timeout=30)
         conn.request("POST", "/search", body=body, headers={"Auth-Token": TOKEN, "Content-Type": ctype})
-        assert conn.getresponse().status < 500
+        resp = conn.getresponse()
+        assert resp.status == 400 and b'"E300"' in resp.read(), ctype
         conn.close()
     assert "Traceback" not in hostile_server.log_text()
 
