@@ -16,6 +16,7 @@ The HTTP status follows the RESULT_CODE (see `dqkit.server.status`).
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 import msgspec
@@ -38,6 +39,8 @@ ResponseFormat = Literal["json", "xml"]
 _JSON_TYPES = frozenset({"application/json", "text/json"})
 _XML_TYPES = frozenset({"application/xml", "text/xml"})
 
+
+log = logging.getLogger("dqkit.server")
 
 def negotiate(accept: str, default: ResponseFormat) -> ResponseFormat:
     """JSON or XML from an Accept header: the explicitly named one with the higher q wins; else `default`."""
@@ -106,11 +109,18 @@ def lead_endpoint(engines: ServerEngines) -> object:
             fmt = _default_format(request)
             msg = engines.lead_engine.error_message("E500", f"requests from {client} are not allowed")
             return _answer(msg, negotiate(request.headers.get("accept", ""), fmt))
-        lead, fmt = await _read_lead(request)
-        fmt = negotiate(request.headers.get("accept", ""), fmt)
-        if isinstance(lead, WireProblem):
-            return _answer(engines.lead_engine.reject(lead), fmt)
-        msg = await run_engine(engines.lead.verify_lead, lead)
+        fmt = negotiate(request.headers.get("accept", ""), _default_format(request))
+        try:
+            lead, read_fmt = await _read_lead(request)
+            fmt = negotiate(request.headers.get("accept", ""), read_fmt)
+            if isinstance(lead, WireProblem):
+                return _answer(engines.lead_engine.reject(lead), fmt)
+            msg = await run_engine(engines.lead.verify_lead, lead)
+        except RecursionError:
+            raise  # too deeply nested: the app's 400
+        except Exception:  # a fault of the server, not of the caller: the seed's E400 (500, which clients retry)
+            log.exception("dqkit serve: internal error on %s", request.url.path)
+            msg = engines.lead_engine.error_message("E400", "internal error: the lead was not processed; retry")
         return _answer(msg, fmt)
 
     return search

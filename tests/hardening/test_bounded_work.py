@@ -159,3 +159,26 @@ def test_a_timed_out_request_stops_its_engine_work() -> None:
         while not stopped and time.monotonic() < end:
             time.sleep(0.05)
         assert stopped and stopped[0] - answered < 2.0  # generous: the check runs every few microseconds
+
+
+def test_an_internal_failure_on_the_lead_path_is_the_seeds_e400() -> None:
+    """Fault injection: the lead backend raises; the caller gets an ELSGenericMessage E400 (HTTP 500, retried by
+    clients), never a bare error body or a dropped connection."""
+
+    def failing_loader(config: ServerConfig) -> Loaded:
+        loaded = load_local(config)
+
+        class Broken:
+            def verify_lead(self, lead: object) -> object:
+                raise RuntimeError("injected fault")
+
+        return Loaded(loaded.lead_engine, Broken(), loaded.address, loaded.dataset_ids)  # type: ignore[arg-type]
+
+    with _served(ServerConfig(), failing_loader) as port:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/search", body=b'{"FIRST_NAME": "Ann", "LAST_NAME": "Lee", "ZIP": "62701"}',
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        body = json.loads(resp.read())
+        conn.close()
+    assert resp.status == 500 and body["Message"]["RESULT_CODE"] == "E400"
