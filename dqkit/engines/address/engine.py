@@ -54,7 +54,7 @@ from dqkit.engines.address.search import (
 )
 from dqkit.engines.address.suggestions_format import format_suggestions
 from dqkit.engines.limits import check_search_text
-from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode
+from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode, required_iso2
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
 
 FORMAT_PATH: Final = "address/format/v1/"
@@ -392,12 +392,7 @@ class AddressEngine:
             raise NotFoundError("unknown address key: its dataset is not in this index") from None
 
     def _dataset(self, country_iso: str, datasets: Sequence[str]) -> DatasetInfo:
-        if not country_iso or not country_iso.strip():
-            raise BadRequestError("country_iso is required (for example \"USA\")")
-        iso2 = iso2_of(country_iso)
-        if not iso2:
-            raise BadRequestError(f"unknown country_iso {country_iso!r}; use a three-letter code such as USA, CAN "
-                                  f"or GBR")
+        iso2 = required_iso2(country_iso)
         held = [d for d in self.index.datasets if d.iso2 == iso2]
         for name in datasets:
             d = self.index.dataset(name)

@@ -39,7 +39,7 @@ from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address.provenance import HOW_TO_ADD, ReferenceInfo, open_only_info
 from dqkit.engines.address.suggestions_format import format_suggestions
 from dqkit.engines.limits import check_search_text
-from dqkit.engines.reference.countries import country, iso2_of
+from dqkit.engines.reference.countries import country, required_iso2
 
 DATASET_ID: Final = "us-open-data"
 PROMPT: Final = ("No address reference is installed: streets cannot be suggested or checked "
@@ -83,15 +83,6 @@ class OpenOnlyEngine:
     def name(self) -> str:
         return "open-data-only"
 
-    def _iso2(self, country_iso: str) -> str:
-        if not country_iso or not country_iso.strip():
-            raise BadRequestError("country_iso is required (for example \"USA\")")
-        iso2 = iso2_of(country_iso)
-        if not iso2:
-            raise BadRequestError(f"unknown country_iso {country_iso!r}; use a three-letter code such as USA, CAN "
-                                  f"or GBR")
-        return iso2
-
     def _check_datasets(self, datasets: list[str]) -> None:
         for name in datasets:
             if name.strip().lower() != DATASET_ID:
@@ -103,7 +94,7 @@ class OpenOnlyEngine:
             warn_once()
 
     def datasets(self, country_iso: str | None = None) -> list[Dataset]:
-        if country_iso and self._iso2(country_iso) != "US":
+        if country_iso and required_iso2(country_iso) != "US":
             return []
         return [Dataset(id=DATASET_ID, name="United States: ZIP / city / state only (no street reference "
                                             "installed; streets not checked)", country_iso="USA")]
@@ -111,7 +102,7 @@ class OpenOnlyEngine:
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         """ZIP / city / state only (`add` is accepted: with no street there are no components to add)."""
         check_search_text(request.text)
-        iso2 = self._iso2(request.country_iso)
+        iso2 = required_iso2(request.country_iso)
         self._check_datasets(request.datasets)
         self._tell()
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
@@ -144,13 +135,13 @@ class OpenOnlyEngine:
 
     def search(self, request: SearchRequest) -> SearchResponse:
         check_search_text(request.text)
-        self._iso2(request.country_iso)
+        required_iso2(request.country_iso)
         self._check_datasets(request.datasets)
         self._tell()
         return SearchResponse(_nothing())
 
     def lookup(self, request: LookupRequest) -> LookupResponse:
-        self._iso2(request.country_iso)
+        required_iso2(request.country_iso)
         self._tell()
         return LookupResponse.of(_nothing(), "")
 

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Final
 
 from dqkit.contract.address import ISO2_BY_ISO3, ISO3_BY_ISO2
+from dqkit.contract.errors import BadRequestError
 
 
 @cache
@@ -70,6 +71,17 @@ def iso2_of(country_iso: str) -> str:
     if len(c) == 3:
         return ISO2_BY_ISO3.get(c, "")
     return c if len(c) == 2 and c in known_countries() else ""
+
+
+def required_iso2(country_iso: str) -> str:
+    """`iso2_of` for a request, where the country is required: a clear 400 when it is missing or unknown."""
+    if not country_iso or not country_iso.strip():
+        raise BadRequestError("country_iso is required (for example \"USA\")")
+    iso2 = iso2_of(country_iso)
+    if not iso2:
+        raise BadRequestError(f"unknown country_iso {country_iso!r}; use a three-letter code such as USA, CAN "
+                              f"or GBR")
+    return iso2
 
 
 def iso3_of(iso2: str) -> str:

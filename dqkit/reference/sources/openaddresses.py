@@ -88,12 +88,7 @@ def _file_parts(path: Path, country: str | None, region: str | None) -> list[Par
 
     def records(progress: Progress) -> Iterator[Record]:
         with open(path, "rb") as raw:
-            counting = CountingReader(raw)
-            buffered = io.BufferedReader(counting)
-            binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" \
-                else buffered
-            yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
-                                lambda: counting.count)
+            yield from _raw_records(raw, name, where, progress)
 
     return [Part(name, where.iso2, where.region, st.st_size, st.st_mtime, records, source_date=_day(st.st_mtime))]
 
@@ -119,6 +114,16 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
     return out
 
 
+def _raw_records(raw: Any, name: str, where: SourceFile, progress: Progress) -> Iterator[Record]:
+    """The records of one open binary stream (a file or a zip member), gzip or not, counting the bytes read so
+    progress can show an ETA."""
+    counting = CountingReader(raw)
+    buffered = io.BufferedReader(counting)
+    binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" else buffered
+    yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
+                        lambda: counting.count)
+
+
 def _one_format_each(members: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
     """One member per source: a bundle that holds a source as both CSV and GeoJSON would count it twice."""
     chosen: dict[str, zipfile.ZipInfo] = {}
@@ -132,12 +137,7 @@ def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type
     def records(progress: Progress) -> Iterator[Record]:
         try:
             with zipfile.ZipFile(path) as zf, zf.open(member) as raw:
-                counting = CountingReader(raw)
-                buffered = io.BufferedReader(counting)
-                binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" \
-                    else buffered
-                yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
-                                    lambda: counting.count)
+                yield from _raw_records(raw, name, where, progress)
         except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
             raise InputError(f"{name}: damaged zip member ({exc}); download the bundle again") from None
 
