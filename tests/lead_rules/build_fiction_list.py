@@ -28,6 +28,8 @@ import yaml
 
 OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "fictional_characters.txt"
 OUT_WGA = OUT.with_name("tv_characters.txt")
+OUT_FUNNY = OUT.with_name("funny_names.txt")
+OUT_PEOPLE = OUT.with_name("famous_people.txt")
 WGA = Path(__file__).resolve().parent / "data" / "wga_tv101_characters.txt"
 MAX_BEARERS = 20.0  # expected US bearers of the pair above which a character name is also a real person's
 US_PEOPLE = 250e6  # 1990 population, the Census lists' own base
@@ -74,15 +76,21 @@ def _words(name: str) -> list[str]:
     return re.findall(r"[a-z][a-z'.-]*", name)
 
 
-def _collect(root: Path) -> list[str]:
+# faker-ruby keys whose lists hold real, famous people (actors of a show, players and coaches, musicians of a
+# band, hip-hop artists, scientists, bossa nova artists), taken whole like the character lists.
+PEOPLE_KEYS = ("actors", "players", "player", "coaches", "coach", "musicians", "artist", "artists", "scientist")
+
+
+def _collect(root: Path, wanted: tuple[str, ...] | None = None) -> list[str]:
+    """Every string of the `en` lists under a key with "character" in its name, or under one of `wanted`."""
     found: list[str] = []
 
     def walk(node: object, key: str) -> None:
         if isinstance(node, dict):
             for k, v in node.items():
                 walk(v, str(k))
-        elif isinstance(node, list) and "character" in key:
-            found.extend(x for x in node if isinstance(x, str))
+        elif isinstance(node, list) and (key in wanted if wanted else "character" in key):
+            found.extend(x for x in node if isinstance(x, str) and "#{" not in x)
 
     for file in sorted(root.rglob("lib/locales/en/*.yml")):
         walk(yaml.safe_load(file.read_text(encoding="utf-8").replace("\t", " ")), "")
@@ -99,8 +107,8 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
         words = [w for w in words if w]
         while len(words) > 2 and words[0] in TITLES:
             words = words[1:]
-        if len(words) < 2 or len(words) > 4:
-            continue
+        if len(words) < 2 or len(words) > 4 or sum(len(w) > 1 for w in words) < 2:
+            continue  # one word, or an initial and one word (A. Long): too little to call a name a joke
         first, last = words[0], words[-1]
         if len(words) == 2 and (first in TITLES or first in HONORIFICS) and (last in first_p or last in last_p):
             dropped += 1  # Mr. Garrison, Principal Skinner: a title and a real surname
@@ -144,6 +152,27 @@ def main(root: Path) -> None:
     )
     OUT_WGA.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
     print(f"{len(names_)} names written to {OUT_WGA} ({dropped} common real-name pairs dropped)")
+    funny_file = next(root.rglob("lib/locales/en/funny_name.yml"))
+    funny: list[str] = yaml.safe_load(funny_file.read_text(encoding="utf-8"))["en"]["faker"]["funny_name"]["name"]
+    funny += [" ".join((ws[0], ws[-1])) for ws in map(str.split, funny) if len(ws) == 3 and len(ws[1].strip(".")) == 1]
+    names_, dropped = _kept(funny, first_p, last_p)
+    header = (
+        "# Pun and prank names (\"a name that reads as a joke\"): faker-ruby 2.21.0's `funny_name` list (MIT; Debian\n"
+        "# package ruby-faker 2.21.0-1), taken whole, plus each name with its middle initial left out.\n"
+        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+    )
+    OUT_FUNNY.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT_FUNNY} ({dropped} common real-name pairs dropped)")
+    names_, dropped = _kept(_collect(root, PEOPLE_KEYS), first_p, last_p)
+    header = (
+        "# Famous real people typed into lead forms as a joke: every list of real people in faker-ruby 2.21.0's `en`\n"
+        f"# locale (keys {', '.join(PEOPLE_KEYS)}: actors of a show, players and coaches, musicians of a band,\n"
+        "# hip-hop artists, scientists; MIT; Debian package ruby-faker 2.21.0-1), taken whole. A real person who\n"
+        "# shares such a name gets E100's soft failure (CATEGORY SPOOF), like celebrity_names.txt.\n"
+        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+    )
+    OUT_PEOPLE.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {OUT_PEOPLE} ({dropped} common real-name pairs dropped)")
 
 
 if __name__ == "__main__":

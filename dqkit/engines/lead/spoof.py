@@ -298,10 +298,11 @@ class _Tables:
     collisions: frozenset[str]  # real given names / surnames of other cultures that are English vulgar words
     person_sounds: dict[str, tuple[str, str]]  # sound key of a whole-name phrase -> (kind, phrase key)
     surname_skeletons: dict[tuple[str, str], tuple[str, str]]  # (given sound, surname consonants) -> found
-    characters: dict[str, tuple[str, str]]  # de-doubled whole name of the long character list -> found
+    characters: dict[str, tuple[str, str]]  # whole name of the long lists (characters, funny names, famous people)
     puns: dict[str, str]  # pun key of a prank phrase ("huge ass") -> the phrase
     pun_heads: frozenset[str]  # every start (up to _PUN_HEAD letters) of a pun key: a cheap first test
     common_surnames: frozenset[str]  # surnames a pun reading never overrides
+    word_sounds: dict[str, str]  # sound key of a common English word -> the word (english_words.txt)
 
 
 @functools.cache
@@ -326,10 +327,12 @@ def _tables() -> _Tables:
             person[_phrase_key(phrase)] = kind
             person_words[_tokens(phrase)[0]] = kind
     characters: dict[str, tuple[str, str]] = {}
-    for phrase in (*_lines("fictional_characters.txt"), *_lines("tv_characters.txt")):  # see their headers
-        key = _phrase_key(phrase)
-        if key not in person:
-            characters[_undouble(key)] = characters[key] = (FICTIONAL, key)
+    for file, kind in (("fictional_characters.txt", FICTIONAL), ("tv_characters.txt", FICTIONAL),
+                       ("funny_names.txt", PRANK), ("famous_people.txt", CELEBRITY)):  # see their headers
+        for phrase in _lines(file):
+            key = _phrase_key(phrase)
+            if key not in person and key not in characters:
+                characters[_undouble(key)] = characters[key] = (kind, key)
     business = {_business_key(list(_tokens(p)[0])): PLACEHOLDER for p in _lines("fictional_companies.txt")}
     cities: set[str] = set()
     streets: set[str] = set()
@@ -374,6 +377,7 @@ def _tables() -> _Tables:
         puns=puns,
         pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
         common_surnames=frozenset(_lines("common_surnames.txt")),
+        word_sounds={_sound(w): w for w in reversed(_lines("english_words.txt"))},
     )
 
 
@@ -653,12 +657,28 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             phrase = t.puns.get(_pun_key(tuple(words)))
             if phrase is not None:
                 return PRANK, phrase
+        if placeholders and words[-1] not in t.common_surnames:
+            word = _word_reading(t, words)
+            if word is not None:
+                return PRANK, word
         if words[1][0] == "m":
             rest = _squash(words[1:])  # the surname with any hyphen or dot inside undone (M-cBoatface)
             m = _MC_FACE.fullmatch(rest)
             if m and (m.group(2) == "face" or words[0][:3] == m.group(1)[:3]):
                 return PLACEHOLDER, rest  # Boaty McBoatface and its follow-ups, Testy McTesterson
     return None
+
+
+def _word_reading(t: _Tables, words: list[str]) -> str | None:
+    """The common English word a whole name reads as when written together ("Dan Druff" = dandruff, "Al
+    Koholic" = alcoholic), by sound with the vowels kept: a one-vowel slack read Fred Dam as freedom."""
+    if len(words[0]) < 2 or len(words[-1]) < 3 or not all(w.isalpha() for w in words):
+        return None
+    sound = _sound_words(words)
+    word = t.word_sounds.get(sound)
+    if word is None or sound in (_sound(words[0]), _sound(words[-1])):
+        return None
+    return word
 
 
 def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Found | None:
