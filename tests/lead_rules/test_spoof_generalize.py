@@ -5,8 +5,11 @@
 - Pun readings: the whole name read aloud as a phrase of `pun_templates.txt`'s grammar or a vulgar word
   ("Seymour Nipples" = "see more nipples"), never for a surname of `common_surnames.txt`.
 - The "Xy McXface" pattern; characters known by a title and a made-up word (Mr. Peanutbutter).
-- The bundled character lists (faker-ruby's, the WGA best-written series'), which leave out names that more
-  than 20 people in the US bear.
+- The bundled character lists (faker-ruby's, the WGA best-written series', WordNet's), faker-ruby's funny
+  names and its real famous people, WordNet's famous people: all leave out names that more than 20 people in
+  the US bear, and names whose two parts are names of one culture in faker's person lists.
+- A whole name read as one common English word ("Dan Druff" = dandruff), never a word some real given name +
+  surname reads as.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ def _hit(first: str = "", last: str = "", full: str = "") -> spoof.SpoofHit | No
     ("Basil", "Fawlty", spoof.FICTIONAL),
     ("Naruto", "Uzumaki", spoof.FICTIONAL),
     ("Marty", "McFlyy", spoof.FICTIONAL),  # a doubled letter
+    ("Dan", "Druff", spoof.PRANK),  # read as one English word (english_words.txt)
+    ("Hal", "Itosis", spoof.PRANK),
+    ("Anita", "Bath", spoof.PRANK),  # funny_names.txt
+    ("Giannis", "Antetokounmpo", spoof.CELEBRITY),  # famous_people.txt
+    ("Winston", "Churchill", spoof.CELEBRITY),  # wordnet_people.txt
+    ("Walter", "Mitty", spoof.FICTIONAL),  # wordnet_characters.txt
 ])
 def test_generalizing_rules_catch(first: str, last: str, kind: str) -> None:
     hit = _hit(first, last)
@@ -49,6 +58,13 @@ def test_generalizing_rules_catch(first: str, last: str, kind: str) -> None:
     ("Mack", "McMahon"), ("Mr.", "Garrison"), ("Dr", "Long"), ("Sam", "Malone"), ("Mike", "Ross"),
     ("Amy", "Wong"), ("Ashley", "Kerr"), ("Harry", "Knotts"), ("Hugh", "Sykes"), ("Irene", "Mann"),
     ("Kay", "Chen"), ("Mei", "Johansson"), ("Maria", "Dary"), ("Deedee", "Garcia"),
+    # no English word is read from a real given name + surname (Census or faker's cultures)
+    ("Maria", "Chi"), ("Fred", "Dam"), ("Ana", "Toma"), ("Louis", "Vallee"), ("Gian-Luca", "Weber"),
+    # ordinary names of other cultures, though a famous person bears them; an initial is no given name
+    ("Muhammad", "Ali"), ("Vaclav", "Havel"), ("A", "Long"), ("Theresa", "Brown"), ("Wen-Chang", "Okafor"),
+    # letters no decomposition brings to ASCII are read, not dropped (Bjørn was "bjrn", keyboard mash)
+    ("Bjørn", "Haugland"), ("Berit", "Strøm"), ("Hakim", "Məmmədzadə"), ("Sərvər", "Hacıbəyli"),
+    ("Nil", "Vargas"),  # a Catalan and Turkish given name, not a placeholder
 ])
 def test_real_names_pass_the_generalizing_rules(first: str, last: str) -> None:
     assert _hit(first, last) is None
@@ -68,7 +84,8 @@ def test_character_lists_hold_no_common_real_name(census: dict[str, list[tuple[s
     first = {n.lower(): w / 200 for n, w in census["first"]}  # two lists of percent: share of all people
     last = {n.lower(): w / 100 for n, w in census["last"]}
     worst = []
-    for file in ("fictional_characters.txt", "tv_characters.txt"):
+    for file in ("fictional_characters.txt", "tv_characters.txt", "funny_names.txt", "famous_people.txt",
+                 "wordnet_people.txt", "wordnet_characters.txt"):
         for name in spoof._lines(file):
             words = name.split()
             bearers = first.get(words[0], 0.0) * last.get(words[-1], 0.0) * 250e6

@@ -70,8 +70,10 @@ def test_held_out_sources(capsys: pytest.CaptureFixture[str]) -> None:
               f"{sum(held)}/{len(held)} ({sum(held) / len(held):.1%}); obfuscated {sum(obf)}/{len(obf)} "
               f"({sum(obf) / len(obf):.1%})")
     assert sum(tune) == len(tune)
-    assert sum(held) / len(held) >= 0.81  # measured 81.2% (68.8% before the bundled character lists)
-    assert sum(obf) / len(obf) >= 0.89  # measured 90.0% (72.2% before look-alike letters were read as Latin)
+    # Measured 81.2% (68.8% before the bundled character lists); 79.2% once the lists dropped names that are
+    # ordinary names of one of faker's cultures (Muhammad Ali), a precision change: see README.md.
+    assert sum(held) / len(held) >= 0.79
+    assert sum(obf) / len(obf) >= 0.89  # measured 90.0% (72.2% before look-alike letters were read as Latin); 89.4%
 
 
 @pytest.mark.parametrize("name", ["Seymour Butz", "Hugh Rection", "Testy McTestface", "Walter White"])
@@ -134,5 +136,6 @@ def test_fresh_obfuscation_family(capsys: pytest.CaptureFixture[str]) -> None:
         print(f"\nfresh obfuscation family: {sum(hits)}/{len(hits)} ({sum(hits) / len(hits):.1%}); of the spoofs "
               f"caught plain: {kept}/{sum(plain)} ({kept / sum(plain):.1%})")
     assert len(cases) >= 500
-    assert sum(hits) / len(hits) >= 0.89  # measured 89.3% the first time, before any change made for it
+    # measured 89.3% the first time, before any change made for it; 88.2% after the faker-culture filter
+    assert sum(hits) / len(hits) >= 0.88
     assert kept / sum(plain) >= 0.98

@@ -84,6 +84,8 @@ def test_heldout2_recall(capsys: pytest.CaptureFixture[str]) -> None:
         print("\n".join(_line(s, by_source[s]) for s in sorted(by_source)))
     # Baseline measured once on commit da2a68c (detector unchanged since), before any change made for this set:
     # 72/438 = 16.4% overall, 15.9% mean over kinds (celebrity 16.9%, fictional 17.5%, placeholder 24.6%,
-    # prank 4.7%). The floors are that baseline rounded down: a change may only raise them.
-    assert overall >= 0.16
-    assert kind_mean >= 0.15
+    # prank 4.7%). After the detector's changes made without looking at this set (a name read as one English
+    # word; faker-ruby's funny names and real people; WordNet's people and characters; the faker-culture filter):
+    # 98/438 = 22.4%, 19.9% mean over kinds. The floors are that figure rounded down.
+    assert overall >= 0.22
+    assert kind_mean >= 0.19

@@ -165,7 +165,13 @@ def _fold(text: str) -> str:
     if all(c.isascii() or c in _CONFUSABLE_KEYS or not c.isalpha() or "LATIN" in unicodedata.name(c, "")
            for c in s):
         s = s.translate(_CONFUSABLES)
-    return unicodedata.normalize("NFKD", s.lower()).encode("ascii", "ignore").decode()
+    return unicodedata.normalize("NFKD", s.lower().translate(_LATIN_LETTERS)).encode("ascii", "ignore").decode()
+
+
+# Latin letters that no decomposition brings to ASCII: without these Bjørn read "bjrn" (keyboard mash) and
+# Məmmədzadə "mmmdzad" (a letter three times).
+_LATIN_LETTERS: Final = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ə": "e", "ł": "l", "đ": "d",
+                                       "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŋ": "ng", "ŧ": "t", "ĸ": "k"})
 
 
 def _deleet(token: str) -> list[str]:
@@ -328,7 +334,8 @@ def _tables() -> _Tables:
             person_words[_tokens(phrase)[0]] = kind
     characters: dict[str, tuple[str, str]] = {}
     for file, kind in (("fictional_characters.txt", FICTIONAL), ("tv_characters.txt", FICTIONAL),
-                       ("funny_names.txt", PRANK), ("famous_people.txt", CELEBRITY)):  # see their headers
+                       ("funny_names.txt", PRANK), ("famous_people.txt", CELEBRITY),
+                       ("wordnet_people.txt", CELEBRITY), ("wordnet_characters.txt", FICTIONAL)):  # see headers
         for phrase in _lines(file):
             key = _phrase_key(phrase)
             if key not in person and key not in characters:
@@ -591,7 +598,7 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
         if given_first and not surname_first and words[0] in t.given_placeholders:
             return PLACEHOLDER, words[0]
-        hit = _person_phrase(t, words) or _titled_character(t, words, tokens)
+        hit = _person_phrase(t, words, lists=kind == _FULL) or _titled_character(t, words, tokens)
         if hit is not None:
             return hit
         if kind == _FULL and "," in value:  # "Mouse, Mickey"
@@ -624,10 +631,11 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
     return None
 
 
-def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -> _Found | None:
+def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True, lists: bool = True) -> _Found | None:
     """Whole-name matches: all words, and first + last word (a middle name or initial in between); then the
     same by sound (Seymour Butz = Seymour Butts, Hugh Rection = Hugh G Rection); then the "Testy McTestface"
-    pattern. (A one-edit sound match was tried and dropped: it read Michael Dixon as Michael Jackson.)"""
+    pattern. (A one-edit sound match was tried and dropped: it read Michael Dixon as Michael Jackson.) The long
+    lists are read only with `lists`: for a whole name, not for one name field alone."""
     keys = [_squash(words)]
     if len(words) > 2:
         keys.append(words[0] + words[-1])
@@ -640,7 +648,7 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             found = t.person_sounds.get(_sound_words(ws))
             if found is not None and (placeholders or found[0] != PLACEHOLDER):
                 return found
-        if placeholders:  # a person's name, not a company's
+        if placeholders and lists:  # a whole person's name (a double given name, Wen-Chang, is no whole name)
             for key in keys:
                 found = t.characters.get(key)
                 if found is None and _DOUBLED.search(key):
@@ -657,7 +665,7 @@ def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True) -
             phrase = t.puns.get(_pun_key(tuple(words)))
             if phrase is not None:
                 return PRANK, phrase
-        if placeholders and words[-1] not in t.common_surnames:
+        if placeholders and lists and words[-1] not in t.common_surnames:
             word = _word_reading(t, words)
             if word is not None:
                 return PRANK, word
