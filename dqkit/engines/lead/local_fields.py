@@ -51,9 +51,10 @@ def reference_covers(points: PointSource | None, zip5: str) -> bool:
 
 
 def street_not_in_zip(std: Standardized, points: PointSource | None) -> bool:
-    """The reference holds the ZIP and the lead's street is not in it."""
+    """The reference was searched for the lead's street (it holds the ZIP, or the ZIPs of the city the
+    standardizer tried: ADDRESS_CODE -99) and does not hold it there."""
     return (std.match == MatchLevel.LAST_LINE and bool(std.street.name) and "57" not in std.codes
-            and reference_covers(points, std.address.zip))
+            and points is not None and (std.address.address_code == "-99" or reference_covers(points, std.address.zip)))
 
 
 def address_verification(lead: LeadRequest, std: Standardized | None, name: NameParser,

@@ -36,7 +36,7 @@ def standardize_supported(inp: AddressInput, points: PointSource) -> Standardize
     std = standardize(inp, points=points)
     if std.match not in _FROM_REFERENCE or not std.street.name or supported(inp, std, points):
         return std
-    return not_found(inp, std, points)
+    return not_found(inp, std)
 
 
 def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool:
@@ -77,14 +77,10 @@ def _unit_key(unit: str) -> str:
     return "".join(c for c in unit.upper() if c.isalnum()).lstrip("0")
 
 
-def not_found(inp: AddressInput, std: Standardized, points: PointSource) -> Standardized:
-    """The standardizer's answer for a street the reference does not hold: the typed address standardized
-    without the reference, marked not valid and ADDRESS_CODE -99 when the reference covers its ZIP (else left
-    as "not checked": the reference holds nothing for that ZIP)."""
+def not_found(inp: AddressInput, std: Standardized) -> Standardized:
+    """The standardizer's own answer for a street the reference does not hold in the ZIPs it searched (rule 4 of
+    `Standardized.valid`): the typed address standardized without the reference, not valid, ADDRESS_CODE -99."""
     plain = standardize(inp)
-    zip5 = plain.address.zip
-    if not (zip5 and points.street_names(zip5)):
-        return plain
     note = f"the reference's street {std.street.street} in {std.address.zip} is not the typed street"
     return dataclasses.replace(plain, valid=False, match=MatchLevel.LAST_LINE,
                                address=msgspec.structs.replace(plain.address, address_code="-99"),
