@@ -22,6 +22,8 @@ The truth T of a query is (street, house number, ZIP): the row's street as the r
 Peer, same queries and reference, same run: the address engine's `validate` (through the precision layer of
 `dqkit/engines/address/evidence.py`), judged by `bench_precision.judge`: its confident wrong answers (Verified
 match or Interaction required with another street, number or ZIP than T) and its right answers.
+"us/q": mean microseconds per query in `LeadEngine.verify` (the whole lead) and in `validate` (noisy on a shared
+machine; one pass, no warm-up beyond the first query).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class LeadTally:
     peer_right: int = 0
     peer_confident_wrong: int = 0
     peer_examples: list[str] = field(default_factory=list)
+    lead_s: float = 0.0  # time in LeadEngine.verify
+    peer_s: float = 0.0  # time in validate
 
     def add(self, o: LeadTally) -> None:
         self.n += o.n
@@ -75,6 +79,8 @@ class LeadTally:
         self.peer_right += o.peer_right
         self.peer_confident_wrong += o.peer_confident_wrong
         self.peer_examples += o.peer_examples[: max(0, 8 - len(self.peer_examples))]
+        self.lead_s += o.lead_s
+        self.peer_s += o.peer_s
 
 
 def lead_of(q: bp.Query) -> LeadRequest:
@@ -100,7 +106,10 @@ def answered(msg: ELSGenericMessage) -> tuple[str, str, str]:
 
 
 def judge_lead(leads: LeadEngine, q: bp.Query, t: LeadTally) -> None:
-    msg = leads.verify(lead_of(q))
+    lead = lead_of(q)
+    t0 = time.perf_counter()
+    msg = leads.verify(lead)
+    t.lead_s += time.perf_counter() - t0
     code = msg.message.result_code
     t.n += 1
     if code == "S100":
@@ -138,7 +147,9 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
         t = tallies[q.corpus]
         judge_lead(leads, q, t)
         if peer:
+            t0 = time.perf_counter()
             conf, right, cwrong, got = bp.judge(engine, truth, q)
+            t.peer_s += time.perf_counter() - t0
             t.peer_right += right
             t.peer_confident_wrong += cwrong
             if cwrong and len(t.peer_examples) < 8:
@@ -173,16 +184,17 @@ def _top(c: Counter[str]) -> str:
 
 def table(total: dict[str, LeadTally], peer: bool = True) -> str:
     head = f"{'corpus':<26}{'n':>6}{'S100 right':>12}{'S100 WRONG':>12}{'S102':>7}  {'S102 by ADDRESS_CODE':<22}" \
-           f"{'S102 by ELS addr':<24}{'other':<12}"
+           f"{'S102 by ELS addr':<24}{'other':<12}{'lead us/q':>10}"
     if peer:
-        head += f"{'validate right':>16}{'validate conf. wrong':>22}"
+        head += f"{'validate right':>16}{'validate conf. wrong':>22}{'validate us/q':>15}"
     lines = [head]
     for c in bp.CORPORA:
         t = total[c]
+        n = max(t.n, 1)
         row = f"{bp.CORPUS_NAMES[c]:<26}{t.n:>6}{t.s100_right:>12}{t.s100_wrong:>12}{sum(t.s102.values()):>7}  " \
-              f"{_top(t.s102):<22}{_top(t.s102_els):<24}{_top(t.other):<12}"
+              f"{_top(t.s102):<22}{_top(t.s102_els):<24}{_top(t.other):<12}{1e6 * t.lead_s / n:>10.0f}"
         if peer:
-            row += f"{t.peer_right:>16}{t.peer_confident_wrong:>22}"
+            row += f"{t.peer_right:>16}{t.peer_confident_wrong:>22}{1e6 * t.peer_s / n:>15.0f}"
         lines.append(row)
     return "\n".join(lines)
 
