@@ -151,6 +151,23 @@ def test_a_contradicting_suffix_is_not_corrected_into_a_valid_address(county: tu
     assert msg.standardized_address is not None and msg.standardized_address.suffix == other[real.suffix]
 
 
+@pytest.mark.parametrize(("street1", "street2"), [
+    ("Acme Corp", "{address}"), ("Attn Ann Lee, {address}", ""), ("{address}", "Suite 200"), ("{address}, Apt 4", ""),
+])
+def test_words_beside_the_street_line_are_not_stray_words_of_the_street(
+        county: tuple[AddressEngine, list[Row]], leads: LeadEngine, street1: str, street2: str) -> None:
+    """A firm line, an ATTN note or a suite line beside the delivery line leaves a real address valid."""
+    _, rows = county
+    row, real = next(streets(rows))
+    address = typed(row["NUMBER"], real, real.name)
+    msg = leads.verify(LeadRequest(first_name="Ann", last_name="Lee", street1=street1.format(address=address),
+                                   street2=street2.format(address=address), city=row["CITY"], state="CA",
+                                   zip=row["POSTCODE"][:5]))
+    sa = msg.standardized_address
+    assert msg.message.result_code == "S100", msg.message
+    assert sa is not None and (sa.prim_name, sa.prim_range) == (real.name, row["NUMBER"])
+
+
 def test_a_made_up_street_in_a_real_zip_is_s102(county: tuple[AddressEngine, list[Row]], leads: LeadEngine) -> None:
     _, rows = county
     row = rows[0]

@@ -24,6 +24,7 @@ from dqkit.engines.address.evidence import street_evidence
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.reference.store import StreetRow
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
+from dqkit.engines.usaddr.parser import parse_street
 from dqkit.engines.usaddr.points import PointSource
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
@@ -43,8 +44,8 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
     """Whether the typed words name the street `std` holds, in the typed locality (the evidence rules)."""
     zip5 = std.address.zip
     s = std.street
-    text = ", ".join(x for x in (inp.street1.strip(), inp.street2.strip(), inp.city.strip(),
-                                 f"{inp.state.strip()} {inp.zip.strip()}".strip()) if x)
+    last_line = f"{inp.state.strip()} {inp.zip.strip()}".strip()
+    text = ", ".join(x for x in (_delivery_line(inp), inp.city.strip(), last_line) if x)
     typed_zip = "".join(c for c in inp.zip if c.isdigit())[:5]
     typed_zip = typed_zip if len(typed_zip) == 5 else ""
     row = StreetRow(id=-1, dataset=-1, predir=s.predir, name=s.name, suffix=s.suffix, postdir=s.postdir,
@@ -55,6 +56,18 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
     q = parse_query(text.rstrip() + " ")
     _drop_unit_words(q, points, zip5, s.name, s.number)
     return street_evidence("US", row, q, typed_zip, aliases).ok
+
+
+def _delivery_line(inp: AddressInput) -> str:
+    """The part of STREET1 / STREET2 that holds the street, as the standardizer picks it: the first
+    comma-separated segment with a house number and a street name (a firm, "ATTN ..." or a suite line beside it
+    is no word of the street)."""
+    segments = [seg.strip() for f in (inp.street1, inp.street2) for seg in f.split(",") if seg.strip()]
+    for seg in segments:
+        s = parse_street(seg)
+        if s.number and s.name:
+            return seg
+    return ", ".join(segments)
 
 
 def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number: str) -> None:
