@@ -207,6 +207,36 @@ def test_a_missing_number_on_a_near_street_is_not_blamed_on_the_number(
     assert "61" not in msg.message.value
 
 
+def test_served_lead_gets_s102_for_a_near_street(shared_dir: Path, tmp_path: Path,
+                                                 county: tuple[AddressEngine, list[Row]]) -> None:
+    """End to end: `dqkit serve --reference santa_clara.csv`, POST /search, the seed's JSON both ways."""
+    import httpx
+
+    from dqkit.contract.lead_wire import decode_message, encode_lead
+    from dqkit.server.testing import serve_process
+
+    engine, rows = county
+
+    def suffix_other(r: Row, s: Street) -> Iterator[tuple[str, str]]:
+        if s.suffix == "CT":
+            yield typed(r["NUMBER"], s, s.name, "WAY"), ""
+
+    row, real, text = find(engine, rows, suffix_other)
+    src = shared_dir / "data" / "openaddresses" / "santa_clara.csv"
+    with serve_process(references=[src], env={"XDG_CACHE_HOME": str(tmp_path)}, startup_timeout=180) as served, \
+            httpx.Client(base_url=served.url, timeout=60) as http:
+        answers = []
+        for street1 in (text, typed(row["NUMBER"], real, real.name)):
+            body, ctype = encode_lead(lead_at(row, street1), "json")
+            r = http.post("/search", content=body, headers={"Content-Type": ctype})
+            assert r.status_code == 200, r.text
+            answers.append(decode_message(r.content, r.headers["content-type"]))
+    near, exact = answers
+    assert_not_found(near, real)
+    assert exact.message.result_code == "S100" and exact.standardized_address is not None
+    assert (exact.standardized_address.prim_name, exact.standardized_address.suffix) == (real.name, real.suffix)
+
+
 def _bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_lead_precision", BENCH)
     assert spec is not None and spec.loader is not None
