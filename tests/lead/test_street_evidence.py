@@ -168,6 +168,31 @@ def test_words_beside_the_street_line_are_not_stray_words_of_the_street(
     assert sa is not None and (sa.prim_name, sa.prim_range) == (real.name, row["NUMBER"])
 
 
+def test_a_unit_written_like_a_direction_is_the_unit(shared_dir: Path, county: tuple[AddressEngine, list[Row]],
+                                                     leads: LeadEngine) -> None:
+    """"966 KIELY BLVD E" where the building has unit E: the E is its unit, not a direction KIELY BLVD lacks."""
+    engine, _ = county
+    with (shared_dir / "data" / "openaddresses" / "santa_clara.csv").open(newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["NUMBER"].isdigit() and r["UNIT"] in ("N", "S", "E", "W")
+                and r["CITY"] and r["POSTCODE"][:5].isdigit()]
+    cases = 0
+    for row in rows:
+        real = parse_street(f"{row['NUMBER']} {row['STREET']}")
+        if real.postdir:
+            continue
+        lead = lead_at(row, f"{row['NUMBER']} {row['STREET']} {row['UNIT']}")
+        if not standardizer_alone(engine, lead).valid:
+            continue
+        msg = leads.verify(lead)
+        sa = msg.standardized_address
+        assert msg.message.result_code == "S100", (lead.street1, msg.message)
+        assert sa is not None and sa.prim_name == real.name
+        cases += 1
+        if cases == 3:
+            break
+    assert cases, "no unit N/S/E/W in the county sample"
+
+
 def test_a_made_up_street_in_a_real_zip_is_s102(county: tuple[AddressEngine, list[Row]], leads: LeadEngine) -> None:
     _, rows = county
     row = rows[0]

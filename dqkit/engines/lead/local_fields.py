@@ -4,7 +4,8 @@ ELSResidentialAddressVerificationResult (one code, the first rule that applies w
 
 - 460: no street given, or the street has no house number (status 57).
 - 104: the address could not be standardized: unknown ZIP (58), territory (59), foreign (30), internal (64).
-- 490: an address reference (`LeadProfile.points`) holds the ZIP, and the street is not in it.
+- 490: an address reference (`LeadProfile.points`) holds the ZIP, and the street is not in it (a street the
+  standardizer would correct to counts only when the typed words support it: `street_support`).
 - 500: the street is in the reference, the house number is not (61).
 - 450: several reference points fit (ADDRESS_CODE > 1).
 - 470: the ZIP disagrees with the city and state (the ZIP was corrected: 01, 23).

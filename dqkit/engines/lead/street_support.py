@@ -54,8 +54,10 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
     info = zipdata.zip_info(typed_zip) if typed_zip else None
     aliases = info.acceptable_cities if info is not None else ()
     q = parse_query(text.rstrip() + " ")
-    _drop_unit_words(q, points, zip5, s.name, s.number)
-    return street_evidence("US", row, q, typed_zip, aliases).ok
+    if street_evidence("US", row, q, typed_zip, aliases).ok:
+        return True
+    return _drop_unit_words(q, points, zip5, s.name, s.number) and street_evidence("US", row, q, typed_zip,
+                                                                                   aliases).ok
 
 
 def _delivery_line(inp: AddressInput) -> str:
@@ -70,12 +72,14 @@ def _delivery_line(inp: AddressInput) -> str:
     return ", ".join(segments)
 
 
-def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number: str) -> None:
-    """Words typed after the street that spell a unit of the building at this number ("KIELY BLVD E" where
-    966 KIELY BLVD has unit E; "RD N-3" for unit N3) are its unit, not a direction the street lacks."""
+def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number: str) -> bool:
+    """Drop the first word (or two) typed after the street that spell a unit of the building at this number
+    ("KIELY BLVD E" where 966 KIELY BLVD has unit E; "RD N-3" for unit N3): its unit, not a direction the street
+    lacks. Only asked when the words as typed do not support the street ("AVENUE B" keeps its B). True when a
+    word was dropped."""
     units = {_unit_key(p.unit) for p in points.points_on_street(zip5, name) if p.number == number and p.unit}
     if not units:
-        return
+        return False
     words = q.words
     for i in range(len(words)):
         for j in (i + 1, i + 2):
@@ -83,7 +87,8 @@ def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number
             if len(run) == j - i and all(w.maybe_unit for w in run) and \
                     _unit_key("".join(w.text for w in run)) in units:
                 del words[i:j]
-                return
+                return True
+    return False
 
 
 def _unit_key(unit: str) -> str:
@@ -95,7 +100,8 @@ def not_found(inp: AddressInput, std: Standardized) -> Standardized:
     `Standardized.valid`): the typed address standardized without the reference, not valid, ADDRESS_CODE -99."""
     plain = standardize(inp)
     note = f"the reference's street {std.street.street} in {std.address.zip} is not the typed street"
-    return dataclasses.replace(plain, valid=False, match=MatchLevel.LAST_LINE,
+    level = plain.match if plain.match == MatchLevel.NONE else MatchLevel.LAST_LINE
+    return dataclasses.replace(plain, valid=False, match=level,
                                address=msgspec.structs.replace(plain.address, address_code="-99"),
                                notes=[*plain.notes, note])
 
