@@ -41,6 +41,7 @@ from dqkit.engines.lead.local_fields import address_verification, reverse_phone_
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import PhoneCheck, check_phone
 from dqkit.engines.lead.spoof import find_spoof
+from dqkit.engines.lead.street_support import standardize_supported
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.zipdata import zip_info
 
@@ -261,14 +262,14 @@ def _strip_apostrophes(lead: LeadRequest) -> LeadRequest:
 
 
 def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]:
-    """The US standardizer's entry point adapted to a lead."""
+    """The US standardizer's entry point adapted to a lead; with an address reference, through the evidence
+    check of `street_support` (never S100 with a street the typed words do not name)."""
 
     def run(lead: LeadRequest, points: PointSource | None) -> Standardized:
-        return standardize(
-            AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
-                         zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
-                         firm=lead.business_name if lead.address_type == "B" or lead.business_name else ""),
-            points=points,
-        )
+        inp = AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
+                           zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
+                           firm=lead.business_name if lead.address_type == "B" or lead.business_name else "")
+        # with a reference, its street counts only when the typed words support it (street_support)
+        return standardize(inp) if points is None else standardize_supported(inp, points)
 
     return run

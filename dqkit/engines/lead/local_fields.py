@@ -4,7 +4,8 @@ ELSResidentialAddressVerificationResult (one code, the first rule that applies w
 
 - 460: no street given, or the street has no house number (status 57).
 - 104: the address could not be standardized: unknown ZIP (58), territory (59), foreign (30), internal (64).
-- 490: an address reference (`LeadProfile.points`) holds the ZIP, and the street is not in it.
+- 490: an address reference (`LeadProfile.points`) holds the ZIP, and the street is not in it (a street the
+  standardizer would correct to counts only when the typed words support it: `street_support`).
 - 500: the street is in the reference, the house number is not (61).
 - 450: several reference points fit (ADDRESS_CODE > 1).
 - 470: the ZIP disagrees with the city and state (the ZIP was corrected: 01, 23).
@@ -51,9 +52,10 @@ def reference_covers(points: PointSource | None, zip5: str) -> bool:
 
 
 def street_not_in_zip(std: Standardized, points: PointSource | None) -> bool:
-    """The reference holds the ZIP and the lead's street is not in it."""
+    """The reference was searched for the lead's street (it holds the ZIP, or the ZIPs of the city the
+    standardizer tried: ADDRESS_CODE -99) and does not hold it there."""
     return (std.match == MatchLevel.LAST_LINE and bool(std.street.name) and "57" not in std.codes
-            and reference_covers(points, std.address.zip))
+            and points is not None and (std.address.address_code == "-99" or reference_covers(points, std.address.zip)))
 
 
 def address_verification(lead: LeadRequest, std: Standardized | None, name: NameParser,

@@ -1,0 +1,115 @@
+"""A lead's street, standardized against an address reference, only when the typed words support it.
+
+The standardizer corrects a misspelt street name to the one reference name within a small edit distance of it,
+and a suffix or direction to the one the reference has at that number. That is right for "1600 Pensylvania Ave"
+and wrong for "556 Riven Pl" (made up) becoming "556 IRVEN CT": the lead would get S100 with a street the person
+never wrote, a confident wrong answer. So the street the standardizer landed on is read against the typed words
+with the address engine's own evidence rules (`dqkit.engines.address.evidence.street_evidence`: every name word
+typed exactly, in a Publication 28 form or within the typo budget; no contradicting suffix or direction; no stray
+word; the typed ZIP or city is the street's). When they do not support it, the answer is what the standardizer
+says of a street the reference does not hold in a ZIP it covers: the typed street in Publication 28 form, not
+valid, ADDRESS_CODE -99 (the lead engine then answers S102, "street ... not found in ZIP ...", and
+ELSResidentialAddressVerificationResult 490).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final
+
+import msgspec
+
+from dqkit.engines import zipdata
+from dqkit.engines.address.evidence import street_evidence
+from dqkit.engines.address.query import Query, parse_query
+from dqkit.engines.reference.store import StreetRow
+from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
+from dqkit.engines.usaddr.parser import parse_street
+from dqkit.engines.usaddr.points import PointSource
+
+# Levels at which the standardizer's street came from the reference (the name may have been corrected).
+_FROM_REFERENCE: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.MULTIPLE, MatchLevel.STREET})
+
+
+def standardize_supported(inp: AddressInput, points: PointSource) -> Standardized:
+    """`standardize(inp, points=points)`, with a reference street the typed words do not support replaced by
+    "street not found in the ZIP" (see the module docstring)."""
+    std = standardize(inp, points=points)
+    if std.match not in _FROM_REFERENCE or not std.street.name or supported(inp, std, points):
+        return std
+    return not_found(inp, std)
+
+
+def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool:
+    """Whether the typed words name the street `std` holds, in the typed locality (the evidence rules)."""
+    zip5 = std.address.zip
+    s = std.street
+    last_line = f"{inp.state.strip()} {inp.zip.strip()}".strip()
+    text = ", ".join(x for x in (_delivery_line(inp), inp.city.strip(), last_line) if x)
+    typed_zip = "".join(c for c in inp.zip if c.isdigit())[:5]
+    typed_zip = typed_zip if len(typed_zip) == 5 else ""
+    row = StreetRow(id=-1, dataset=-1, predir=s.predir, name=s.name, suffix=s.suffix, postdir=s.postdir,
+                    text=s.street, city=_city_of(points, zip5, s.name), region=std.address.state, postcode=zip5,
+                    lo=0, hi=0)
+    info = zipdata.zip_info(typed_zip) if typed_zip else None
+    aliases = info.acceptable_cities if info is not None else ()
+    q = parse_query(text.rstrip() + " ")
+    if street_evidence("US", row, q, typed_zip, aliases).ok:
+        return True
+    return _drop_unit_words(q, points, zip5, s.name, s.number) and street_evidence("US", row, q, typed_zip,
+                                                                                   aliases).ok
+
+
+def _delivery_line(inp: AddressInput) -> str:
+    """The part of STREET1 / STREET2 that holds the street, as the standardizer picks it: the first
+    comma-separated segment with a house number and a street name (a firm, "ATTN ..." or a suite line beside it
+    is no word of the street)."""
+    segments = [seg.strip() for f in (inp.street1, inp.street2) for seg in f.split(",") if seg.strip()]
+    for seg in segments:
+        s = parse_street(seg)
+        if s.number and s.name:
+            return seg
+    return ", ".join(segments)
+
+
+def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number: str) -> bool:
+    """Drop the first word (or two) typed after the street that spell a unit of the building at this number
+    ("KIELY BLVD E" where 966 KIELY BLVD has unit E; "RD N-3" for unit N3): its unit, not a direction the street
+    lacks. Only asked when the words as typed do not support the street ("AVENUE B" keeps its B). True when a
+    word was dropped."""
+    units = {_unit_key(p.unit) for p in points.points_on_street(zip5, name) if p.number == number and p.unit}
+    if not units:
+        return False
+    words = q.words
+    for i in range(len(words)):
+        for j in (i + 1, i + 2):
+            run = words[i:j]
+            if len(run) == j - i and all(w.maybe_unit for w in run) and \
+                    _unit_key("".join(w.text for w in run)) in units:
+                del words[i:j]
+                return True
+    return False
+
+
+def _unit_key(unit: str) -> str:
+    return "".join(c for c in unit.upper() if c.isalnum()).lstrip("0")
+
+
+def not_found(inp: AddressInput, std: Standardized) -> Standardized:
+    """The standardizer's own answer for a street the reference does not hold in the ZIPs it searched (rule 4 of
+    `Standardized.valid`): the typed address standardized without the reference, not valid, ADDRESS_CODE -99."""
+    plain = standardize(inp)
+    note = f"the reference's street {std.street.street} in {std.address.zip} is not the typed street"
+    level = plain.match if plain.match == MatchLevel.NONE else MatchLevel.LAST_LINE
+    return dataclasses.replace(plain, valid=False, match=level,
+                               address=msgspec.structs.replace(plain.address, address_code="-99"),
+                               notes=[*plain.notes, note])
+
+
+def _city_of(points: PointSource, zip5: str, name: str) -> str:
+    """The city the reference gives the street (its first point's), else the ZIP's city."""
+    for p in points.points_on_street(zip5, name)[:1]:
+        if p.city:
+            return p.city
+    info = zipdata.zip_info(zip5)
+    return info.city if info is not None else ""
