@@ -37,8 +37,8 @@ _STATE_KEY: Final = re.compile(r"[^A-Z ]+")
 
 def clean_text(value: str) -> str:
     """Surrounding blanks (also non-breaking spaces) removed, inner runs of blanks made one space."""
-    if not value:
-        return value
+    if not value or (value.isprintable() and value[0] != " " and value[-1] != " " and "  " not in value):
+        return value  # already clean: the common case (a non-breaking space or a tab is not printable)
     return _BLANKS.sub(" ", value).strip()
 
 

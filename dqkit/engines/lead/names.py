@@ -184,6 +184,8 @@ class _Person:
 def _clean(text: str) -> str:
     """Upper case, accents folded, dots and stray signs dropped, single spaces; hyphens kept."""
     s = text.upper()
+    if s.isalpha() and s.isascii():
+        return s  # one plain word: the common case
     if not s.isascii():
         s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
     s = s.replace(".", " ").replace("'", "").replace("`", "")

@@ -252,7 +252,9 @@ def _lines(name: str) -> list[str]:
 
 
 def _phrase_key(text: str) -> str:
-    return _squash(_tokens(text)[0])
+    """A list entry as matched. Uncached: the tables' 10,000 entries would fill the lead-time cache, and every
+    cache entry is one more object for each full garbage collection to visit (5-10% of lead throughput)."""
+    return _squash(_tokens.__wrapped__(text)[0])
 
 
 _STREET_WORDS: Final = {"street": "st", "drive": "dr", "lane": "ln", "terrace": "ter", "avenue": "ave",
@@ -419,12 +421,12 @@ def _sound(text: str) -> str:
     s = text
     for a, b in _SOUND_RULES:
         s = s.replace(a, b)
-    return re.sub(r"(.)\1+", r"\1", s)
+    return _undouble(s)
 
 
 def _undouble(key: str) -> str:
-    """A squashed name with doubled letters made one (Jon Snoww = Jon Snow)."""
-    return _DOUBLED.sub(r"\1", key)
+    """A squashed name with doubled letters made one (Jon Snoww = Jon Snow); most names have none."""
+    return _DOUBLED.sub(r"\1", key) if _DOUBLED.search(key) else key
 
 
 _DOUBLED: Final = re.compile(r"(.)\1+")
@@ -444,7 +446,7 @@ def _pun_word(word: str) -> str:
     """One word's pun reading: the spelling rules, doubled letters made one, vowel runs to their class."""
     for rx, sub in _PUN_RULES:
         word = rx.sub(sub, word)
-    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], _DOUBLED.sub(r"\1", word))
+    return _VOWEL_RUN.sub(lambda m: _VOWEL_CLASS[m.group()[0]], _undouble(word))
 
 
 _VOWEL_CLASSES: Final = frozenset("aeo")
@@ -483,7 +485,10 @@ def _sound_words(words: Sequence[str]) -> str:
 @functools.lru_cache(maxsize=65536)
 def _skeleton(word: str) -> str:
     """The consonants of a word's sound key (Kaholic = Koholic = "khlk")."""
-    return re.sub(r"[aeiou]", "", _sound(word))
+    return _sound(word).translate(_NO_VOWELS)
+
+
+_NO_VOWELS: Final = str.maketrans("", "", "aeiou")
 
 
 def _business_key(words: list[str]) -> str:
