@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import gzip
 import random
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -209,6 +210,7 @@ def test_without_a_reference_no_street_is_ever_claimed(tmp_path: Any, monkeypatc
         again = df.addr.validate(cache=False)
     told = [w for w in caught if issubclass(w.category, openonly.NoReferenceWarning)]
     assert len(told) == 1 and "dqkit reference add" in str(told[0].message)  # once per process, how to add one
+    assert Path(told[0].filename).resolve() == Path(__file__).resolve()  # points at the user's line, not dqkit's
     assert not out["addr_verified"].any() and again["addr_confidence"].tolist() == out["addr_confidence"].tolist()
     assert out["addr_confidence"].tolist() == [Confidence.VERIFIED_PLACE, Confidence.VERIFIED_PLACE,
                                                Confidence.NO_MATCHES, Confidence.INSUFFICIENT_SEARCH_TERMS]

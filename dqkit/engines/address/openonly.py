@@ -12,9 +12,9 @@ prompt saying why. The first answer warns once per process, in one sentence, how
 from __future__ import annotations
 
 import threading
-import warnings
 from typing import Final
 
+from dqkit._warn import warn_user
 from dqkit.contract.address import (
     Address,
     Confidence,
@@ -62,7 +62,7 @@ def warn_once() -> None:
         if _warned:
             return
         _warned = True
-    warnings.warn(HOW_TO_ADD, NoReferenceWarning, stacklevel=3)
+    warn_user(HOW_TO_ADD, NoReferenceWarning)
 
 
 def mark_told() -> None:
