@@ -20,11 +20,10 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import pandas as pd
 
-from dqkit import __version__
 from dqkit.backends.base import BatchItem
 from dqkit.contract.errors import InputError
 from dqkit.notebook.cache import CacheUnavailable, ResultCache, cache_key
-from dqkit.notebook.pipeline import BatchResult, Operation, defaults, run_batch
+from dqkit.notebook.pipeline import BatchResult, Operation, defaults, engine_build, run_batch
 from dqkit.notebook.settings import options
 
 Req = TypeVar("Req")
@@ -209,7 +208,7 @@ def result_columns(
 
     run_id = b""
     if store is not None and n:
-        namespace = f"run|{op.namespace}|{__version__}|{job.options_key}|{','.join(job.names)}"
+        namespace = f"run|{op.namespace}|{engine_build()}|{job.options_key}|{','.join(job.names)}"
         run_id = cache_key(namespace, "\x1f".join(job.fields).encode() + b"\x1e" + _fingerprint(sub)
                            + b"\x1e" + _builder_fingerprint(sub, job.request))
         blob = store.get_run(run_id)

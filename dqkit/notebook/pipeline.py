@@ -13,9 +13,11 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import functools
+import hashlib
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -84,13 +86,32 @@ class Operation(Generic[Req, Res]):
 
 def namespace(backend: Any, operation: str, name: str | None = None) -> str:
     """The cache namespace of `operation` on `backend`: its name (which names its configuration; `name` when the
-    caller knows a narrower one), and for an in-process backend dqkit's version too, since a new version's engine
+    caller knows a narrower one), and for an in-process backend the engines' build too, since other engine code
     may answer differently."""
-    from dqkit import __version__
     from dqkit.backends.select import is_remote
 
     name = name or str(backend.name)
-    return f"{name}|{operation}" if is_remote(backend) else f"{name}|dqkit-{__version__}|{operation}"
+    return f"{name}|{operation}" if is_remote(backend) else f"{name}|dqkit-{engine_build()}|{operation}"
+
+
+@functools.cache
+def engine_build() -> str:
+    """dqkit's version and a hash of the engines' and the contract's code and bundled tables: an answer cached by
+    one build is never served by another, after an upgrade or between two commits of a development checkout with
+    the same version number (about 1.5 MB read once per process)."""
+    from dqkit import __version__
+
+    return f"{__version__}+{code_hash(Path(__file__).resolve().parents[1])}"
+
+
+def code_hash(root: Path) -> str:
+    """A 16-hex-digit hash of the code and tables under `root`/engines and `root`/contract (see engine_build)."""
+    digest = hashlib.blake2b(digest_size=8)
+    for folder in ("engines", "contract"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".txt", ".tsv", ".json", ".csv"):
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def with_concurrency(batch_method: Callable[..., list[BatchItem[Res]]],

@@ -8,9 +8,10 @@ lists are taken whole, by category (every character list faker ships), never pic
 Kept: names of two or more words (a lone "Kramer" or "Penny" is not a whole name); quoted nicknames and
 parentheses dropped. Dropped, so real people pass: names whose given name and surname are both Census 1990
 names and that more than MAX_BEARERS (20) people in the US are expected to bear (Michael Scott, Amy Wong,
-Rosa Diaz), computed from the Census frequencies bundled by the `names` package, also over the spellings that
-are one with doubled letters made one (Benet = Bennett), as the matching reads them; names that written together are one
-Census name (Dee Dee = Deedee); a title with a Census name (Mr. Garrison, Principal Skinner); and names whose
+Rosa Diaz), in either order (King James is James King written surname first), computed from the Census
+frequencies bundled by the `names` package, also over the spellings that are one with doubled letters made one
+(Benet = Bennett), as the matching reads them; names that written together are one Census name (Dee Dee =
+Deedee); a title with a Census name (Mr. Garrison, Principal Skinner); and names whose
 given name and surname are both names of one culture in faker's person providers (Muhammad Ali, Vaclav Havel):
 the 1990 Census does not see them, but they are ordinary names where they come from.
 
@@ -164,8 +165,9 @@ def _kept(raw_names: list[str], first_p: dict[str, float], last_p: dict[str, flo
         if "".join(words) in first_p or "".join(words) in last_p:  # Dee Dee = Deedee, a real given name
             dropped += 1
             continue
-        if first_p.get(first, 0.0) * last_p.get(last, 0.0) * US_PEOPLE > MAX_BEARERS or (
-                first_u.get(_undouble(first), 0.0) * last_u.get(_undouble(last), 0.0) * US_PEOPLE > MAX_BEARERS):
+        if any(first_p.get(a, 0.0) * last_p.get(b, 0.0) * US_PEOPLE > MAX_BEARERS or (
+                first_u.get(_undouble(a), 0.0) * last_u.get(_undouble(b), 0.0) * US_PEOPLE > MAX_BEARERS)
+               for a, b in ((first, last), (last, first))):  # also read the other way: King James = James King
             dropped += 1
             continue
         if faker_given.get(first, set()) & faker_surnames.get(last, set()):

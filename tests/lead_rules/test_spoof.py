@@ -153,6 +153,7 @@ def test_real_names_with_initials_titles_and_odd_forms() -> None:
         {"first_name": "Ann", "last_name": "Lee", "city": "Gotham"},
         {"first_name": "Ann", "last_name": "Lee", "city": "Middlesex"},
         {"first_name": "Maria", "last_name": "Garcia", "full_name": "Jane Roe, CFO, Acme Inc"},
+        {"full_name": "King, James"},  # James King, surname first; not King James (James I), a WordNet name
     ):
         assert explain_spoof(lead(**fields)) is None, fields
 

@@ -221,3 +221,24 @@ def test_environment_switches_are_read_at_import(tmp_path: Path) -> None:
     env = {**os.environ, "DQKIT_CACHE": "0", "DQKIT_PROGRESS": "off", "DQKIT_CACHE_DIR": str(tmp_path / "c")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False", str(tmp_path / "c")]
+
+
+def test_local_answers_are_cached_per_engine_build(tmp_path: Path) -> None:
+    """An in-process engine's cache namespace names the engines' build (version + a hash of their code and
+    tables), so an answer cached by other engine code is never served; a change to a word list changes it."""
+    import shutil
+
+    import dqkit.notebook.pipeline as pipeline
+    from dqkit.backends.local import LocalBackend
+
+    build = pipeline.engine_build()
+    version, _, digest = build.partition("+")
+    assert version and len(digest) == 16
+    assert f"dqkit-{build}|lead.verify" in pipeline.namespace(LocalBackend(reference="demo"), "lead.verify")
+    root = Path(pipeline.__file__).resolve().parents[1]
+    for folder in ("engines", "contract"):
+        shutil.copytree(root / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    assert pipeline.code_hash(tmp_path) == digest
+    words = tmp_path / "engines" / "lead" / "wordlists" / "placeholder_tokens.txt"
+    words.write_text(words.read_text(encoding="utf-8") + "changed\n", encoding="utf-8")
+    assert pipeline.code_hash(tmp_path) != digest

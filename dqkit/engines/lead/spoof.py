@@ -603,7 +603,8 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
         if given_first and not surname_first and words[0] in t.given_placeholders:
             return PLACEHOLDER, words[0]
-        hit = _person_phrase(t, words, lists=kind == _FULL) or _titled_character(t, words, tokens)
+        # "King, James" is James King: the long lists are read in the order the comma gives, below
+        hit = _person_phrase(t, words, lists=kind == _FULL and not surname_first) or _titled_character(t, words, tokens)
         if hit is not None:
             return hit
         if kind == _FULL and "," in value:  # "Mouse, Mickey"
