@@ -186,61 +186,46 @@ FILTER_NOTE = (
 )
 
 
+def _write(out: Path, raw: list[str], header: str, census: tuple[dict[str, float], dict[str, float]]) -> None:
+    """One bundled list: its header, the filter note, then the names kept, one a line."""
+    names_, dropped = _kept(raw, *census)
+    out.write_text(header + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
+                   + "".join(f"{n}\n" for n in names_), encoding="utf-8")
+    print(f"{len(names_)} names written to {out} ({dropped} common real-name pairs dropped)")
+
+
 def main(root: Path) -> None:
-    first_p, last_p = _census()
-    names_, dropped = _kept(_collect(root), first_p, last_p)
-    header = (
+    census = _census()
+    _write(OUT, _collect(root), (
         "# Fictional characters of ~70 TV series, cartoons, films, books and games: every two-to-four-word\n"
         "# character name of faker-ruby 2.21.0's `en` locale (MIT; Debian package ruby-faker 2.21.0-1), taken\n"
-        "# whole by category.\n" + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
-    )
-    OUT.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
-    print(f"{len(names_)} names written to {OUT} ({dropped} common real-name pairs dropped)")
+        "# whole by category.\n"), census)
     wga_lines = WGA.read_text(encoding="utf-8").splitlines()
     raw = [n.strip() for ln in wga_lines if not ln.startswith("#") for n in ln.split(";") if n.strip()]
-    names_, dropped = _kept(raw, first_p, last_p)
-    header = (
+    _write(OUT_WGA, raw, (
         "# Characters of the scripted series ranked 1-77 in the Writers Guild of America's \"101 Best Written TV\n"
-        "# Series\" (2013): see tests/lead_rules/data/wga_tv101_characters.txt for the series and the origin.\n"
-        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
-    )
-    OUT_WGA.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
-    print(f"{len(names_)} names written to {OUT_WGA} ({dropped} common real-name pairs dropped)")
+        "# Series\" (2013): see tests/lead_rules/data/wga_tv101_characters.txt for the series and the origin.\n"),
+        census)
     funny_file = next(root.rglob("lib/locales/en/funny_name.yml"))
     funny: list[str] = yaml.safe_load(funny_file.read_text(encoding="utf-8"))["en"]["faker"]["funny_name"]["name"]
     funny += [" ".join((ws[0], ws[-1])) for ws in map(str.split, funny) if len(ws) == 3 and len(ws[1].strip(".")) == 1]
-    names_, dropped = _kept(funny, first_p, last_p)
-    header = (
+    _write(OUT_FUNNY, funny, (
         "# Pun and prank names (\"a name that reads as a joke\"): faker-ruby 2.21.0's `funny_name` list (MIT; Debian\n"
-        "# package ruby-faker 2.21.0-1), taken whole, plus each name with its middle initial left out.\n"
-        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
-    )
-    OUT_FUNNY.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
-    print(f"{len(names_)} names written to {OUT_FUNNY} ({dropped} common real-name pairs dropped)")
-    names_, dropped = _kept(_collect(root, PEOPLE_KEYS), first_p, last_p)
-    header = (
+        "# package ruby-faker 2.21.0-1), taken whole, plus each name with its middle initial left out.\n"), census)
+    _write(OUT_PEOPLE, _collect(root, PEOPLE_KEYS), (
         "# Famous real people typed into lead forms as a joke: every list of real people in faker-ruby 2.21.0's `en`\n"
         f"# locale (keys {', '.join(PEOPLE_KEYS)}: actors of a show, players and coaches, musicians of a band,\n"
         "# hip-hop artists, scientists; MIT; Debian package ruby-faker 2.21.0-1), taken whole. A real person who\n"
-        "# shares such a name gets E100's soft failure (CATEGORY SPOOF), like celebrity_names.txt.\n"
-        + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
-    )
-    OUT_PEOPLE.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
-    print(f"{len(names_)} names written to {OUT_PEOPLE} ({dropped} common real-name pairs dropped)")
+        "# shares such a name gets E100's soft failure (CATEGORY SPOOF), like celebrity_names.txt.\n"), census)
     if len(sys.argv) > 2:
         people, characters = _wordnet(Path(sys.argv[2]))
         for out, raw, what in ((OUT_WORDNET_PEOPLE, people, "famous people (instances of a kind of person)"),
                                (OUT_WORDNET_CHARACTERS, characters, "fictional characters")):
-            names_, dropped = _kept(raw, first_p, last_p)
-            header = (
+            _write(out, raw, (
                 f"# {what.capitalize()} of WordNet 3.0 (Debian package wordnet-base 1:3.0-37): every name of two\n"
                 "# words or more of a noun.person synset that is an instance, taken whole.\n"
                 "# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Licence and disclaimer:\n"
-                "# WORDNET_LICENSE.txt in this folder.\n"
-                + FILTER_NOTE.format(bearers=MAX_BEARERS, dropped=dropped)
-            )
-            out.write_text(header + "".join(f"{n}\n" for n in names_), encoding="utf-8")
-            print(f"{len(names_)} names written to {out} ({dropped} common real-name pairs dropped)")
+                "# WORDNET_LICENSE.txt in this folder.\n"), census)
 
 
 if __name__ == "__main__":
