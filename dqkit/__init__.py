@@ -54,6 +54,7 @@ _LAZY: dict[str, str] = {
     "address_backend": "dqkit.backends.select",
     "LeadEngine": "dqkit.engines.lead.engine",
     "LeadProfile": "dqkit.engines.lead.engine",
+    "SpoofList": "dqkit.engines.lead.spoof_list",
     "LeadRecords": "dqkit.engines.lead.records",
     "AddressEngine": "dqkit.engines.address",
     "ReferenceInfo": "dqkit.engines.address.provenance",
@@ -74,7 +75,7 @@ __all__ = [
     "LeadClient", "LeadEngine", "LeadProfile", "LeadRecords", "LeadRequest", "LocalBackend", "LookupRequest",
     "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "Phone", "ProtocolError", "RateLimitError",
     "ReferenceDataError", "ReferenceInfo", "RequestTimeoutError", "SearchRequest", "SearchResponse", "ServerError",
-    "ServiceError",
+    "ServiceError", "SpoofList",
     "StandardizedAddress", "Suggestion", "TransportError", "TransportTimeout", "ValidateResponse",
     "address_backend", "lead_backend", "reference", "standardize",
 ]
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
     from dqkit.engines.address.provenance import ReferenceInfo
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
     from dqkit.engines.lead.records import LeadRecords
+    from dqkit.engines.lead.spoof_list import SpoofList
     from dqkit.engines.usaddr import AddressInput, standardize
     from dqkit.widgets import AddressAutocomplete, LeadAuditDashboard
 

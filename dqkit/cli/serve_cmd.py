@@ -54,6 +54,8 @@ def register(sub: Any) -> None:
                    help="time a client has to send its request line and headers (default 10; past it: 408)")
     p.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="time a client has to send its request body (default 30; past it: 408)")
+    p.add_argument("--spoof-list", type=Path, default=None, metavar="FILE",
+                   help="your own list of fake names, one whole name a line: leads bearing one get E100")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--no-access-log", action="store_true", help="do not log one line per request")
     p.set_defaults(handler=run)
@@ -66,7 +68,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
     tokens = [t for t in args.token]
     tokens += [t.strip() for t in os.environ.get(TOKENS_ENV, "").split(",") if t.strip()]
-    for path in [*args.reference, *([args.index] if args.index else [])]:
+    for path in [*args.reference, *([args.index] if args.index else []),
+                 *([args.spoof_list] if getattr(args, "spoof_list", None) else [])]:
         if not path.is_file():
             raise InputError(f"no such file: {path}")
     if sum(map(bool, (args.index, args.reference, args.demo))) > 1:
@@ -78,6 +81,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         allow_ips=parse_networks(args.allow_ip),
         references=tuple(args.reference),
         index=args.index,
+        spoof_list=getattr(args, "spoof_list", None),
         rate_limit=args.rate_limit,
         rate_window_seconds=args.rate_window,
         max_body_bytes=args.max_body_bytes,

@@ -36,6 +36,9 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", type=Path, action="append", metavar="PATH",
                    help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
                         "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
+    p.add_argument("--spoof-list", type=Path, metavar="FILE",
+                   help="your own list of fake names, one whole name a line: leads bearing one get E100 (beside "
+                        "the bundled lists)")
     p.add_argument("--no-address", action="store_true",
                    help="do not standardize the addresses (faster; no address columns)")
     p.add_argument("--prefix", default="",
@@ -65,8 +68,13 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
                   else AddressEngine.from_files(refs))
         points = engine.index
+    spoof_list = None
+    if getattr(args, "spoof_list", None) is not None:
+        from dqkit.engines.lead.spoof_list import SpoofList
+
+        spoof_list = SpoofList.from_file(args.spoof_list)
     profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
-                          standardize_address=not args.no_address, points=points)
+                          standardize_address=not args.no_address, points=points, spoof_list=spoof_list)
     return LocalBackend(profile=profile)
 
 

@@ -32,6 +32,7 @@ class ServerConfig:
     allow_ips: networks a lead request may come from; when set, other addresses get E500.
     references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file; `demo`: the
     synthetic demo reference. None of them: the installed references (`dqkit reference add`).
+    spoof_list: a text file of whole names (one a line) whose leads get E100, beside the bundled lists.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
     max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes).
     timeout_seconds: the default and ceiling of Timeout-Seconds.
@@ -58,6 +59,7 @@ class ServerConfig:
     body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
     auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
     demo: bool = False
+    spoof_list: Path | None = None
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -85,6 +87,7 @@ class ServerConfig:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
                 f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
                 f"references={[str(p) for p in self.references]}, index={self.index!r}, demo={self.demo}, "
+                f"spoof_list={self.spoof_list!r}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
                 f"max_connections={self.max_connections}, "

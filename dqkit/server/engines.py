@@ -90,6 +90,7 @@ def load_local(config: ServerConfig) -> Loaded:
     from dqkit.engines.address import AddressEngine
     from dqkit.engines.address.provenance import ReferenceInfo
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
+    from dqkit.engines.lead.spoof_list import SpoofList
 
     points: object = None
     address: object
@@ -115,8 +116,9 @@ def load_local(config: ServerConfig) -> Loaded:
             warn_once()
     # A real reference (not the synthetic demo) also serves the lead engine's address-point matching: one
     # store, built once, behind both services.
+    spoof_list = SpoofList.from_file(config.spoof_list) if config.spoof_list is not None else None
     profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids,
-                          points=points)  # type: ignore[arg-type]
+                          points=points, spoof_list=spoof_list)  # type: ignore[arg-type]
     lead_engine = LeadEngine(profile)
     backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
     dataset_ids = frozenset(d.id for d in backend.datasets(None))

@@ -41,6 +41,7 @@ from dqkit.engines.lead.local_fields import address_verification, reverse_phone_
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import PhoneCheck, check_phone
 from dqkit.engines.lead.spoof import find_spoof
+from dqkit.engines.lead.spoof_list import SpoofList
 from dqkit.engines.lead.street_support import standardize_supported
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.zipdata import zip_info
@@ -66,6 +67,7 @@ class LeadProfile:
     stage1: "phone_status" answers PHONE_STATUS/PHONE_DESC; "score" answers SCORE_RESULT/SCORE_DESC (never both).
     records: the engine's reference records; "number matches the database" and name/address scores need them.
     allowed_client_ids / allowed_partner_ids: when set, any other CLIENT_ID / PARTNER_ID gets E501.
+    spoof_list: whole names of the analyst's own list (known fakes of a lead source) also get E100.
     """
 
     stage1: Literal["phone_status", "score"] = "phone_status"
@@ -76,6 +78,7 @@ class LeadProfile:
     allowed_client_ids: frozenset[str] | None = None
     allowed_partner_ids: frozenset[str] | None = None
     echo_input: bool = True
+    spoof_list: SpoofList | None = None  # the analyst's own names to answer E100 for, beside the bundled lists
 
     def identity(self) -> str:
         """A stable text naming what changes answers (used in cache keys)."""
@@ -87,6 +90,8 @@ class LeadProfile:
             f"points={getattr(self.points, 'build_id', '') or getattr(self.points, 'fingerprint', '?')}"
             if self.points is not None else "points=-",
         ]
+        if self.spoof_list is not None:
+            parts.append(f"spoof_list={self.spoof_list.fingerprint}")
         return ";".join(parts)
 
 
@@ -167,6 +172,9 @@ class LeadEngine:
         if missing:
             return self.error_message(missing, "", echo)
         spoof = find_spoof(lead)
+        if spoof is None and self.profile.spoof_list is not None:
+            listed = self.profile.spoof_list.match(lead)
+            spoof = listed.value if listed is not None else None
         if spoof is not None:
             return self.error_message("E100", repr(spoof), echo)
         return self._stage1(lead, echo)

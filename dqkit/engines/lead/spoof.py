@@ -50,6 +50,7 @@ PRANK: Final = "prank"
 PLACEHOLDER: Final = "placeholder"
 KEYBOARD: Final = "keyboard"
 REPEATED: Final = "repeated letters"
+LISTED: Final = "on your spoof list"  # an analyst's own list (spoof_list.SpoofList)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,30 @@ def explain_spoof(lead: LeadRequest) -> SpoofHit | None:
             if found is not None:
                 return SpoofHit(field.upper(), value, *found)
     return None
+
+
+def list_key(name: str) -> str:
+    """How a whole name of a spoof list is matched: words folded as the rules read them (case, accents,
+    look-alike letters), titles dropped, written together, doubled letters made one."""
+    words = [w for w in _tokens.__wrapped__(name)[0] if w not in _TITLES]
+    return _undouble(_squash(words))
+
+
+def lead_name_keys(lead: LeadRequest) -> list[tuple[str, str, str]]:
+    """(fields, value as typed, list_key) of each way the lead's whole name is written: first + middle + last,
+    first + last, FULL_NAME, and FULL_NAME "Last, First" in the comma's order."""
+    out: list[tuple[str, str, str]] = []
+    parts = [v for v in (lead.first_name, lead.middle_name, lead.last_name) if v.strip()]
+    if parts:
+        shown = " ".join(parts)
+        out.append(("FIRST_NAME+LAST_NAME", shown, list_key(shown)))
+        if lead.middle_name.strip() and lead.first_name.strip() and lead.last_name.strip():
+            out.append(("FIRST_NAME+LAST_NAME", shown, list_key(f"{lead.first_name} {lead.last_name}")))
+    full = lead.full_name
+    if full.strip():
+        head, comma, tail = full.partition(",")
+        out.append(("FULL_NAME", full, list_key(f"{tail} {head}" if comma else full)))
+    return out
 
 
 def check_value(value: str, field: str = "FULL_NAME") -> SpoofHit | None:
