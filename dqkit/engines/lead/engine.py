@@ -277,7 +277,6 @@ def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]
         inp = AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
                            zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
                            firm=lead.business_name if lead.address_type == "B" or lead.business_name else "")
-        # with a reference, its street counts only when the typed words support it (street_support)
         return standardize(inp) if points is None else standardize_supported(inp, points)
 
     return run

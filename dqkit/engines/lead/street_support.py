@@ -15,6 +15,7 @@ ELSResidentialAddressVerificationResult 490).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Final
 
 import msgspec
@@ -25,7 +26,7 @@ from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.reference.store import StreetRow
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
-from dqkit.engines.usaddr.points import PointSource
+from dqkit.engines.usaddr.points import AddressPoint, PointSource
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
 _FROM_REFERENCE: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.MULTIPLE, MatchLevel.STREET})
@@ -48,16 +49,16 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
     text = ", ".join(x for x in (_delivery_line(inp), inp.city.strip(), last_line) if x)
     typed_zip = "".join(c for c in inp.zip if c.isdigit())[:5]
     typed_zip = typed_zip if len(typed_zip) == 5 else ""
+    on_street = points.points_on_street(zip5, s.name)  # read once: the street's city and its units
     row = StreetRow(id=-1, dataset=-1, predir=s.predir, name=s.name, suffix=s.suffix, postdir=s.postdir,
-                    text=s.street, city=_city_of(points, zip5, s.name), region=std.address.state, postcode=zip5,
+                    text=s.street, city=_city_of(on_street, zip5), region=std.address.state, postcode=zip5,
                     lo=0, hi=0)
     info = zipdata.zip_info(typed_zip) if typed_zip else None
     aliases = info.acceptable_cities if info is not None else ()
     q = parse_query(text.rstrip() + " ")
     if street_evidence("US", row, q, typed_zip, aliases).ok:
         return True
-    return _drop_unit_words(q, points, zip5, s.name, s.number) and street_evidence("US", row, q, typed_zip,
-                                                                                   aliases).ok
+    return _drop_unit_words(q, on_street, s.number) and street_evidence("US", row, q, typed_zip, aliases).ok
 
 
 def _delivery_line(inp: AddressInput) -> str:
@@ -72,12 +73,12 @@ def _delivery_line(inp: AddressInput) -> str:
     return ", ".join(segments)
 
 
-def _drop_unit_words(q: Query, points: PointSource, zip5: str, name: str, number: str) -> bool:
+def _drop_unit_words(q: Query, on_street: Sequence[AddressPoint], number: str) -> bool:
     """Drop the first word (or two) typed after the street that spell a unit of the building at this number
     ("KIELY BLVD E" where 966 KIELY BLVD has unit E; "RD N-3" for unit N3): its unit, not a direction the street
     lacks. Only asked when the words as typed do not support the street ("AVENUE B" keeps its B). True when a
     word was dropped."""
-    units = {_unit_key(p.unit) for p in points.points_on_street(zip5, name) if p.number == number and p.unit}
+    units = {_unit_key(p.unit) for p in on_street if p.number == number and p.unit}
     if not units:
         return False
     words = q.words
@@ -106,10 +107,9 @@ def not_found(inp: AddressInput, std: Standardized) -> Standardized:
                                notes=[*plain.notes, note])
 
 
-def _city_of(points: PointSource, zip5: str, name: str) -> str:
+def _city_of(on_street: Sequence[AddressPoint], zip5: str) -> str:
     """The city the reference gives the street (its first point's), else the ZIP's city."""
-    for p in points.points_on_street(zip5, name)[:1]:
-        if p.city:
-            return p.city
+    if on_street and on_street[0].city:
+        return on_street[0].city
     info = zipdata.zip_info(zip5)
     return info.city if info is not None else ""
