@@ -95,14 +95,18 @@ def _street_name(rng: random.Random) -> str:
 
 def _units(rng: random.Random) -> list[str]:
     desig, style = rng.choices([(d, s) for d, s, _ in UNIT_STYLES], weights=[w for *_, w in UNIT_STYLES])[0]
-    n = rng.randint(2, 40)
+    return _unit_lines(desig, style, rng.randint(2, 40))
+
+
+def _unit_lines(desig: str, style: str, n: int) -> list[str]:
+    """The units of one building: `n` of them (12 at most when lettered), numbered in `style`."""
     if style == "letter":
         labels = [chr(ord("A") + i) for i in range(min(n, 12))]
     elif style == "hundreds":
         labels = [str(100 * f + k) for f in range(1, 4) for k in range(1, 1 + max(1, n // 3))]
     else:
         labels = [str(i) for i in range(1, n + 1)]
-    return [f"{desig} {lab}" if desig != "#" else f"# {lab}" for lab in labels]
+    return [f"{desig} {lab}" for lab in labels]
 
 
 def generate(rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Iterator[tuple[str, ...]]:
@@ -246,14 +250,7 @@ def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 
             for j in with_units:
                 style = int(np.searchsorted(unit_cdf, rng.random()))
                 desig, kind_ = units_by_style[min(style, len(units_by_style) - 1)]
-                n = int(rng.integers(2, 41))
-                if kind_ == "letter":
-                    labels = [chr(ord("A") + i) for i in range(min(n, 12))]
-                elif kind_ == "hundreds":
-                    labels = [str(100 * f + q) for f in range(1, 4) for q in range(1, 1 + max(1, n // 3))]
-                else:
-                    labels = [str(i) for i in range(1, n + 1)]
-                unit_of[j] = [f"{desig} {lab}" for lab in labels]
+                unit_of[j] = _unit_lines(desig, kind_, int(rng.integers(2, 41)))
             for j in range(c):
                 for unit in unit_of.get(j, ("",)):
                     made_count += 1
