@@ -62,6 +62,21 @@ def percentiles(xs: list[float]) -> tuple[float, float, float]:
     return float(np.percentile(a, 50)), float(np.percentile(a, 99)), float(a.mean())
 
 
+def timed_searches(eng: AddressEngine, qs: list[str]) -> tuple[list[float], list[float]]:
+    """(wall, CPU) seconds of each keystroke query, after 200 of them page in what queries touch."""
+    for q in qs[:200]:
+        eng.search(SearchRequest.of(q))
+    lat: list[float] = []
+    cpu: list[float] = []
+    for q in qs:
+        req = SearchRequest.of(q)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        eng.search(req)
+        lat.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    return lat, cpu
+
+
 def fts5_build(csv_rows: list[tuple[str, ...]], path: Path) -> tuple[sqlite3.Connection, float]:
     t = time.perf_counter()
     con = sqlite3.connect(path)
@@ -109,17 +124,7 @@ def main() -> None:
         eng = AddressEngine.open(idx)
         open_ms = (time.perf_counter() - t) * 1e3
         qs, full = queries(rows, a.addresses, rng)
-        # warm-up: the first queries page in the parts of the file they touch
-        for q in qs[:200]:
-            eng.search(SearchRequest.of(q))
-        lat: list[float] = []
-        cpu: list[float] = []
-        for q in qs:
-            req = SearchRequest.of(q)
-            t0, c0 = time.perf_counter(), time.thread_time()
-            eng.search(req)
-            lat.append(time.perf_counter() - t0)
-            cpu.append(time.thread_time() - c0)
+        lat, cpu = timed_searches(eng, qs)
         mem_after = rss_mb()
         for text in full[:20]:  # warm-up: the first validate loads the ZIP tables (a one-time cost per process)
             eng.validate(SearchRequest.of(text))

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from bench_address import fts5_query, percentiles, timed_searches, typo
 
 TARGETS = "targets at 10M: build <= 300 s, peak RSS <= 3,000 MB, open < 1,000 ms, p99 <= 5 ms, validate >= 2,000/s"
 
@@ -53,15 +53,6 @@ def child_build(src: str, out: str) -> dict[str, Any]:
     rep = build_index([src], out, country_iso2="US", synthetic=True)
     return {"build_s": rep.seconds, "peak_rss_mb": _maxrss_mb(), "base_rss_mb": base,
             "addresses": rep.addresses, "streets": rep.streets, "index_mb": rep.size_bytes / 1e6}
-
-
-def _typo(text: str, rng: random.Random) -> str:
-    """Swap two adjacent letters inside the street part (after the house number)."""
-    sp = text.find(" ")
-    i = rng.randrange(sp + 2, max(sp + 3, min(len(text) - 1, 20)))
-    if i + 1 >= len(text) or not (text[i].isalpha() and text[i + 1].isalpha()):
-        return text
-    return text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
 
 def _texts(idx_path: str, n: int, seed: int) -> list[str]:
@@ -82,14 +73,13 @@ def _queries(full: list[str], seed: int) -> list[str]:
     qs: list[str] = []
     for text in full:
         if rng.random() < 0.1:
-            text = _typo(text, rng)
+            text = typo(text, rng)
         qs += [text[:k] for k in range(3, min(30, len(text)) + 1)]
     return qs
 
 
 def _pcts(xs: list[float]) -> tuple[float, float]:
-    a = np.array(xs) * 1e3
-    return float(np.percentile(a, 50)), float(np.percentile(a, 99))
+    return percentiles(xs)[:2]
 
 
 def child_measure(idx_path: str, n_addr: int, n_val: int) -> dict[str, Any]:
@@ -106,16 +96,7 @@ def child_measure(idx_path: str, n_addr: int, n_val: int) -> dict[str, Any]:
     t = time.perf_counter()
     eng.search(SearchRequest.of(qs[0]))
     first_ms = (time.perf_counter() - t) * 1e3
-    for q in qs[:200]:  # warm-up: page in what queries touch
-        eng.search(SearchRequest.of(q))
-    lat: list[float] = []
-    cpu: list[float] = []
-    for q in qs:
-        req = SearchRequest.of(q)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        eng.search(req)
-        lat.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
+    lat, cpu = timed_searches(eng, qs)
     for text in full[:20]:  # warm-up: the first validate loads the ZIP tables
         eng.validate(SearchRequest.of(text))
     texts = (full * (n_val // len(full) + 1))[:n_val]
@@ -138,15 +119,6 @@ def _csv_texts(src: str) -> Iterator[tuple[str]]:
             yield (f"{r[2]} {r[3]} {r[4]} {r[5]} {r[7]} {r[8]}",)
 
 
-def _fts5_query(con: sqlite3.Connection, text: str) -> None:
-    from dqkit.engines.reference.tokens import tokens
-
-    toks = tokens(text)
-    if toks:
-        match = " ".join(f'"{t}"*' for t in toks)
-        con.execute("SELECT text FROM addr WHERE addr MATCH ? LIMIT 7", (match,)).fetchall()
-
-
 def child_fts5(src: str, idx_path: str, db: str, n_addr: int) -> dict[str, Any]:
     """The peer: build a plain FTS5 table of the same rows and run the same keystrokes."""
     Path(db).unlink(missing_ok=True)
@@ -167,11 +139,11 @@ def child_fts5(src: str, idx_path: str, db: str, n_addr: int) -> dict[str, Any]:
     open_ms = (time.perf_counter() - t) * 1e3
     qs = _queries(_texts(idx_path, n_addr, 11), 12)
     for q in qs[:200]:
-        _fts5_query(con, q)
+        fts5_query(con, q)
     lat = []
     for q in qs:
         t0 = time.perf_counter()
-        _fts5_query(con, q)
+        fts5_query(con, q)
         lat.append(time.perf_counter() - t0)
     p50, p99 = _pcts(lat)
     con.close()
