@@ -411,7 +411,8 @@ def _tables() -> _Tables:
         puns=puns,
         pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
         common_surnames=frozenset(_lines("common_surnames.txt")),
-        word_sounds={_sound(w): w for w in reversed(_lines("english_words.txt"))},
+        # uncached, as in _phrase_key: 43,000 words would fill most of the lead-time cache of _sound
+        word_sounds={_sound.__wrapped__(w): w for w in reversed(_lines("english_words.txt"))},
     )
 
 
