@@ -15,6 +15,7 @@ from typing import Final
 
 from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
 from dqkit.engines.usaddr.pub28 import UNITS, UNITS_WITHOUT_NUMBER
+from dqkit.engines.usaddr.pub28_typos import UNIT, is_pub28_form, ordinal_typo, pub28_typo
 
 _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
 _UNIT_VALUE: Final = re.compile(r"^(\d{1,4}[A-Z]?|[A-Z]\d{0,3}|\d{1,4}-?[A-Z])$")
@@ -29,6 +30,7 @@ class Word:
     complete: bool
     forms: tuple[str, ...]
     maybe_unit: bool = False  # a short value right after the street: a unit when it matches no word
+    fixes: tuple[str, ...] = ()  # what the word may be a slip of (a suffix, a direction, an ordinal, a swap)
 
 
 @dataclass(slots=True)
@@ -72,18 +74,19 @@ def parse_query(text: str) -> Query:
         t = toks[i]
         last = i == n - 1
         complete = not (last and ends_open)
-        designator = (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)) and \
+        designator = (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)
+                      or _designator_slip(t, toks[i + 1] if i + 1 < n else "", seen_word)) and \
             UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not q.unit
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
-                q.unit_desig = UNITS.get(t, t)
+                q.unit_desig = _designator(t)
                 q.unit = toks[i + 1]
                 q.unit_complete = not (i + 1 == n - 1 and ends_open)
                 q.unit_marker = True
                 i += 2
                 continue
             if seen_word or q.number:
-                q.unit_desig = UNITS.get(t, t)
+                q.unit_desig = _designator(t)
                 q.unit_marker = True
                 i += 1
                 continue
@@ -101,10 +104,37 @@ def parse_query(text: str) -> Query:
         maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
         if len(q.words) >= MAX_WORDS:
             break
-        q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit))
+        q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit,
+                            word_fixes(t) if complete else ()))
         seen_word = True
         i += 1
     # A unit value typed before the number ("FLAT 4, 10 Downing St") is handled above; a number typed after
     # the unit ("APT 4 1200 MAIN") too, because the number rule only looks at the first numeric token.
     return q
 
+
+
+def word_fixes(t: str) -> tuple[str, ...]:
+    """The spellings a complete word may be a slip of: a suffix or direction one slip away ("AEV" -> AVE), the
+    ordinal its two letters meant ("24HT" -> 24TH), or, for a three-letter name word, each adjacent swap ("ELE" ->
+    LEE, EEL). Only readings: `evidence.street_evidence` accepts one only when the candidate street has it."""
+    out = [std for kind, std in sorted(pub28_typo(t)) if kind != UNIT]
+    ordinal = ordinal_typo(t)
+    if ordinal:
+        out.append(ordinal)
+    if len(t) == 3 and t.isalpha() and not is_pub28_form(t):
+        out += [t[:i] + t[i + 1] + t[i] + t[i + 2:] for i in (0, 1) if t[i] != t[i + 1]]
+    return tuple(dict.fromkeys(f for f in out if f != t))
+
+
+def _designator_slip(t: str, nxt: str, seen_word: bool) -> bool:
+    """A unit designator typed with one slip ("Aptt 5", "Unti 5", "Suiet 200"), after the street, before a value."""
+    return seen_word and len(t) >= 3 and bool(_UNIT_VALUE.match(nxt)) and \
+        any(kind == UNIT for kind, _ in pub28_typo(t)) and len(pub28_typo(t)) == 1
+
+
+def _designator(t: str) -> str:
+    if t in UNITS:
+        return UNITS[t]
+    slip = pub28_typo(t)
+    return next(iter(slip))[1] if len(slip) == 1 else t

@@ -36,6 +36,7 @@ from dqkit.contract.address import (
 )
 from dqkit.engines import deadline
 from dqkit.engines.address.evidence import Evidence, street_evidence
+from dqkit.engines.address.firm_lines import Organization, set_aside, with_organization
 from dqkit.engines.address.layout import seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.query import Query, parse_query
@@ -78,6 +79,7 @@ class Validator:
 
     def validate(self, ds: DatasetInfo, request: SearchRequest) -> ValidationResult:
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
+        parts, org = set_aside(parts) if ds.iso2 == "US" else (parts, Organization())
         text = ", ".join(parts)
         if not text or not any(t.isalnum() for t in text):
             return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
@@ -88,7 +90,8 @@ class Validator:
             std = self._by_standardizer(ds, text)
             if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
                 verdict = std
-        return self._result(ds, verdict, bool(typed_postcode))
+        result = self._result(ds, verdict, bool(typed_postcode))
+        return with_organization(result, org) if org else result
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
