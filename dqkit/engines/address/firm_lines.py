@@ -10,8 +10,8 @@ A line is set aside when it
   "Department"), anywhere among the lines; or
 * comes before the delivery line (the first line that starts with a house number and has a word after it) and is
   not itself part of the address (a unit line "Apt 4", "# 12", a PO box or rural route);
-* within one line: a leading marker or a firm name closed by a company word ("Acme Inc 2653 Meridian Ave") up to
-  the house number.
+* within one line: a leading marker or words without digits ("Acme Inc 2653 Meridian Ave") up to the house
+  number, when the line starts with neither a house number nor a unit, PO box or rural route.
 A line that may be a city or a street is never guessed at: without a house number line, nothing is set aside.
 """
 
@@ -28,10 +28,8 @@ from dqkit.engines.reference.tokens import is_unit_designator, tokens
 _MARKER: Final = re.compile(
     r"^\s*(?:ATTN\b|ATTENTION\b|C\s*/\s*O\b|C\.O\.|CARE\s+OF\b|DEPT\b|DEPARTMENT\b|MAIL\s*STOP\b)[\s.:,-]*",
     re.IGNORECASE)
-_COMPANY_WORDS: Final = frozenset({"INC", "LLC", "LLP", "LTD", "CORP", "CORPORATION", "CO", "COMPANY", "PC",
-                                   "PLLC", "LP", "INCORPORATED", "GROUP", "ASSOCIATES", "DEPT", "DEPARTMENT"})
 _ADDRESS_STARTS: Final = frozenset({"PO", "POB", "BOX", "RR", "HC", "PMB", "POST"})
-_NUMBER: Final = re.compile(r"^\d+(?:[A-Z]|-\d+|-[A-Z])?$")
+_NUMBER: Final = re.compile(r"^\d+(?:[A-Z]|-\d+|-[A-Z]|\.\d)?$")
 
 
 @dataclass(slots=True)
@@ -79,7 +77,7 @@ def _split_within(seg: str, org: Organization) -> str:
         if m is not None:
             org.attention.append(head)
             return rest
-        if head_toks and head_toks[-1] in _COMPANY_WORDS:
+        if head_toks and not any(c.isdigit() for c in head) and not _part_of_address(head):
             org.firms.append(head)
             return rest
         return seg

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
-from dqkit.engines.usaddr.pub28 import UNITS, UNITS_WITHOUT_NUMBER
+from dqkit.engines.usaddr.pub28 import DIRECTIONALS, SUFFIXES, UNITS, UNITS_WITHOUT_NUMBER
 from dqkit.engines.usaddr.pub28_typos import UNIT, is_pub28_form, ordinal_typo, pub28_typo
 
 _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
@@ -43,6 +43,7 @@ class Query:
     unit: str = ""
     unit_complete: bool = True
     unit_marker: bool = False  # a designator was typed: the person is heading for a unit
+    number_forms: tuple[str, ...] = ()  # the spellings a reference may hold the typed number under (exact level)
 
     @property
     def empty(self) -> bool:
@@ -61,6 +62,7 @@ def parse_query(text: str) -> Query:
     """Split `text` into house number, unit and words (see the module docstring)."""
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS].rsplit(" ", 1)[0] + " "
+    text = text.replace("½", " 1/2")
     spans = token_spans(text)
     q = Query(raw=text)
     if not spans:
@@ -96,10 +98,12 @@ def parse_query(text: str) -> Query:
             i += 1
             continue
         if not q.number and not seen_word and t[:1].isdigit() and not (_ORDINAL.match(t) and complete):
-            q.number = t
-            q.number_complete = complete
-            # "12 A Main St" / "12 1/2": a lone letter or fraction glued to the number stays a word; keep simple
-            i += 1
+            took = _house_number(text, spans, i, ends_open, q) if complete or i + 1 < n else 1
+            if took == 1:
+                q.number = t
+                q.number_forms = number_forms(t) if complete else ()
+            q.number_complete = complete if took == 1 else not (i + took == n and ends_open)
+            i += took
             continue
         maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
         if len(q.words) >= MAX_WORDS:
@@ -129,8 +133,9 @@ def word_fixes(t: str) -> tuple[str, ...]:
 
 def _designator_slip(t: str, nxt: str, seen_word: bool) -> bool:
     """A unit designator typed with one slip ("Aptt 5", "Unti 5", "Suiet 200"), after the street, before a value."""
-    return seen_word and len(t) >= 3 and bool(_UNIT_VALUE.match(nxt)) and \
-        any(kind == UNIT for kind, _ in pub28_typo(t)) and len(pub28_typo(t)) == 1
+    slips = pub28_typo(t)
+    return seen_word and len(t) >= 3 and bool(_UNIT_VALUE.match(nxt)) and len(slips) == 1 and \
+        next(iter(slips))[0] == UNIT
 
 
 def _designator(t: str) -> str:
@@ -138,3 +143,62 @@ def _designator(t: str) -> str:
         return UNITS[t]
     slip = pub28_typo(t)
     return next(iter(slip))[1] if len(slip) == 1 else t
+
+
+_FRACTIONS: Final = frozenset({"1/2", "1/4", "3/4", "1/3", "2/3"})
+_LETTER_NUMBER: Final = re.compile(r"^(\d+)-?([A-Z])$")
+_HALF: Final = re.compile(r"^(\d+)(?:\.5| 1/2|-1/2|1/2)$")
+
+
+def number_forms(number: str) -> tuple[str, ...]:
+    """The ways one house number is written, the typed one first: "2653 1/2" / "2653-1/2" / "2653.5",
+    "2653A" / "2653-A" / "2653 A"; the reference's own spelling is the one that matches."""
+    forms = [number]
+    m = _HALF.match(number)
+    if m:
+        n = m.group(1)
+        forms += [f"{n} 1/2", f"{n}-1/2", f"{n}1/2", f"{n}.5"]
+    m = _LETTER_NUMBER.match(number)
+    if m:
+        n, letter = m.groups()
+        forms += [f"{n}{letter}", f"{n}-{letter}", f"{n} {letter}"]
+    parts = number.split(" ", 1)
+    if len(parts) == 2 and parts[1] in _FRACTIONS:
+        forms += [f"{parts[0]}-{parts[1]}", f"{parts[0]}{parts[1]}"]
+    return tuple(dict.fromkeys(forms))
+
+
+def _house_number(text: str, spans: list[tuple[str, int, int]], i: int, ends_open: bool, q: Query) -> int:
+    """Read the house number starting at token `i` with what belongs to it: a fraction ("2653 1/2",
+    "2653-1/2"), a letter ("2653-A", "2653 A Main St", not "12 B St" where B is the street), the second half of
+    a hyphenated number ("123-45", Queens; also a range "3780-3790"). Sets `q.number` (as typed, one space or
+    hyphen) and `q.number_forms`; returns how many tokens it took."""
+    t = spans[i][0]
+    if i + 1 >= len(spans) or not t.isdigit():
+        return 1
+    nxt, start, _ = spans[i + 1]
+    if i + 1 == len(spans) - 1 and ends_open:
+        return 1  # still being typed
+    gap = text[spans[i][2]:start]
+    after = spans[i + 2][0] if i + 2 < len(spans) else ""
+    if nxt in _FRACTIONS and gap.strip() in ("", "-"):
+        q.number = f"{t} {nxt}"
+    elif gap.strip() == "-" and (nxt.isdigit() or (len(nxt) == 1 and nxt.isalpha())):
+        q.number = f"{t}-{nxt}"
+    elif gap.strip() == "" and gap and len(nxt) == 1 and nxt.isalpha() and nxt not in DIRECTIONALS and \
+            (after[:1].isalpha() or _ORDINAL.match(after)) and not _street_type_closes(text, spans, i + 2):
+        q.number = f"{t}{nxt}"  # "2653 A Meridian Ave": not "12 B St", where B is the street's name
+    else:
+        return 1
+    q.number_forms = number_forms(q.number)
+    return 2
+
+
+def _street_type_closes(text: str, spans: list[tuple[str, int, int]], j: int) -> bool:
+    """Token `j` is a street type ending the street ("12 B St", "12 C Ts, Hayward"): the letter before it is
+    the street's name, not part of the house number."""
+    t = spans[j][0]
+    if t in SUFFIXES:  # unless another type follows ("12 D Park Way": PARK is the name)
+        return j + 1 >= len(spans) or (spans[j + 1][0] not in SUFFIXES and not pub28_typo(spans[j + 1][0]))
+    rest = text[spans[j][2]:].lstrip()
+    return bool(pub28_typo(t)) and (not rest or rest[0] == ",")

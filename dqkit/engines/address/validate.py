@@ -285,6 +285,8 @@ class Validator:
             q = parse_query(text.rstrip() + " ")
             if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
                 return None  # the standardizer's street is not the typed one (or not in the typed locality)
+            if q.number_forms and self.ix.number_text(item.lo) not in q.number_forms and item.kind != RANGE:
+                return None  # "3780 A Webster St" is not 3780: a number form the reference lacks is kept as typed
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
             heavy = "street" in st.corrected
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \

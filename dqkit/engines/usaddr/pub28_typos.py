@@ -1,16 +1,12 @@
 """Typed words one slip away from a Publication 28 form: "Aev", "Srteet", "Norht", "Raod", "tS", "Aptt", "24ht".
 
 People mistype the short words of an address as often as the name, and a suffix or direction lost to one swapped
-letter used to cost the whole address. A word is read as the form it was meant to be only when that reading is
-the word is not itself a valid form ("Pl" typed for a street that is a "Ln" is a contradiction, never a typo). The
-readings are tried from the most to the least telling slip, and the first kind of slip that explains the word gives
-them:
+letter used to cost the whole address. A word is read as the form it was meant to be only when it is not itself a
+valid form ("Pl" typed for a street that is a "Ln" is a contradiction, never a typo). One
+edit counts: a letter doubled ("Stt", "Avve"), two neighbours swapped ("Aev", "tS", "Norht", "Raod"), a letter
+missing, extra or wrong ("Stret", "Sreet", "Dsr"). A short word has several readings ("TR": DR or TER).
 
-1. a doubled letter ("Stt", "Avve", "Ddr");
-2. two neighbouring letters swapped ("Aev", "tS", "Norht", "Raod");
-3. any one edit: a letter missing, extra or wrong ("Stret", "Avenu", "Sreet").
-
-What is read here is only a reading: the evidence check (`dqkit.engines.address.evidence`) accepts it only when
+What is read here is only a reading: the evidence check (`dqkit.engines.address.evidence`) accepts one only when
 it is the form the candidate street itself has, so a misread word can cost a match, never create one.
 Ordinals keep their digits and forgive the two letters ("24ht", "1ts", "11st" -> 24TH, 1ST, 11TH).
 """
@@ -64,18 +60,13 @@ def _standards(candidates: Iterable[str]) -> set[tuple[str, str]]:
 
 @lru_cache(maxsize=8192)
 def pub28_typo(word: str) -> frozenset[tuple[str, str]]:
-    """(kind, standard form) of each Publication 28 suffix, direction or unit designator `word` may be a slip of:
-    empty for a valid form itself or a word out of reach. A doubled letter or a swap that explains the word
-    settles it; else every form one edit away counts (three letters or more), and the evidence check takes the
-    one the candidate street has (two real streets that fit are Multiple matches, never a guess)."""
+    """(kind, standard form) of each Publication 28 suffix, direction or unit designator `word` may be a slip of
+    (one edit: a letter doubled, missing, extra or wrong, or two neighbours swapped): empty for a valid form
+    itself or a word out of reach. Several readings are normal for short words ("TR": DR, TER); the evidence
+    check takes the one the candidate street has, and two real streets that both fit are Multiple matches."""
     if len(word) < 2 or not word.isalpha() or is_pub28_form(word):
         return frozenset()
-    for found in (_standards(_undoubled(word)), _standards(_swapped(word))):
-        if found:
-            return frozenset(found)
-    if len(word) < 3:
-        return frozenset()  # a two-letter word one letter off is as likely any form ("CR": CT, DR, CIR)
-    near: set[tuple[str, str]] = set()
+    near = _standards(_undoubled(word)) | _standards(_swapped(word))
     for kind, table in _TABLES:
         for form, std in table.items():
             if abs(len(form) - len(word)) <= 1 and len(form) >= 2 and OSA.distance(word, form, score_cutoff=1) <= 1:
