@@ -99,15 +99,17 @@ def _answers(df: pd.DataFrame, side: Any, kind: Kind, *, mapping: Mapping[str, s
         from dqkit.backends.select import lead_backend
         from dqkit.notebook import leads
 
-        be = lead_backend(side)
-        out = leads.verify(df, backend=be, mapping=mapping, prefix=prefix, cache=cache, progress=progress)
+        lbe = lead_backend(side)
+        be: object = lbe
+        out = leads.verify(df, backend=lbe, mapping=mapping, prefix=prefix, cache=cache, progress=progress)
     else:
         from dqkit.backends.select import address_backend
         from dqkit.notebook import addresses
 
-        be = address_backend(side) if not (isinstance(side, str) and side.lower() == "demo") else \
+        abe = address_backend(side) if not (isinstance(side, str) and side.lower() == "demo") else \
             address_backend(None, reference="demo")
-        out = addresses.validate(df, backend=be, mapping=mapping, prefix=prefix, cache=cache, progress=progress)
+        be = abe
+        out = addresses.validate(df, backend=abe, mapping=mapping, prefix=prefix, cache=cache, progress=progress)
     name = side if isinstance(side, str) else getattr(be, "name", type(be).__name__)
     return results_of(out, kind, prefix), str(name)
 

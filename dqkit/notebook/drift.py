@@ -94,11 +94,15 @@ def drift_of(counts: pd.DataFrame, *, alpha: float = 0.05, metrics: tuple[str, .
     prev_total = t.groupby(["source", "metric"])["total"].shift(1)
     t["previous_rate"] = t.groupby(["source", "metric"])["rate"].shift(1)
     p = np.full(len(t), np.nan)
+    prev_n = prev_total.to_numpy(dtype=float)
+    prev_c = prev_count.to_numpy(dtype=float)
+    now_n = t["total"].to_numpy(dtype=float)
+    now_c = t["count"].to_numpy(dtype=float)
     for i in range(len(t)):
-        n0, n1 = prev_total.iloc[i], t["total"].iat[i]
-        if pd.isna(n0) or n0 < min_total or n1 < min_total:
+        n0, n1 = prev_n[i], now_n[i]
+        if np.isnan(n0) or n0 < min_total or n1 < min_total:
             continue
-        c0, c1 = int(prev_count.iloc[i]), int(t["count"].iat[i])
+        c0, c1 = int(prev_c[i]), int(now_c[i])
         pooled = (c0 + c1) / (n0 + n1)
         if pooled in (0.0, 1.0):  # no variance: both runs all-or-nothing alike
             p[i] = 1.0

@@ -129,7 +129,10 @@ def opened(history: str | os.PathLike[str] | bool | None = None) -> Iterator[sql
     path = store_path(history)
     from dqkit._files import private_dir
 
-    private_dir(path.parent) if history in (True, None) else path.parent.mkdir(parents=True, exist_ok=True)
+    if history in (True, None):
+        private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         conn = _connect(path)
     except sqlite3.OperationalError as exc:
