@@ -31,7 +31,6 @@ from dqkit.contract.lead import (
 )
 
 
-
 @functools.cache
 def _fields(cls: type) -> tuple[msgspec.structs.FieldInfo, ...]:
     """A struct class's fields, read once per class: `msgspec.structs.fields` resolves every annotation anew
