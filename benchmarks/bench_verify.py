@@ -31,43 +31,28 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_leads import peer_verifier
+
 REPO = Path(__file__).resolve().parent.parent
-INVALID = "^%$?*><=&"
 
 
 def peer_child(src: Path, dst: Path) -> None:
     """The peer pipeline, whole: read, check every lead, write."""
-    import re
-
     import pandas as pd
-    import phonenumbers
-    from nameparser import HumanName
-    from phonenumbers import geocoder
     from scourgify import normalize_address_record
 
-    invalid = re.compile("[" + re.escape(INVALID) + "]")
+    verify = peer_verifier()
     df = pd.read_csv(src, dtype=str, keep_default_na=False)
     out: list[dict[str, Any]] = []
     for r in df.to_dict("records"):
-        bad = any(invalid.search(v) for v in r.values() if v)
-        text = r.get("FULL_NAME") or " ".join(v for v in (r.get("PREFIX"), r.get("FIRST_NAME"),
-                                                          r.get("MIDDLE_NAME"), r.get("LAST_NAME"),
-                                                          r.get("SUFFIX")) if v)
-        name = HumanName(text)
-        valid, place = False, ""
-        try:
-            num = phonenumbers.parse(r.get("PHONE_NUMBER", ""), "US")
-            valid = phonenumbers.is_valid_number(num)
-            place = geocoder.description_for_number(num, "en")
-        except phonenumbers.NumberParseException:
-            pass
+        bad, first, last, valid, place = verify(r)
         try:
             addr = normalize_address_record({
                 "address_line_1": r.get("STREET1", ""), "address_line_2": r.get("STREET2", ""),
                 "city": r.get("CITY", ""), "state": r.get("STATE", ""), "postal_code": r.get("ZIP", "")})
         except Exception as exc:  # scourgify raises on what it cannot read; the row is kept
             addr = {"error": type(exc).__name__}
-        out.append({"invalid_chars": bad, "first": name.first, "last": name.last, "phone_valid": valid,
+        out.append({"invalid_chars": bad, "first": first, "last": last, "phone_valid": valid,
                     "phone_place": place, **{f"std_{k}": v for k, v in (addr or {}).items()}})
     pd.concat([df, pd.DataFrame(out)], axis=1).to_csv(dst, index=False)
 
