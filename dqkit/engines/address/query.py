@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
@@ -77,7 +78,7 @@ def parse_query(text: str) -> Query:
         last = i == n - 1
         complete = not (last and ends_open)
         designator = (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)
-                      or _designator_slip(t, toks[i + 1] if i + 1 < n else "", seen_word)) and \
+                      or (seen_word and i + 1 < n and _designator_slip(t, toks[i + 1]))) and \
             UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not q.unit
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
@@ -118,6 +119,7 @@ def parse_query(text: str) -> Query:
 
 
 
+@lru_cache(maxsize=65536)
 def word_fixes(t: str) -> tuple[str, ...]:
     """The spellings a complete word may be a slip of: a suffix or direction one slip away ("AEV" -> AVE), the
     ordinal its two letters meant ("24HT" -> 24TH), or, for a three-letter name word, each adjacent swap ("ELE" ->
@@ -131,11 +133,12 @@ def word_fixes(t: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in out if f != t))
 
 
-def _designator_slip(t: str, nxt: str, seen_word: bool) -> bool:
+def _designator_slip(t: str, nxt: str) -> bool:
     """A unit designator typed with one slip ("Aptt 5", "Unti 5", "Suiet 200"), after the street, before a value."""
+    if len(t) < 3 or not _UNIT_VALUE.match(nxt):
+        return False
     slips = pub28_typo(t)
-    return seen_word and len(t) >= 3 and bool(_UNIT_VALUE.match(nxt)) and len(slips) == 1 and \
-        next(iter(slips))[0] == UNIT
+    return len(slips) == 1 and next(iter(slips))[0] == UNIT
 
 
 def _designator(t: str) -> str:
@@ -150,6 +153,7 @@ _LETTER_NUMBER: Final = re.compile(r"^(\d+)-?([A-Z])$")
 _HALF: Final = re.compile(r"^(\d+)(?:\.5| 1/2|-1/2|1/2)$")
 
 
+@lru_cache(maxsize=16384)
 def number_forms(number: str) -> tuple[str, ...]:
     """The ways one house number is written, the typed one first: "2653 1/2" / "2653-1/2" / "2653.5",
     "2653A" / "2653-A" / "2653 A"; the reference's own spelling is the one that matches."""

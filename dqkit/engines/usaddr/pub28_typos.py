@@ -14,11 +14,9 @@ Ordinals keep their digits and forgive the two letters ("24ht", "1ts", "11st" ->
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Final
-
-from rapidfuzz.distance import OSA
 
 from dqkit.engines.usaddr.pub28 import DIRECTIONALS, SUFFIXES, UNITS
 
@@ -33,45 +31,51 @@ _ORDINAL_LETTERS: Final = frozenset("STNDRH")
 
 def is_pub28_form(word: str) -> bool:
     """A suffix, direction or unit designator as typed (any Publication 28 spelling)."""
-    return any(word in table for _, table in _TABLES)
+    return word in _FORMS
 
 
-def _undoubled(word: str) -> Iterable[str]:
-    for i in range(len(word) - 1):
-        if word[i] == word[i + 1]:
-            yield word[:i] + word[i + 1:]
+Reading = tuple[str, str]  # (kind, standard form)
 
 
-def _swapped(word: str) -> Iterable[str]:
-    for i in range(len(word) - 1):
-        if word[i] != word[i + 1]:
-            yield word[:i] + word[i + 1] + word[i] + word[i + 2:]
+def _index() -> tuple[dict[str, set[Reading]], dict[tuple[int, str], set[Reading]], dict[str, set[Reading]]]:
+    """Every form; every form with letter i taken out, keyed by i (a wrong letter at i); every form with one letter
+    taken out (a letter missing). One edit is then a few dictionary look-ups, not a scan of the tables."""
+    forms: dict[str, set[Reading]] = {}
+    wrong: dict[tuple[int, str], set[Reading]] = {}
+    missing: dict[str, set[Reading]] = {}
+    for kind, table in _TABLES:
+        for form, std in table.items():
+            forms.setdefault(form, set()).add((kind, std))
+            if len(form) < 2:
+                continue
+            for i in range(len(form)):
+                cut = form[:i] + form[i + 1:]
+                wrong.setdefault((i, cut), set()).add((kind, std))
+                missing.setdefault(cut, set()).add((kind, std))
+    return forms, wrong, missing
 
 
-def _standards(candidates: Iterable[str]) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    for c in candidates:
-        for kind, table in _TABLES:
-            std = table.get(c)
-            if std:
-                out.add((kind, std))
-    return out
+_FORMS, _WRONG, _MISSING = _index()
+_NONE: Final[frozenset[Reading]] = frozenset()
 
 
-@lru_cache(maxsize=8192)
-def pub28_typo(word: str) -> frozenset[tuple[str, str]]:
+@lru_cache(maxsize=65536)
+def pub28_typo(word: str) -> frozenset[Reading]:
     """(kind, standard form) of each Publication 28 suffix, direction or unit designator `word` may be a slip of
     (one edit: a letter doubled, missing, extra or wrong, or two neighbours swapped): empty for a valid form
     itself or a word out of reach. Several readings are normal for short words ("TR": DR, TER); the evidence
     check takes the one the candidate street has, and two real streets that both fit are Multiple matches."""
-    if len(word) < 2 or not word.isalpha() or is_pub28_form(word):
-        return frozenset()
-    near = _standards(_undoubled(word)) | _standards(_swapped(word))
-    for kind, table in _TABLES:
-        for form, std in table.items():
-            if abs(len(form) - len(word)) <= 1 and len(form) >= 2 and OSA.distance(word, form, score_cutoff=1) <= 1:
-                near.add((kind, std))
-    return frozenset(near)
+    if len(word) < 2 or not word.isalpha() or word in _FORMS:
+        return _NONE
+    near: set[Reading] = set(_MISSING.get(word, ()))
+    for i in range(len(word)):
+        cut = word[:i] + word[i + 1:]
+        if len(cut) >= 2 or (i + 1 < len(word) and word[i] == word[i + 1]):  # "NN" is N doubled; "NX" is not N
+            near |= _FORMS.get(cut, set())
+        near |= _WRONG.get((i, cut), set())
+        if i + 1 < len(word) and word[i] != word[i + 1]:
+            near |= _FORMS.get(word[:i] + word[i + 1] + word[i] + word[i + 2:], set())
+    return frozenset(near) if near else _NONE
 
 
 def _ordinal_letters(n: int) -> str:
