@@ -35,6 +35,7 @@ def test_a_run_is_recorded_with_its_counts(verified: pd.DataFrame, tmp_path: Pat
     spoof = long[(long["source"] == "(all)") & (long["metric"] == "spoof")].iloc[0]
     assert spoof["count"] == int((verified["lead_result_code"].astype(str) == "E100").sum())
     assert oct(store.stat().st_mode & 0o777) == "0o600"
+    assert listed["references_used"].iat[0].startswith("Reference: ")  # the local engine names its data
     again = record_run(verified, store)
     assert runs(store)["fingerprint"].nunique() == 1 and again == run + 1  # same input, same fingerprint
 
