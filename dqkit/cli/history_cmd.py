@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     if listed.empty:
         print("no runs recorded yet: dqkit verify IN -o OUT --history")
         return 0
-    shown = listed.assign(fingerprint=listed["fingerprint"].str[:12], engine_build=listed["engine_build"].str[:24])
+    shown = listed.assign(fingerprint=listed["fingerprint"].str[:12], engine_build=listed["engine_build"].str[:24],
+                          references_used=listed["references_used"].str[:60])
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(shown.to_string(index=False))
         if args.drift:

@@ -156,9 +156,12 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.notebook.history import enabled_by_env, record_run
 
     if args.history is not None or enabled_by_env():
+        from dqkit.notebook.history import references_used
+
+        used = local_backend(args) if service is None else service
         run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
                             (service.kind if service else "local"), prefix=args.prefix,
-                            label=args.input.name)
+                            label=args.input.name, references=references_used(used))
         print(f"recorded as run {run_id} in the history", file=sys.stderr)
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     return 0

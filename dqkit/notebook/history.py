@@ -3,7 +3,8 @@
 One SQLite file (default `<user data dir>/history.sqlite`, used only when asked: `history=True`,
 `dqkit verify --history`, or `DQKIT_HISTORY=1`; any path otherwise). Each run is one transaction:
 
-    runs     id, time (UTC), rows, input fingerprint, engine build, backend, dqkit version, label
+    runs     id, time (UTC), rows, input fingerprint, engine build, backend, dqkit version, label, the reference
+             data the answers came from
     counts   run, source, metric, count, total       (counts, not rates: the tests need both)
 
 Metrics per source: `code:<RESULT_CODE>` over all its leads, and the rates of `RATES` with their own
@@ -59,7 +60,8 @@ RATE_MEANINGS: Final = {
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, rows INTEGER NOT NULL, fingerprint TEXT NOT NULL,
-    engine_build TEXT NOT NULL, backend TEXT NOT NULL, version TEXT NOT NULL, label TEXT NOT NULL DEFAULT '');
+    engine_build TEXT NOT NULL, backend TEXT NOT NULL, version TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',
+    references_used TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS counts (
     run INTEGER NOT NULL REFERENCES runs(id), source TEXT NOT NULL, metric TEXT NOT NULL,
     count INTEGER NOT NULL, total INTEGER NOT NULL, PRIMARY KEY (run, source, metric));
@@ -106,16 +108,30 @@ def _set_aside(path: Path, why: str) -> Path:
     return aside
 
 
+# Columns added to `runs` after its first release, with their defaults: a store an older dqkit wrote is upgraded in
+# place (never taken for damaged).
+_ADDED_COLUMNS: Final = {"references_used": "TEXT NOT NULL DEFAULT ''"}
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    for name, decl in _ADDED_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
+        _upgrade(conn)
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
-        conn.execute("SELECT id, at, rows, fingerprint, engine_build, backend, version, label FROM runs LIMIT 1")
+        conn.execute("SELECT id, at, rows, fingerprint, engine_build, backend, version, label, references_used "
+                     "FROM runs LIMIT 1")
         conn.execute("SELECT run, source, metric, count, total FROM counts LIMIT 1")
     except sqlite3.DatabaseError:
         conn.close()
@@ -200,6 +216,23 @@ def fingerprint(results: pd.DataFrame, prefix: str = "lead_") -> str:
     return digest.hexdigest()
 
 
+def references_used(backend: object) -> str:
+    """The reference data behind a run's answers: the local engine's (`dqkit.reference.describe`), or, for a
+    service, that the service names its own."""
+    try:
+        from dqkit.backends.select import BackendSpec, is_remote, lead_backend
+        from dqkit.reference import describe
+
+        be = lead_backend(backend) if backend is None or isinstance(backend, str | BackendSpec) else backend
+        if is_remote(be):
+            return f"named by the service ({getattr(be, 'name', type(be).__name__)})"
+        engine = getattr(be, "lead_engine", None)
+        lead = getattr(engine, "name", "")
+        return f"{describe(be)}; lead engine {lead}" if lead else describe(be)
+    except Exception as exc:  # a record is never lost for want of a description
+        return f"not known ({type(exc).__name__})"
+
+
 def _backend_name(backend: object) -> str:
     if backend is None or isinstance(backend, str):
         text = backend or "local"
@@ -210,8 +243,9 @@ def _backend_name(backend: object) -> str:
 
 def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | None = True, *,
                backend: object = None, prefix: str = "lead_", by: str | None = None, label: str = "",
-               at: dt.datetime | None = None) -> int:
-    """Record one verified frame as a run; returns the run's id. `at` (UTC) is for tests and backfills."""
+               at: dt.datetime | None = None, references: str | None = None) -> int:
+    """Record one verified frame as a run; returns the run's id. `at` (UTC) is for tests and backfills;
+    `references` names the reference data when the backend cannot (default: `references_used(backend)`)."""
     from dqkit import __version__
     from dqkit.notebook.pipeline import engine_build
 
@@ -221,10 +255,10 @@ def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | N
         conn.execute("BEGIN IMMEDIATE")
         try:
             cur = conn.execute(
-                "INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version, label) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version, label, references_used) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (when, len(results), fingerprint(results, prefix), engine_build(), _backend_name(backend),
-                 __version__, label))
+                 __version__, label, references if references is not None else references_used(backend)))
             run = int(cur.lastrowid or 0)
             conn.executemany("INSERT INTO counts (run, source, metric, count, total) VALUES (?, ?, ?, ?, ?)",
                              [(run, r.source, r.metric, r.count, r.total) for r in table.itertuples(index=False)])
@@ -240,7 +274,8 @@ def runs(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
     with opened(history) as conn:
         frame = pd.read_sql_query(
             "SELECT r.id, r.at, r.rows, (SELECT COUNT(DISTINCT source) FROM counts c WHERE c.run = r.id "
-            "AND c.source != '(all)') AS sources, r.fingerprint, r.engine_build, r.backend, r.version, r.label "
+            "AND c.source != '(all)') AS sources, r.fingerprint, r.engine_build, r.backend, r.version, r.label, "
+            "r.references_used "
             "FROM runs r ORDER BY r.at, r.id", conn)
     return frame
 

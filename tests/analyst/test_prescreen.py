@@ -74,20 +74,27 @@ def test_a_service_failing_mid_run_loses_nothing_and_a_rerun_sends_only_the_miss
     seen: set[str] = set()
     lock = threading.Lock()
 
-    def plan(ref: str, nth: int) -> str | None:  # the first 150 leads get through; then 500s and drops, always
+    kinds = ("500", "drop", "429", "503", "stall")
+    failing: dict[str, str] = {}
+
+    def plan(ref: str, nth: int) -> str | None:  # the first 150 leads get through; then every kind of fault, always
         with lock:
             if ref not in seen and len(seen) < 150:
                 seen.add(ref)
-            return None if ref in seen else ("500" if len(ref) % 2 else "drop")
+            if ref in seen:
+                return None
+            return failing.setdefault(ref, kinds[len(failing) % len(kinds)])
 
-    with FaultProxy(vendor.url, plan=plan) as proxy:
-        flaky = client(proxy.url, max_attempts=2, backoff_base=0.01, backoff_max=0.02, timeout=5)
+    with FaultProxy(vendor.url, plan=plan, stall_seconds=4.0) as proxy:
+        flaky = client(proxy.url, max_attempts=2, backoff_base=0.01, backoff_max=0.02, timeout=2.0,
+                       max_rate_waits=1)
         first = df.leads.verify(backend=flaky, prescreen=True, cache=cache, progress=False)
         by = first["lead_answered_by"].astype(str)
         answered, missing = int((by == BY_SERVICE).sum()), int((by == NO_ANSWER).sum())
         assert answered == 150 and missing > 0 and len(first) == len(df)
         assert first.loc[by == NO_ANSWER, "lead_result_type"].astype(str).eq("FAILED").all()
         assert summary_of(first).no_answer == missing  # type: ignore[union-attr]
+        assert set(proxy.faults) == set(kinds)  # 5xx, 429, dropped connections and timeouts all happened
         proxy.plan = lambda ref, nth: None  # the service is back
         before = len(proxy.paths)
         again = df.leads.verify(backend=flaky, prescreen=True, cache=cache, progress=False)
