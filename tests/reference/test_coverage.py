@@ -69,3 +69,19 @@ def test_a_file_named_after_no_county_covers_nothing_completely(shared_dir: Path
                                                               street1="820 Talwrn Ct", city="Beaverton", state="OR",
                                                               zip="97007"))
     assert got.message.result_code != "S102" and _els(got) == "103"
+
+
+def test_the_address_engine_notes_follow_coverage(shared_dir: Path, tmp_path: Path) -> None:
+    from dqkit.contract.address import Confidence, SearchRequest
+
+    src = _alameda(shared_dir, tmp_path)
+    text = "1 Frank H Ogawa Plz, Oakland, CA 94612"
+    reference.add(src, progress=False)
+    got = reference.open_installed().validate(SearchRequest.of(text))
+    assert got.result.confidence != Confidence.VERIFIED_MATCH
+    assert "not found in ZIP 94612 of reference openaddresses-us-ca-alameda" in got.note
+    reference.add(src, progress=False, partial=True, replace=True)
+    got = reference.open_installed().validate(SearchRequest.of(text))
+    assert got.result.confidence != Confidence.VERIFIED_MATCH
+    assert "not checked: reference openaddresses-us-ca-alameda holds only part of ZIP 94612" in got.note
+    assert "not found" not in got.note
