@@ -35,6 +35,8 @@ def register(sub: Any) -> None:
     p.add_argument("--history", nargs="?", const="", metavar="PATH",
                    help="add a drift section: each lead source's rates over the runs recorded in the history "
                         "store (PATH, or the default store)")
+    p.add_argument("--price", type=float, metavar="AMOUNT",
+                   help="price of one call: the pre-screen section then gives the money spent and saved")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
         drift = drift_of_history(args.history or True)
     out = write_report(results, args.output, title=args.title, source=args.input.name, backend=backend_name,
-                       by=args.by, prefix=prefix, comparison=comparison, drift=drift)
+                       by=args.by, prefix=prefix, comparison=comparison, drift=drift, price=args.price)
     print(f"report of {len(results):,} leads written to {out.resolve()}")
     if not args.quiet:
         print(f"open it in a browser: file://{out.resolve()}", file=sys.stderr)

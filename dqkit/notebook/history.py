@@ -108,12 +108,25 @@ def _set_aside(path: Path, why: str) -> Path:
     return aside
 
 
+# Columns added to `runs` after its first release, with their defaults: a store an older dqkit wrote is upgraded in
+# place (never taken for damaged).
+_ADDED_COLUMNS: Final = {"references_used": "TEXT NOT NULL DEFAULT ''"}
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    for name, decl in _ADDED_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
+        _upgrade(conn)
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")

@@ -157,13 +157,24 @@ def _figure(fig: go.Figure, i: int) -> str:
     return f'<div class="figure">{div}</div>'
 
 
+def _fields_worth_showing(comparison: Comparison) -> pd.DataFrame:
+    """The key field and every field that differs somewhere, then one line for the fields that agree on every row."""
+    f = comparison.fields
+    shown = f[(f["field"] == comparison.key) | (f["differ"] > 0)]
+    rest = len(f) - len(shown)
+    if rest:
+        shown = pd.concat([shown, pd.DataFrame([{"field": f"{rest} other fields, agreeing on every row",
+                                                  "answered": "", "agree": "", "differ": 0, "agree_pct": 100.0}])])
+    return shown
+
+
 def _extra_sections(results: pd.DataFrame, prefix: str, comparison: Comparison | None, drift: Drift | None,
-                    figures_before: int) -> list[str]:
+                    figures_before: int, price: float | None = None) -> list[str]:
     """The optional sections: pre-screen savings, a shadow run, drift over the recorded runs."""
     from dqkit.notebook.prescreen import summary_of
 
     out: list[str] = []
-    screened = summary_of(results, prefix=prefix)
+    screened = summary_of(results, prefix=prefix, price=price)
     if screened is not None:
         facts = pd.DataFrame([{"leads": screened.leads, "settled locally (calls saved)": screened.settled,
                                "sent to the service": screened.sent, "answered": screened.answered,
@@ -188,10 +199,13 @@ def _extra_sections(results: pd.DataFrame, prefix: str, comparison: Comparison |
                    + f'<p class="note">{comparison.rows:,} rows; {html.escape(comparison.key)} agrees on '
                    f"{comparison.agreement:.1%}; {len(comparison.disagreements):,} rows differ in some field. "
                    "Values compared as text, case and spacing ignored.</p>"
-                   + _table(comparison.fields, ("field",))
+                   + _table(_fields_worth_showing(comparison), ("field",))
                    + _table(confusion, (confusion.columns[0],))
                    + _figure(comparison.heatmap(), n))
-    if drift is not None:
+    if drift is not None and drift.table.empty:
+        out.append("<h2>Drift over recorded runs</h2>" + '<p class="note">No runs are recorded in this history '
+                   "store yet: record runs with <code>dqkit verify --history</code>.</p>")
+    elif drift is not None:
         n += 1
         flagged = drift.flagged.assign(previous_pct=lambda f: (f["previous_rate"] * 100).round(1),
                                        pct=lambda f: (f["rate"] * 100).round(1))
@@ -215,6 +229,7 @@ def build_report(
     generated: dt.datetime | None = None,
     comparison: Comparison | None = None,
     drift: Drift | None = None,
+    price: float | None = None,
 ) -> str:
     """The HTML text of the report of `results` (a frame returned by `df.leads.verify()` or `dqkit verify`;
     `prefix` of its result columns found when not given)."""
@@ -255,7 +270,7 @@ def build_report(
     if f"{plots.ADDRESS_PREFIX}confidence" in results.columns:
         figures.append(plots.address_confidence(results))
     sections.append("<h2>Figures</h2>" + "\n".join(_figure(f, i) for i, f in enumerate(figures, 1)))
-    sections += _extra_sections(results, prefix, comparison, drift, len(figures))
+    sections += _extra_sections(results, prefix, comparison, drift, len(figures), price)
 
     from plotly.offline import get_plotlyjs
 
@@ -294,11 +309,12 @@ def write_report(
     generated: dt.datetime | None = None,
     comparison: Comparison | None = None,
     drift: Drift | None = None,
+    price: float | None = None,
 ) -> Path:
     """Write the report of `results` (see `build_report`) to `path` as UTF-8; returns the path."""
     out = Path(path)
     text = build_report(results, title=title, source=source, backend=backend, by=by, prefix=prefix,
-                        generated=generated, comparison=comparison, drift=drift)
+                        generated=generated, comparison=comparison, drift=drift, price=price)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text(out, text)  # a temporary file renamed over `out`: a failed write leaves the old report whole
     return out

@@ -95,3 +95,29 @@ def test_a_damaged_store_is_set_aside_and_reported_never_emptied(verified: pd.Da
     assert len(aside) == 1 and aside[0].read_bytes() == garbage  # kept byte for byte
     assert len(runs(store)) == 1
     time.sleep(0.01)
+
+
+def test_a_store_written_before_a_column_was_added_is_upgraded_not_set_aside(verified: pd.DataFrame,
+                                                                              tmp_path: Path) -> None:
+    import sqlite3
+
+    store = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(store)
+    conn.executescript("""
+        CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, rows INTEGER NOT NULL,
+            fingerprint TEXT NOT NULL, engine_build TEXT NOT NULL, backend TEXT NOT NULL, version TEXT NOT NULL,
+            label TEXT NOT NULL DEFAULT '');
+        CREATE TABLE counts (run INTEGER NOT NULL REFERENCES runs(id), source TEXT NOT NULL, metric TEXT NOT NULL,
+            count INTEGER NOT NULL, total INTEGER NOT NULL, PRIMARY KEY (run, source, metric));
+        INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version) VALUES ('2026-01-01', 1, 'f', 'b',
+            'local', '0.1.0');
+        INSERT INTO counts VALUES (1, '(all)', 'spoof', 0, 1);
+    """)
+    conn.commit()
+    conn.close()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HistoryWarning)
+        record_run(verified.head(20), store)
+    assert list(runs(store)["id"]) == [1, 2] and not [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
