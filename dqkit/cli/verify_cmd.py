@@ -99,18 +99,40 @@ def summary(result_codes: pd.Series) -> str:
         return "no leads: the input has no data rows"
     lines = [f"{'code':<6} {'leads':>7} {'share':>7}  meaning"]
     for code, n in counts.items():
+        if not n:
+            continue  # a code of the table no lead got
         rc = RESULT_CODES.get(str(code))
         lines.append(f"{code!s:<6} {n:>7} {n / total:>7.1%}  {rc.condition if rc else 'not processed'}")
     lines.append(f"{'total':<6} {total:>7}")
     return "\n".join(lines)
 
 
+def chosen_columns(df: pd.DataFrame, mapping: dict[str, str], prefix: str) -> dict[str, str]:
+    """The lead field -> column mapping the run will use, printed to stderr with a warning when no ZIP, state or
+    street column was found (before any lead is run)."""
+    from dqkit.notebook.columns import CLI_MAP_HINT, describe_lead_columns, missing_lead_columns
+    from dqkit.notebook.leads import input_columns, lead_fields
+
+    fields = lead_fields(df.columns, mapping, prefix, map_hint=CLI_MAP_HINT)
+    print("columns read:\n" + describe_lead_columns(fields), file=sys.stderr)
+    missing = missing_lead_columns(fields, input_columns(df.columns, prefix), CLI_MAP_HINT)
+    if missing:
+        print(f"warning: {missing}", file=sys.stderr)
+    return fields
+
+
 def run(args: argparse.Namespace) -> int:
+    import warnings
+
     from dqkit.cli._leadio import parse_map, read_table, write_table
+    from dqkit.notebook.columns import ColumnWarning
 
     df = read_table(args.input)
-    out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix, cache=not args.no_cache,
-                       progress=False if args.quiet else None)
+    fields = chosen_columns(df, parse_map(args.map), args.prefix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ColumnWarning)  # said above, in the CLI's terms
+        out = verify_frame(df, local_backend(args), fields, args.prefix, cache=not args.no_cache,
+                           progress=False if args.quiet else None)
     write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"]))
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)

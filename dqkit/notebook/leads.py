@@ -6,6 +6,7 @@ so a column means the same thing in a notebook and on the command line.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -25,11 +26,13 @@ from dqkit.contract.lead_columns import (
     lead_from_row,
     resolve_columns,
 )
+from dqkit.notebook.columns import PYTHON_MAP_HINT, ColumnWarning, missing_lead_columns
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
 from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
 
 PREFIX: Final = "lead_"
+COLUMNS_ATTR: Final = "lead_columns"  # result.attrs[COLUMNS_ATTR]: the field -> input column mapping used
 RESULT_NAMES: Final = tuple(RESULT_COLUMNS)
 # Answers a rerun should ask again for: the service or the account was at fault, not the lead.
 _RETRY_OUTCOMES: Final = frozenset({Outcome.SERVICE_FAULT, Outcome.ACCOUNT_CONFIGURATION})
@@ -53,16 +56,23 @@ def without_echo(msg: ELSGenericMessage) -> ELSGenericMessage:
     return msgspec.structs.replace(msg, input_data=None) if msg.input_data is not None else msg
 
 
-def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str) -> dict[str, str]:
-    """Seed field -> input column, never reading a result column of an earlier run."""
-    results = {f"{prefix}{n}" for n in RESULT_NAMES}
-    candidates = [str(c) for c in columns if str(c) not in results]
-    fields = resolve_columns(candidates, mapping)
+def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str, *,
+                map_hint: str = PYTHON_MAP_HINT) -> dict[str, str]:
+    """Seed field -> input column, never reading a result column of an earlier run. `map_hint` says how to name
+    a column in the caller's terms (the Python `mapping=` or the CLI's `--map`)."""
+    fields = resolve_columns(input_columns(columns, prefix), mapping)
     if not fields:
+        candidates = input_columns(columns, prefix)
         shown = ", ".join(map(repr, candidates[:12])) + (" ..." if len(candidates) > 12 else "")
         raise InputError(f"no lead columns found among {shown or 'no columns'}: name them like first_name, "
-                         "last_name, zip, phone, or pass mapping={'FIRST_NAME': 'your column', ...}")
+                         f"last_name, zip, phone, or name them with {map_hint.format(field='FIRST_NAME')}")
     return fields
+
+
+def input_columns(columns: Iterable[object], prefix: str) -> list[str]:
+    """The columns of the input, without the result columns of an earlier run."""
+    results = {f"{prefix}{n}" for n in RESULT_NAMES}
+    return [str(c) for c in columns if str(c) not in results]
 
 
 def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
@@ -137,8 +147,13 @@ def verify(
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = lead_backend(backend)
     fields = lead_fields(df.columns, mapping, prefix)
-    return run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache, progress=progress,
-                     concurrency=concurrency, chunk_size=chunk_size)
+    missing = missing_lead_columns(fields, input_columns(df.columns, prefix))
+    if missing:
+        warnings.warn(missing, ColumnWarning, stacklevel=3)
+    out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
+                    progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+    out.attrs[COLUMNS_ATTR] = dict(fields)
+    return out
 
 
 # ---- the analyst's view: where the lead source is, and quality rates per source
