@@ -1,4 +1,4 @@
-"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV or Parquet file on the local engine."""
+"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV, Excel (.xlsx) or Parquet file on the local engine."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="verify every lead of a CSV or Parquet file and write it with result columns",
+    p = sub.add_parser("verify", help="verify every lead of a CSV, Excel or Parquet file and write it with result columns",
                        description="Verify every lead of INPUT on the local engine (no account, no network) and "
                                    "write OUTPUT: every input row, in order, with the result columns added "
                                    "(result_code, its meaning, phone status, the standardized address, ...). "
                                    "Columns are found by forgiving names (First Name, fname, zipcode, phone, ...); "
                                    "--map names the ones it cannot guess.",
                        epilog="example: dqkit verify data/sample_leads.csv -o checked.csv")
-    p.add_argument("input", type=Path, help="CSV or Parquet file of leads")
-    p.add_argument("-o", "--output", type=Path, required=True, help="CSV or Parquet file to write")
+    p.add_argument("input", type=Path, help="file of leads: .csv, .xlsx (the first sheet) or .parquet")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="file to write: .csv, .xlsx or .parquet (by its extension)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="read the lead field FIELD (PHONE_NUMBER, PARTNER_ID, ...) from the file's column COLUMN, "
                         "for columns dqkit does not find by name (repeatable), e.g. --map PHONE_NUMBER=cell")
@@ -46,7 +47,7 @@ def register(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-escape-formulas", action="store_true",
-                   help="write CSV cells exactly as they are (by default a cell starting with = + - @ tab or CR "
+                   help="write CSV and Excel cells exactly as they are (by default a cell starting with = + - @ tab or CR "
                         "that is not a plain number gets a leading ' so spreadsheets do not run it)")
     p.set_defaults(handler=run)
 
@@ -124,9 +125,10 @@ def chosen_columns(df: pd.DataFrame, mapping: dict[str, str], prefix: str) -> di
 def run(args: argparse.Namespace) -> int:
     import warnings
 
-    from dqkit.cli._leadio import parse_map, read_table, write_table
+    from dqkit.cli._leadio import WRITE_FORMATS, parse_map, read_table, table_format, write_table
     from dqkit.notebook.columns import ColumnWarning
 
+    table_format(args.output, WRITE_FORMATS, "write")  # refused before any lead is run
     df = read_table(args.input)
     fields = chosen_columns(df, parse_map(args.map), args.prefix)
     with warnings.catch_warnings():
