@@ -239,6 +239,9 @@ def test_the_readme_runs_as_written_in_a_fresh_checkout(tmp_path: Path) -> None:
     assert re.search(r"openaddresses-us-ca\s+openaddresses\s+US/CA\s+4\b", said), said[-3000:]
     assert any((home / "dqkit-references").iterdir())
     assert (clone / "checked.csv").is_file() and (clone / "report.html").is_file()
+    # The CRM export was read without --map (every lead S100, none E601) and written as a real workbook.
+    assert re.search(r"S100\s+2\s+100\.0%", said), said[-3000:]
+    assert (clone / "hubspot.xlsx").read_bytes()[:2] == b"PK" and (clone / "hubspot.html").is_file()
     # Nothing of the first hour shows in `git status`: the venv, the demo's output, the examples' files.
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone,
                             capture_output=True, text=True, check=True).stdout
