@@ -1,7 +1,8 @@
 """`dqkit report INPUT -o report.html`: verify a file of leads and write one self-contained HTML report.
 
-INPUT is a CSV, Excel (.xlsx) or Parquet file of leads (columns found by forgiving names, as for `dqkit verify`), or a file that
-`dqkit verify` already wrote (its result columns are then reported as they are, nothing is verified again).
+INPUT is a CSV, Excel (.xlsx) or Parquet file of leads (columns found by forgiving names, as for `dqkit verify`),
+or a file that `dqkit verify` already wrote (its result columns are then reported as they are, nothing is
+verified again).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="verify every lead of a CSV, Excel or Parquet file and write it with result columns",
+    p = sub.add_parser("verify",
+                       help="verify every lead of a CSV, Excel or Parquet file and write it with result columns",
                        description="Verify every lead of INPUT on the local engine (no account, no network) and "
                                    "write OUTPUT: every input row, in order, with the result columns added "
                                    "(result_code, its meaning, phone status, the standardized address, ...). "
@@ -47,8 +48,8 @@ def register(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-escape-formulas", action="store_true",
-                   help="write CSV and Excel cells exactly as they are (by default a cell starting with = + - @ tab or CR "
-                        "that is not a plain number gets a leading ' so spreadsheets do not run it)")
+                   help="write CSV and Excel cells exactly as they are (by default a cell starting with = + - @ "
+                        "tab or CR that is not a plain number gets a leading ' so spreadsheets do not run it)")
     p.set_defaults(handler=run)
 
 

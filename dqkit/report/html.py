@@ -47,12 +47,13 @@ div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555;
 
 def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_columns: Sequence[str] = (),
            points_columns: Sequence[str] = (), headers: dict[str, str] | None = None,
-           titles: dict[str, str] | None = None, wide: bool = False) -> str:
+           titles: dict[str, str] | None = None, wide: bool = False, unchecked: Sequence[str] = ()) -> str:
     """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions).
 
     `percent_columns` are rates (fractions) shown as percentages, `points_columns` are percentages already (0-100);
     `headers` replaces column names by readable
-    ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover."""
+    ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover; an empty cell of an
+    `unchecked` column reads "not checked" (no lead had that check), never a number."""
     headers = headers or {}
     titles = titles or {}
 
@@ -68,6 +69,8 @@ def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_column
         for c, v in zip(df.columns, values, strict=True):
             cls = "text" if c in text_columns else "num"
             text = (_percent(v) if c in percent_columns else _points(v) if c in points_columns else _fmt(v))
+            if c in unchecked and text == "–":
+                text = "not checked"
             cells.append(f'<td class="{cls}">{html.escape(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table_class = "dq wide" if wide else "dq"
@@ -114,7 +117,8 @@ def _audit_part(audit: pd.DataFrame, columns: Sequence[str]) -> str:
         shown += [str(c) for c in audit.columns if c != "source" and str(c) not in placed]
     part = audit[["source", *shown]]
     return _table(part, ("source",), points_columns=[c for c in shown if c.endswith("_pct")],
-                  headers={c: _audit_header(c) for c in shown}, titles=dict(AUDIT_COLUMNS), wide=True)
+                  headers={c: _audit_header(c) for c in shown}, titles=dict(AUDIT_COLUMNS), wide=True,
+                  unchecked=("phone_ok_pct",))
 
 
 def _audit_header(column: str) -> str:

@@ -71,6 +71,13 @@ def test_every_skipped_block_says_why_and_examples_read_files_that_exist() -> No
     assert "seed" not in text.lower(), "say what the services do instead of 'seed'"
 
 
+def test_the_browser_install_is_said_as_a_root_command() -> None:
+    """The install script runs as root (CI containers have no sudo): the README says so, not `sudo ...` alone."""
+    text = README.read_text(encoding="utf-8")
+    assert re.search(r"as root with\s+`bash \.ci/install-browser\.sh`", text), "say: as root, bash .ci/install-..."
+    assert "`sudo bash .ci/install-browser.sh`" not in text
+
+
 def test_the_readme_names_the_jupyter_that_is_installed() -> None:
     for b in blocks():
         if b.lang != "sh":
