@@ -54,6 +54,8 @@ def register(sub: Any) -> None:
 
 
 def local_backend(args: argparse.Namespace) -> LeadBackend:
+    from dataclasses import replace
+
     from dqkit.backends.local import LocalBackend
     from dqkit.engines.lead.engine import LeadProfile
 
@@ -63,12 +65,15 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
 
         records = LeadRecords.from_csv(args.records)
     points = None
+    engine: Any = None
     if getattr(args, "reference", None):
         from dqkit.engines.address import AddressEngine
 
         refs: list[Path] = list(args.reference)
         engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
                   else AddressEngine.from_files(refs))
+        engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in refs),
+                                   source="reference files")  # the id dqkit serve --reference gives them
         points = engine.index
     spoof_list = None
     if getattr(args, "spoof_list", None) is not None:
@@ -77,7 +82,7 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         spoof_list = SpoofList.from_file(args.spoof_list)
     profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
                           standardize_address=not args.no_address, points=points, spoof_list=spoof_list)
-    return LocalBackend(profile=profile)
+    return LocalBackend(profile=profile, address_engine=engine)  # the file's engine names the reference
 
 
 def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str] | None = None,

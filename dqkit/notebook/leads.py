@@ -70,9 +70,41 @@ def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, pr
 
 
 def input_columns(columns: Iterable[object], prefix: str) -> list[str]:
-    """The columns of the input, without the result columns of an earlier run."""
+    """The columns of the input, without the result columns of an earlier run (and, in a verified frame, the
+    reference columns it carries)."""
+    names = [str(c) for c in columns]
     results = {f"{prefix}{n}" for n in RESULT_NAMES}
-    return [str(c) for c in columns if str(c) not in results]
+    if f"{prefix}result_code" in names:
+        results.update(f"{prefix}{n}" for n in REFERENCE_NAMES)
+    return [c for c in names if c not in results]
+
+
+# Which address reference the lead engine checked streets against, and its date: on every verified row.
+REFERENCE_NAMES: Final = ("reference", "reference_date")
+
+
+def lead_reference(backend: LeadBackend) -> tuple[str, str] | None:
+    """(id, date) of the address reference behind the lead answers of `backend`: the open-data-only id when the
+    lead engine has none (streets not checked); None for a remote backend (its server names it in the
+    X-Dqkit-Reference header) or a point source that names no reference."""
+    from dqkit.engines.address.provenance import OPEN_ONLY_ID
+
+    engine = getattr(backend, "lead_engine", None)
+    profile = getattr(engine, "profile", None)
+    if profile is None:
+        return None
+    points = profile.points
+    if points is None:
+        return OPEN_ONLY_ID, ""
+    own = getattr(backend, "_address_engine", None)
+    installed = type(points).__name__ == "InstalledPoints"
+    if not installed and (own is None or getattr(own, "index", None) is not points):
+        return None  # points given without their engine: nothing names them
+    try:
+        info = backend.reference_for("USA")  # type: ignore[attr-defined]
+    except Exception:  # a reference that cannot be opened is reported by the lead checks themselves
+        return None
+    return str(info.id), str(info.source_date or info.built)
 
 
 def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
@@ -152,6 +184,10 @@ def verify(
         warnings.warn(missing, ColumnWarning, stacklevel=3)
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+    named = lead_reference(be)
+    if named is not None:
+        for name, value in zip(REFERENCE_NAMES, named, strict=True):
+            out[f"{prefix}{name}"] = pd.Series(value, index=out.index, dtype="string")
     out.attrs[COLUMNS_ATTR] = dict(fields)
     return out
 
@@ -189,9 +225,7 @@ def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX)
         if by not in df.columns:
             raise InputError(f"column {by!r} is not in the frame")
         return by
-    results = {f"{prefix}{n}" for n in RESULT_NAMES}
-    inputs = [str(c) for c in df.columns if str(c) not in results]
-    return resolve_columns(inputs).get("PARTNER_ID")
+    return resolve_columns(input_columns(df.columns, prefix)).get("PARTNER_ID")
 
 
 def _text(df: pd.DataFrame, column: str) -> pd.Series:

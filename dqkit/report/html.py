@@ -212,6 +212,7 @@ def build_report(
     meta = [f"{n:,} leads" + (f" from <code>{html.escape(source)}</code>" if source else "")]
     if backend:
         meta.append(f"verified by <code>{html.escape(backend)}</code>")
+    meta.append(_reference_line(results, prefix))
     lines = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -230,6 +231,27 @@ def build_report(
         "</html>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _reference_line(results: pd.DataFrame, prefix: str) -> str:
+    """Which address reference the street checks used, and its date, from the results' reference columns."""
+    from dqkit.engines.address.provenance import OPEN_ONLY_ID
+
+    col = f"{prefix}reference"
+    if col not in results.columns:
+        return "address reference not recorded in these results"
+    dates = (plots.as_text(results[f"{prefix}reference_date"]) if f"{prefix}reference_date" in results.columns
+             else pd.Series("", index=results.index))
+    pairs = sorted({(i, d) for i, d in zip(plots.as_text(results[col]), dates, strict=True) if i})
+    if not pairs:
+        return "address reference not recorded in these results"
+    named = []
+    for ref, date in pairs:
+        if ref == OPEN_ONLY_ID:
+            named.append("none installed (streets not checked, only ZIP / city / state)")
+        else:
+            named.append(f"<code>{html.escape(ref)}</code>" + (f" of {html.escape(date)}" if date else ""))
+    return "address reference: " + ", ".join(named)
 
 
 def write_report(
