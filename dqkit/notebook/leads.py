@@ -182,6 +182,10 @@ def verify(
     missing = missing_lead_columns(fields, input_columns(df.columns, prefix))
     if missing:
         warnings.warn(missing, ColumnWarning, stacklevel=3)
+    verified = f"{prefix}result_code" in df.columns
+    stale = [c for c in (f"{prefix}{n}" for n in REFERENCE_NAMES) if verified and c in df.columns]
+    if stale:  # a verified frame verified again: its reference columns are replaced like its results
+        df = df.drop(columns=stale)
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
     named = lead_reference(be)
