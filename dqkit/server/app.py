@@ -80,7 +80,8 @@ def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
 
 
 def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
+    """Answer 503 (retried by clients) until the engines are loaded; every answer names its reference (lead
+    answers the one their street checks used)."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
@@ -88,8 +89,9 @@ def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = F
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
         response = await handler(request)
-        if provenance and engines.loaded.reference_header:
-            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        header = engines.loaded.reference_header if provenance else engines.loaded.lead_reference_header
+        if header:
+            response.headers["X-Dqkit-Reference"] = header
         return response
 
     return guarded
