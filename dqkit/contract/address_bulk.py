@@ -12,7 +12,7 @@ serve` and the clients so both ends speak the published shapes through the same 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -98,7 +98,7 @@ class BatchStatusResponse(Answer, omit_defaults=True):
     metadata: BatchStatusMetadata | None = None
 
 
-class BatchList(msgspec.Struct, omit_defaults=True, kw_only=True):
+class BatchList(msgspec.Struct, kw_only=True):  # an empty list is still sent
     batches: list[BatchInfo] = []
 
 
@@ -125,8 +125,8 @@ class BulkResultAddress(msgspec.Struct, omit_defaults=True, kw_only=True):
     match_confidence: str | None = None
     match_info: MatchInfo | None = None
     addresses_formatted: list[BulkFormatted] | None = None
-    components: AddressComponents | None = None
-    metadata: AddressMetadata | None = None
+    components: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class BulkStatistic(msgspec.Struct, kw_only=True):
@@ -175,12 +175,36 @@ def as_validate_response(answer: BulkResultAddress) -> ValidateResponse:
         match_type=answer.match_type or ("" if answer.confidence else "unprocessed"),
         match_confidence=answer.match_confidence or ("" if answer.confidence else "none"),
         address=msgspec.convert(lines, Address) if lines else None,
-        components=answer.components,
+        components=msgspec.convert(answer.components, AddressComponents) if answer.components else None,
     )
-    out = ValidateResponse(result, metadata=answer.metadata)
+    out = ValidateResponse(result, metadata=msgspec.convert(answer.metadata, AddressMetadata)
+                           if answer.metadata else None)
     info = answer.match_info.generic_info if answer.match_info else None
     if not answer.confidence:
         out.set_note("not processed: the bulk batch stopped before this address")
     elif info and any(i.startswith("not validated") for i in info):
         out.set_note("; ".join(info))
+    return out
+
+
+# Members of validate's components and metadata that the published bulk result does not have (its objects allow
+# no others): left out of bulk answers.
+_NOT_IN_BULK_COMPONENTS: Final = frozenset({"country_iso_numeric", "additional_elements"})
+_BULK_DPV: Final = frozenset({"cmra_indicator", "seed_indicator", "dpv_indicator", "footnotes", "vacancy_indicator",
+                              "no_stats_indicator", "pbsa_indicator"})
+
+
+def bulk_components(c: AddressComponents) -> dict[str, Any]:
+    """Validate's components in the bulk result's shape."""
+    return {k: v for k, v in msgspec.to_builtins(c).items() if k not in _NOT_IN_BULK_COMPONENTS}
+
+
+def bulk_metadata(m: AddressMetadata) -> dict[str, Any]:
+    """Validate's metadata in the bulk result's shape (its address type is a code; its DPV has fewer members)."""
+    out: dict[str, Any] = msgspec.to_builtins(m)
+    kind = (out.get("address_classification") or {}).get("address_type")
+    if isinstance(kind, dict):
+        out["address_classification"]["address_type"] = {k: v for k, v in kind.items() if k == "code"}
+    if isinstance(out.get("dpv"), dict):
+        out["dpv"] = {k: v for k, v in out["dpv"].items() if k in _BULK_DPV}
     return out

@@ -57,6 +57,8 @@ from dqkit.contract.address_bulk import (
     BulkFormatted,
     BulkResultAddress,
     BulkStatistic,
+    bulk_components,
+    bulk_metadata,
     parse_max_processing_time,
 )
 from dqkit.contract.address_components import AddOns
@@ -406,10 +408,10 @@ def _answer(backend: Any, given: dict[str, Any], add: AddOns, extra: bool) -> Bu
     if r.address is not None:
         lines = {k: v for k, v in msgspec.to_builtins(r.address).items() if isinstance(v, str)}
         out.addresses_formatted = [BulkFormatted(layout_name=DEFAULT_LAYOUT, address=lines)]
-    if add.components:
-        out.components = r.components
-    if add.metadata:
-        out.metadata = answer.metadata
+    if add.components and r.components is not None:
+        out.components = bulk_components(r.components)
+    if add.metadata and answer.metadata is not None:
+        out.metadata = bulk_metadata(answer.metadata)
     return out
 
 
