@@ -61,6 +61,8 @@ class LeadsAccessor:
 
         backend:     None/"local" (the in-process engine), "vendor", a `dqkit serve` URL, or a backend object.
         mapping:     seed field -> column, for columns the forgiving names do not find ({"ZIP": "postcode"}).
+                     The mapping used is `result.attrs["lead_columns"]` (before a run: `df.leads.columns()`);
+                     no ZIP, state or street column found is a `ColumnWarning` naming the columns present.
         prefix:      of the result columns.
         cache:       None (the default cache unless switched off), False (none), or a ResultCache.
         progress:    draw a progress bar (default: yes, except under pytest or DQKIT_PROGRESS=0).

@@ -65,8 +65,30 @@ OPERATIONS: Final[tuple[Op, ...]] = (
 )
 
 
+def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
+    """`takes_body(method, path)`: whether some route reads a body for that method and path (POST at an operation
+    that accepts it); everything else, /healthz and /openapi.json included, is answered without reading one."""
+    exact: set[str] = set()
+    prefixes: list[str] = []
+    for op in operations:
+        if "POST" not in op.methods:
+            continue
+        for path in (op.path, *op.aliases):
+            if path.endswith("{key:path}"):
+                prefixes.append(path[: -len("{key:path}")])
+            else:
+                exact.update((path, path + "/"))
+    frozen, starts = frozenset(exact), tuple(prefixes)
+
+    def takes_body(method: str, path: str) -> bool:
+        return method == "POST" and (path in frozen or path.startswith(starts))
+
+    return takes_body
+
+
 def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
+    """Answer 503 (retried by clients) until the engines are loaded; every answer names its reference (lead
+    answers the one their street checks used)."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
@@ -74,8 +96,9 @@ def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = F
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
         response = await handler(request)
-        if provenance and engines.loaded.reference_header:
-            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        header = engines.loaded.reference_header if provenance else engines.loaded.lead_reference_header
+        if header:
+            response.headers["X-Dqkit-Reference"] = header
         return response
 
     return guarded
@@ -156,7 +179,7 @@ def create_app(config: ServerConfig | None = None, *,
                                         RecursionError: service_error, UnicodeError: not_utf8,
                                         Exception: server_fault})
     app.router.redirect_slashes = False
-    gate = Gate(app, config)
+    gate = Gate(app, config, body_routes(OPERATIONS))
     if not config.trusted_proxies:
         return gate
     # Behind trusted reverse proxies the client is the rightmost X-Forwarded-For address that is not one of them:
