@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
 from dqkit.server.address_routes import AddressRoutes
+from dqkit.server.bulk_routes import BulkRoutes
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
@@ -55,6 +56,12 @@ OPERATIONS: Final[tuple[Op, ...]] = (
     Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
     Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
     Op("/address/datasets/v1", ("GET",), "datasets"),
+    Op("/address/bulk/v1/batches", ("POST",), "bulk_create"),
+    Op("/address/bulk/v1/batches", ("GET",), "bulk_list"),
+    Op("/address/bulk/v1/batches/{batch_id}/start", ("POST",), "bulk_start"),
+    Op("/address/bulk/v1/batches/{batch_id}", ("GET",), "bulk_status"),
+    Op("/address/bulk/v1/batches/{batch_id}/results", ("GET",), "bulk_results"),
+    Op("/address/bulk/v1/batches/{batch_id}/stop", ("POST",), "bulk_stop"),
 )
 
 
@@ -103,7 +110,9 @@ def create_app(config: ServerConfig | None = None, *,
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
     address_routes = AddressRoutes(engines)
-    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
+    bulk_routes = BulkRoutes(engines)
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers(),  # type: ignore[dict-item]
+                                    **bulk_routes.handlers(address_routes._guarded)}
     routes: list[Route] = []
     for op in OPERATIONS:
         handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
@@ -128,6 +137,7 @@ def create_app(config: ServerConfig | None = None, *,
         try:
             engines.load()
             log.info("dqkit serve: engines ready")
+            bulk_routes.service.resume()  # batches a stopped server was processing go on
         except Exception:
             log.exception("dqkit serve: the engines failed to load; /healthz answers 503")
 

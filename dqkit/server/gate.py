@@ -65,6 +65,8 @@ MAX_QUERY_PARAMS: Final = 64
 # Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
 OFFLOAD_BYTES: Final = 16_384
 LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
+BULK_PATH: Final = "/address/bulk/v1/batches"
+BULK_BODY_BYTES: Final = 16 << 20
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -304,6 +306,8 @@ class Gate:
         limit = self.config.max_body_bytes
         if scope["path"].rstrip("/") in LEAD_PATHS:
             limit = min(limit, self.config.max_lead_body_bytes)
+        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: up to 10,000 addresses of 1,000 characters
+            limit = max(limit, BULK_BODY_BYTES)
         length = _header(scope, b"content-length")
         if length is not None:
             try:
