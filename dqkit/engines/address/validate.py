@@ -43,12 +43,8 @@ from dqkit.contract.address import (
 )
 from dqkit.engines import deadline
 from dqkit.engines.address.evidence import Evidence, street_evidence
-<<<<<<< HEAD
 from dqkit.engines.address.firm_lines import Organization, set_aside, with_organization
-from dqkit.engines.address.layout import seven_lines
-=======
 from dqkit.engines.address.layout import country_name, delivery_lines, mixed_case, seven_lines
->>>>>>> main
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.place import place_only
 from dqkit.engines.address.query import Query, parse_query
@@ -124,20 +120,14 @@ class Validator:
         verdict = self._by_search(ds, text, typed_pc)
         std: Standardized | None = None
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
-<<<<<<< HEAD
-            std = self._by_standardizer(ds, text)
-            if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
-                verdict = std
-        result = self._result(ds, verdict, bool(typed_postcode))
-        return with_organization(result, org) if org else result
-=======
             by_std, std = self._by_standardizer(ds, text)
             if by_std is not None and _RANK.get(by_std.confidence, 0) > _RANK.get(verdict.confidence, 0) and \
                     not _picks_one_of(verdict, by_std):
                 verdict = by_std
         verdict = self._unit_checked(ds, verdict, parse_query(text.rstrip() + " "))
         result = self._result(ds, verdict, bool(typed_pc))
-        return result, self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
+        note = self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
+        return (with_organization(result, org) if org else result), note
 
     # -- the typed unit ----------------------------------------------------------------------------------
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
@@ -169,7 +159,6 @@ class Validator:
         v.retained_unit = typed
         v.unit_note = f"unit {typed} not checked: the reference lists no units at this address"
         return v
->>>>>>> main
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
