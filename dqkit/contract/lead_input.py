@@ -24,15 +24,13 @@ from typing import Final
 import msgspec
 
 from dqkit.contract.lead import Attribute, LeadRequest, Phone
-from dqkit.contract.us_states import STATE_CODES
+from dqkit.contract.us_states import state_code_of_name
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
 _EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
                                re.IGNORECASE)
 _PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
 _ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
-
-_STATE_KEY: Final = re.compile(r"[^A-Z ]+")
 
 
 def clean_text(value: str) -> str:
@@ -77,8 +75,7 @@ def state_code(value: str) -> str:
     v = clean_text(value)
     if len(v) <= 2:
         return v.upper() if v.isalpha() else v
-    key = " ".join(_STATE_KEY.sub(" ", v.upper()).split())
-    return STATE_CODES.get(key, v)
+    return state_code_of_name(v) or v
 
 
 def split_zip(zip_: str, zipplus: str) -> tuple[str, str]:

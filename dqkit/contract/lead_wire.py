@@ -11,7 +11,7 @@ before anything is expanded or read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
 from xml.etree.ElementTree import Element, ParseError
@@ -519,8 +519,3 @@ def decode_message(body: bytes, content_type: str = "") -> ELSGenericMessage:
     except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
     return message_from_document(doc)
-
-
-def message_from_mapping(doc: Mapping[str, Any]) -> ELSGenericMessage:
-    """Build a message from already-decoded JSON (e.g. a cached row), tolerantly; raises ProtocolError."""
-    return message_from_document(doc, warn=False)
