@@ -47,7 +47,7 @@ def test_the_notices_required_by_the_sources_are_there() -> None:
                    "Copyright (c) 2020 chaddotson",  # county-adjacency
                    "WordNet 3.0 Copyright 2006 by Princeton University",
                    "Copyright 2000-2011 by Kevin Atkinson",  # SCOWL
-                   "UNICODE LICENSE V3"):
+                   "UNICODE LICENSE V3", "From `zipcodes` 3.0.0"):
         assert notice in NOTICES, notice
     assert "Princeton University" in (REPO / "dqkit/engines/lead/wordlists/WORDNET_LICENSE.txt").read_text()
     assert "Kevin Atkinson" in (REPO / "dqkit/engines/lead/wordlists/SCOWL_LICENSE.txt").read_text()

@@ -9,7 +9,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from starlette.applications import Starlette
@@ -20,20 +20,43 @@ from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
 from dqkit.server.address_routes import AddressRoutes
+from dqkit.server.bulk_routes import BulkRoutes
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
 from dqkit.server.gate import ASGIApp, Gate
 from dqkit.server.lead_routes import lead_endpoint
 from dqkit.server.openapi import openapi_document
-from dqkit.server.operations import OPERATIONS
+from dqkit.server.operations import OPERATIONS, Op
 
 log = logging.getLogger("dqkit.server")
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
+    """`takes_body(method, path)`: whether some route reads a body for that method and path (POST at an operation
+    that accepts it); everything else, /healthz and /openapi.json included, is answered without reading one."""
+    exact: set[str] = set()
+    prefixes: list[str] = []
+    for op in operations:
+        if "POST" not in op.methods:
+            continue
+        for path in (op.path, *op.aliases):
+            if path.endswith("{key:path}"):
+                prefixes.append(path[: -len("{key:path}")])
+            else:
+                exact.update((path, path + "/"))
+    frozen, starts = frozenset(exact), tuple(prefixes)
+
+    def takes_body(method: str, path: str) -> bool:
+        return method == "POST" and (path in frozen or path.startswith(starts))
+
+    return takes_body
+
+
 def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
+    """Answer 503 (retried by clients) until the engines are loaded; every answer names its reference (lead
+    answers the one their street checks used)."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
@@ -41,8 +64,9 @@ def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = F
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
         response = await handler(request)
-        if provenance and engines.loaded.reference_header:
-            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        header = engines.loaded.reference_header if provenance else engines.loaded.lead_reference_header
+        if header:
+            response.headers["X-Dqkit-Reference"] = header
         return response
 
     return guarded
@@ -54,7 +78,9 @@ def create_app(config: ServerConfig | None = None, *,
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
     address_routes = AddressRoutes(engines)
-    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
+    bulk_routes = BulkRoutes(engines)
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers(),  # type: ignore[dict-item]
+                                    **bulk_routes.handlers(address_routes._guarded)}
     routes: list[Route] = []
     for op in OPERATIONS:
         handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
@@ -79,6 +105,7 @@ def create_app(config: ServerConfig | None = None, *,
         try:
             engines.load()
             log.info("dqkit serve: engines ready")
+            bulk_routes.service.resume()  # batches a stopped server was processing go on
         except Exception:
             log.exception("dqkit serve: the engines failed to load; /healthz answers 503")
 
@@ -105,8 +132,26 @@ def create_app(config: ServerConfig | None = None, *,
         return Response(error_bytes(status, detail, request.url.path[:256]), status_code=status,
                         media_type="application/json")
 
+    async def not_utf8(request: Request, exc: Any) -> Response:
+        """Text that is not UTF-8 where the wire requires it (a body, a path): the client's fault, a 400."""
+        return Response(error_bytes(400, "the request holds text that is not valid UTF-8", request.url.path[:256]),
+                        status_code=400, media_type="application/json")
+
+    async def server_fault(request: Request, exc: Any) -> Response:
+        """The vendor's JSON body for a fault of the server, never Starlette's plain-text 500 (the gate logs it)."""
+        return Response(error_bytes(500, "internal error; the server log has the details", request.url.path[:256]),
+                        status_code=500, media_type="application/json")
+
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: http_error, ServiceError: service_error,
-                                        RecursionError: service_error})
+                                        RecursionError: service_error, UnicodeError: not_utf8,
+                                        Exception: server_fault})
     app.router.redirect_slashes = False
-    return Gate(app, config)
+    gate = Gate(app, config, body_routes(OPERATIONS))
+    if not config.trusted_proxies:
+        return gate
+    # Behind trusted reverse proxies the client is the rightmost X-Forwarded-For address that is not one of them:
+    # the failed-login limit, --allow-ip, the rate limit's address key and the access log all see that address.
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    return cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, gate), [str(n) for n in config.trusted_proxies]))

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit, urlunsplit
 
 from dqkit.contract.errors import InputError
 
@@ -20,6 +21,7 @@ DEFAULT_MAX_CONNECTIONS: Final = 1000  # also kept below the process's descripto
 DEFAULT_MAX_HEADER_BYTES: Final = 32_768  # request line plus headers
 DEFAULT_HEADER_TIMEOUT_SECONDS: Final = 10.0  # from connection (or end of the previous answer) to complete headers
 DEFAULT_BODY_TIMEOUT_SECONDS: Final = 30.0  # to receive the whole body once the headers are in
+DEFAULT_SEND_TIMEOUT_SECONDS: Final = 30.0  # a client that reads nothing of its answers for that long is dropped
 DEFAULT_AUTH_FAILURES: Final = 20  # failed Auth-Tokens per client address per window before 429
 
 
@@ -39,7 +41,13 @@ class ServerConfig:
     max_connections: open connections at most; the next one gets a 503 and is closed (also held below the
     descriptor limit). max_header_bytes: a longer request head gets 431. header_timeout_seconds /
     body_timeout_seconds: a client slower than that to send its head / body gets 408 and is disconnected.
+    send_timeout_seconds: a client that reads nothing of its answers for that long (the server's send buffer full)
+    is disconnected.
     auth_failures_per_window: failed Auth-Tokens per client address per rate window before 429 (0: off).
+    trusted_proxies: networks of reverse proxies whose `X-Forwarded-For` (and `X-Forwarded-Proto`) name the client;
+    from any other peer those headers are ignored.
+    public_url: the base of the URLs the server writes into answers (`format`, `stepin`); None: the address the
+    connection arrived on, or the request's `Host` when `trust_host_header` (never an arbitrary Host otherwise).
     """
 
     tokens: frozenset[str] = field(default=frozenset(), repr=False)
@@ -57,9 +65,13 @@ class ServerConfig:
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     header_timeout_seconds: float = DEFAULT_HEADER_TIMEOUT_SECONDS
     body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    send_timeout_seconds: float = DEFAULT_SEND_TIMEOUT_SECONDS
     auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
     demo: bool = False
     spoof_list: Path | None = None
+    trusted_proxies: tuple[IPNetwork, ...] = ()
+    public_url: str | None = None
+    trust_host_header: bool = False
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -76,10 +88,13 @@ class ServerConfig:
             raise InputError("the connection limit must be at least 1")
         if self.max_header_bytes < 1024:
             raise InputError("the header limit must be at least 1024 bytes")
-        if not 0 < self.header_timeout_seconds <= 3600 or not 0 < self.body_timeout_seconds <= 3600:
-            raise InputError("the header and body timeouts must be between 0 and 3600 seconds")
+        if not all(0 < t <= 3600 for t in (self.header_timeout_seconds, self.body_timeout_seconds,
+                                            self.send_timeout_seconds)):
+            raise InputError("the header, body and send timeouts must be between 0 and 3600 seconds")
         if self.auth_failures_per_window < 0:
             raise InputError("the failed-login limit must be 0 (off) or a positive number per window")
+        if self.public_url is not None:
+            object.__setattr__(self, "public_url", public_base_url(self.public_url))
         if any(not t or t != t.strip() for t in self.tokens):
             raise InputError("a token must be non-empty and carry no surrounding spaces")
 
@@ -92,8 +107,10 @@ class ServerConfig:
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
                 f"max_connections={self.max_connections}, "
                 f"max_header_bytes={self.max_header_bytes}, header_timeout_seconds={self.header_timeout_seconds}, "
-                f"body_timeout_seconds={self.body_timeout_seconds}, "
-                f"auth_failures_per_window={self.auth_failures_per_window})")
+                f"body_timeout_seconds={self.body_timeout_seconds}, send_timeout_seconds={self.send_timeout_seconds}, "
+                f"auth_failures_per_window={self.auth_failures_per_window}, "
+                f"trusted_proxies={[str(n) for n in self.trusted_proxies]}, public_url={self.public_url!r}, "
+                f"trust_host_header={self.trust_host_header})")
 
     @property
     def auth_required(self) -> bool:
@@ -114,12 +131,26 @@ class ServerConfig:
         return any(addr.version == net.version and addr in net for net in self.allow_ips)
 
 
-def parse_networks(values: Iterable[str]) -> tuple[IPNetwork, ...]:
+def parse_networks(values: Iterable[str], option: str = "--allow-ip") -> tuple[IPNetwork, ...]:
     """CIDR texts (or single addresses) to networks; a bad one is an InputError naming it."""
     out: list[IPNetwork] = []
     for text in values:
         try:
             out.append(ipaddress.ip_network(text.strip(), strict=False))
         except ValueError:
-            raise InputError(f"--allow-ip {text!r} is not an IP address or CIDR network") from None
+            raise InputError(f"{option} {text!r} is not an IP address or CIDR network") from None
     return tuple(out)
+
+
+def public_base_url(text: str) -> str:
+    """`--public-url` checked and normalised: http(s)://host[:port][/path]/, no query, fragment or credentials."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"--public-url {text[:200]!r} must be an http:// or https:// URL with a host")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise InputError("--public-url must not hold a query, a fragment or credentials")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise InputError(f"--public-url {text[:200]!r} has a bad port") from None
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))

@@ -6,17 +6,21 @@ Order, so that the cheapest refusal comes first and nothing is read for a caller
   1. a `Reference-Id` that is not the vendor's form (at most 256 characters of `[\\w\\-/:.,() ]`) -> 400, not echoed
   2. a query string over 8 KiB -> 414, over 64 parameters -> 400; a token in it -> 401 (the query string is
      blanked in the scope, so uvicorn's access log never shows it)
-  3. a client address with too many failed logins in this window -> 429 (before its token is even compared)
-  4. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login
-  5. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
-  6. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
+  3. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login of the client
+     address (IPv6: its /64); past the failed-login limit in this window -> 429 instead. A correct token is never
+     refused for its address's failures (`FailureLimiter` says why). Behind a reverse proxy the client address is
+     the one its `X-Forwarded-For` names, when the proxy is in `--trust-forwarded-for` (docs/server-stack.md).
+  4. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
+  5. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
      a body slower than the body timeout -> 408
-  7. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
+  6. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
      deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
-Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread, so parsing a large
-XML or JSON body never stalls `/healthz` or other clients on the main loop.
+A body is read only where a route takes one (`takes_body`): any other request is answered without reading it, with
+`Connection: close`. Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread,
+so parsing a large XML or JSON body never stalls `/healthz` or other clients on the main loop.
 A client fault never produces a traceback: a ServiceError raised by a route answers with its status and the vendor
-body; a too-deeply nested input answers 400. Only a fault of the server (500) logs one traceback.
+body; a too-deeply nested input answers 400, text that is not UTF-8 400. Only a fault of the server (500, with the
+vendor's JSON body, never a plain-text one) logs one traceback.
 Every answer, refusals included, echoes a valid `Reference-Id` and carries `Server-Timing: app;dur=<ms>`.
 """
 
@@ -38,7 +42,7 @@ from dqkit.engines import deadline
 from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
-from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict
+from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict, client_key
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -61,6 +65,8 @@ MAX_QUERY_PARAMS: Final = 64
 # Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
 OFFLOAD_BYTES: Final = 16_384
 LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
+BULK_PATH: Final = "/address/bulk/v1/batches"
+BULK_BODY_BYTES: Final = 16 << 20
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -78,6 +84,14 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if k == name:
             return bytes(v)
     return None
+
+
+def _has_body(scope: Scope) -> bool:
+    """True when the request announces a body (a Content-Length above 0, or a Transfer-Encoding)."""
+    for k, v in scope["headers"]:
+        if k == b"transfer-encoding" or (k == b"content-length" and v.strip() not in (b"0", b"")):
+            return True
+    return False
 
 
 def _token_ok(token: bytes | None, accepted: tuple[bytes, ...]) -> bool:
@@ -135,9 +149,11 @@ class WorkerLoop:
 class Gate:
     """Wraps the application; see the module docstring for what it checks, in which order."""
 
-    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+    def __init__(self, app: ASGIApp, config: ServerConfig,
+                 takes_body: Callable[[str, str], bool] = lambda method, path: True) -> None:
         self.app = app
         self.config = config
+        self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
         self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds)
                         if config.rate_limit else None)
@@ -152,6 +168,11 @@ class Gate:
         start = time.perf_counter()
         extra: list[tuple[bytes, bytes]] = []
         started = False
+        # A body no route here reads (POST /healthz, a GET with a body) is never read nor buffered: the answer comes
+        # at once and closes the connection, so the unread rest is never parsed either.
+        skip_body = _has_body(scope) and not self.takes_body(scope["method"], scope["path"])
+        if skip_body:
+            extra.append((b"connection", b"close"))
 
         async def send_wrapped(message: Message) -> None:
             nonlocal started
@@ -192,22 +213,21 @@ class Gate:
         if token is None:  # the vendor's alternative credential header
             token = _header(scope, b"x-app-key")
         public = path in PUBLIC_PATHS
-        if not public and self._tokens:
-            client = f"{(scope.get('client') or ('?',))[0]}"
+        if not public and self._tokens and not _token_ok(token, self._tokens):
             if self.failures is not None:
+                client = client_key(f"{(scope.get('client') or ('?',))[0]}")
                 blocked = self.failures.blocked(client)
                 if blocked is not None:
                     retry = blocked.retry_after(time.time())
                     await send_error(send_wrapped, 429, f"too many failed logins from this address; retry after "
                                      f"{retry} s", instance, [(b"retry-after", str(retry).encode())])
                     return
-            if not _token_ok(token, self._tokens):
-                if self.failures is not None:
-                    self.failures.failed(client)
-                detail = ("missing Auth-Token (or x-app-key) header" if token is None
-                          else "the Auth-Token is not valid")
-                await send_error(send_wrapped, 401, detail, instance)
-                return
+                if self.failures.failed(client):
+                    log.warning("%s: %d failed logins in this window; its wrong tokens get 429 until it ends",
+                                client, self.failures.limit)
+            detail = "missing Auth-Token (or x-app-key) header" if token is None else "the Auth-Token is not valid"
+            await send_error(send_wrapped, 401, detail, instance)
+            return
         if self.limiter is not None and not public:
             key = token.decode("latin-1") if token else f"ip:{(scope.get('client') or ('?',))[0]}"
             verdict: Verdict = self.limiter.hit(key)
@@ -239,7 +259,7 @@ class Gate:
         token_cv = deadline.set_current(dl)
         try:
             async with asyncio.timeout(self.config.body_timeout_seconds) as timer:
-                body = await self._read_body(scope, receive, send_wrapped, instance)
+                body = b"" if skip_body else await self._read_body(scope, receive, send_wrapped, instance)
                 if body is None:
                     return
                 phase = "app"
@@ -273,9 +293,9 @@ class Gate:
                 status, detail = 408, f"the request took longer than its Timeout-Seconds ({timeout:g} s)"
             await send_error(send_wrapped, status, detail, instance, headers)
         except Exception:
-            log.exception("unhandled error on %s %s", scope["method"], instance)
-            if started:
-                raise
+            log.exception("unhandled error on %s %s", scope["method"], instance)  # the one traceback of a fault
+            if started:  # the app's handler already answered (its JSON 500): not re-raised, so not logged twice
+                return
             await send_error(send_wrapped, 500, "internal error; the server log has the details", instance)
         finally:
             dl.cancel()  # the answer is out (or the client is gone): engine work still running stops
@@ -286,6 +306,8 @@ class Gate:
         limit = self.config.max_body_bytes
         if scope["path"].rstrip("/") in LEAD_PATHS:
             limit = min(limit, self.config.max_lead_body_bytes)
+        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: up to 10,000 addresses of 1,000 characters
+            limit = max(limit, BULK_BODY_BYTES)
         length = _header(scope, b"content-length")
         if length is not None:
             try:
@@ -298,19 +320,20 @@ class Gate:
                 return None
         if scope["method"] in ("GET", "HEAD"):
             return b""
-        chunks: list[bytes] = []
-        size = 0
+        # One growing buffer, not a list of the chunks: a body trickled a byte at a time would otherwise hold a
+        # million small objects per MiB, memory the allocator keeps after the connections close.
+        buffer = bytearray()
         while True:  # under the caller's body timeout
             message = await receive()
             if message["type"] == "http.disconnect":
                 return None
             chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
+            if not buffer and not message.get("more_body", False) and len(chunk) <= limit:
+                return bytes(chunk)  # the usual case: the whole body in one message
+            buffer += chunk
+            if len(buffer) > limit:
                 await send_error(send, 413, f"the request body is over the limit of {limit} bytes",
                                  instance, [(b"connection", b"close")])
                 return None
-            chunks.append(chunk)
             if not message.get("more_body", False):
-                break
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                return bytes(buffer)

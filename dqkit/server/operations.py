@@ -29,4 +29,10 @@ OPERATIONS: Final[tuple[Op, ...]] = (
     Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
     Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
     Op("/address/datasets/v1", ("GET",), "datasets"),
+    Op("/address/bulk/v1/batches", ("POST",), "bulk_create"),
+    Op("/address/bulk/v1/batches", ("GET",), "bulk_list"),
+    Op("/address/bulk/v1/batches/{batch_id}/start", ("POST",), "bulk_start"),
+    Op("/address/bulk/v1/batches/{batch_id}", ("GET",), "bulk_status"),
+    Op("/address/bulk/v1/batches/{batch_id}/results", ("GET",), "bulk_results"),
+    Op("/address/bulk/v1/batches/{batch_id}/stop", ("POST",), "bulk_stop"),
 )

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from dqkit._gcpause import built_without_gc
 from dqkit.contract.lead import LeadRequest
 
 WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
@@ -339,6 +340,7 @@ class _Tables:
 
 
 @functools.cache
+@built_without_gc
 def _tables() -> _Tables:
     words = set(_lines("vulgar_words.txt"))
     compounds: set[str] = set()
