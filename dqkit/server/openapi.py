@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import msgspec
 
-from dqkit import __version__
+from dqkit._version import __version__
 from dqkit.contract.address import (
     DatasetsResponse,
     FormatRequest,
@@ -43,6 +43,7 @@ from dqkit.contract.lead import (
     ELSGenericMessage,
 )
 from dqkit.server.config import ServerConfig
+from dqkit.server.operations import OPERATIONS
 from dqkit.server.status import status_table_markdown
 
 REF: Final = "#/components/schemas/{name}"
@@ -230,7 +231,6 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
         ref_template=REF,
     )
     from dqkit.server.address_routes import REQUIRED_MEMBERS, StepInRequest
-    from dqkit.server.app import OPERATIONS
 
     _, step_components = msgspec.json.schema_components([StepInRequest], ref_template=REF)
     components.update(step_components)
