@@ -30,9 +30,24 @@ QUERY: Final = "q"  # [QUERY, ds, text, search_type, max_suggestions]
 POSTCODE: Final = "p"  # [POSTCODE, ds, postcode, max]
 
 
+# The server's key secret (`dqkit serve --key-secret-file` / DQKIT_KEY_SECRET), set once per process before any
+# engine is built: keys are then signed with it and the index build, so every replica given the same secret and
+# index file accepts the keys any of them issued, and nobody without the secret can make one. Empty: the index
+# build alone signs (keys then work on every server of that index file).
+_process_secret = b""
+
+
+def use_secret(secret: bytes) -> None:
+    """Sign and check the keys of the engines built from now on in this process with `secret`."""
+    global _process_secret
+    _process_secret = bytes(secret)
+
+
 class KeyCodec:
-    def __init__(self, build_id: str) -> None:
-        self._secret = hashlib.blake2b(build_id.encode(), digest_size=32, person=b"dqkit-keys").digest()
+    def __init__(self, build_id: str, secret: bytes | None = None) -> None:
+        shared = _process_secret if secret is None else secret
+        mac_key = hashlib.blake2b(shared, digest_size=32, person=b"dqkit-secret").digest() if shared else b""
+        self._secret = hashlib.blake2b(build_id.encode(), key=mac_key, digest_size=32, person=b"dqkit-keys").digest()
 
     def _mac(self, payload: bytes) -> bytes:
         return hashlib.blake2b(payload, key=self._secret, digest_size=_MAC_LEN).digest()
