@@ -101,7 +101,7 @@ def main() -> int:
         peer_ok = path.suffix == ".csv" or path.name.endswith(".csv.gz")
         adds, peers = [], []
         for _ in range(args.repeat):  # interleaved, so that load on the machine hits both alike
-            adds.append(timed(partial(reference.add, path, progress=False, id="bench", **opts), 1))
+            adds.append(timed(partial(reference.add, path, progress=False, id="bench", replace=True, **opts), 1))
             if peer_ok:
                 peers.append(timed(partial(build_index, [path], work / "peer.dqidx", country_iso2="US"), 1))
         add_s = statistics.median(adds)

@@ -2,7 +2,8 @@
 
 `atomic_write(path)` yields a temporary file in the destination's directory and renames it over `path` only once
 everything was written and flushed to disk, so a crash, `kill -9` or a full disk leaves the old file whole. A failed
-write raises `OutputError` with one line saying why (the temporary file is removed).
+write raises `OutputError` with one line saying why (the temporary file is removed). The temporary name carries the
+writer's pid, so the next write of the same file removes what a killed writer left (`sweep_stale_tmp`).
 
 `private_dir(path)` creates a directory readable by its owner only (0700) and checks that an existing one is a real
 directory (not a symlink) owned by this user and closed to others, so no other account can plant or read files in
@@ -27,6 +28,21 @@ class OutputError(DqkitError, OSError):
     """An output file could not be written; the previous file (if any) is left as it was."""
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user counts: its files are not ours to remove)."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":  # os.kill(pid, 0) would end the process there: never call a Windows process gone
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
 def _why(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         return "the disk is full"
@@ -39,14 +55,35 @@ def _why(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def sweep_stale_tmp(dest: Path) -> None:
+    """Temporary files of earlier writes of `dest` whose process died before renaming them (`kill -9`):
+    `.<name>.<pid>.<random>.tmp`, ours, with no live process of that pid. Another writer's file is never touched."""
+    directory = dest.parent if str(dest.parent) else Path(".")
+    prefix = f".{dest.name}."
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for n in names:
+        pid = n[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
+            continue
+        p = directory / n
+        with contextlib.suppress(OSError):
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid()):
+                p.unlink()
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path next to `path` for a writer that takes a file name (pandas, pyarrow); renamed over `path`
     when the block ends without an exception."""
     dest = Path(path)
     directory = dest.parent if str(dest.parent) else Path(".")
+    sweep_stale_tmp(dest)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise OutputError(f"cannot write {dest}: {_why(exc)}") from None
     os.close(fd)

@@ -20,7 +20,8 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "address_entry.ipynb")
+ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "address_entry.ipynb",
+         "vendor_savings.ipynb")
 
 
 def main(names: list[str]) -> int:

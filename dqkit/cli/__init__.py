@@ -19,12 +19,17 @@ from collections.abc import Sequence
 from dqkit import __version__
 
 # Module name (under dqkit.cli) of each subcommand, in the order `--help` lists them.
-_COMMANDS: tuple[str, ...] = ("demo", "verify", "report", "reference", "serve", "index", "codes")
+_COMMANDS: tuple[str, ...] = ("demo", "verify", "validate", "compare", "history", "report", "reference", "serve",
+                               "index", "codes")
 
 _EPILOG = """\
 examples:
   dqkit demo                                   verify the bundled sample leads, write results and a report
   dqkit verify data/sample_leads.csv -o checked.csv
+  dqkit verify leads.csv -o checked.csv --service URL --prescreen    pay only for leads worth a call
+  dqkit validate addresses.csv -o validated.csv
+  dqkit compare leads.csv --a local --b URL     shadow run: where two answers agree
+  dqkit history --drift                        real changes per lead source across recorded runs
   dqkit report data/sample_leads.csv -o report.html
   dqkit reference add us_ca_alameda.csv.gz     install real address data (OpenAddresses, NAD, Overture, ...)
   dqkit codes RESULT_CODE                      what each result code means

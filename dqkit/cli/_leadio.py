@@ -1,19 +1,19 @@
 """Reading and writing lead tables for the CLI (CSV or Parquet, chosen by file extension).
 
 Outputs are written to a temporary file beside the destination and renamed (`dqkit._files`): a crash or a full
-disk leaves the previous file whole. In CSV output, text cells that a spreadsheet would run as a formula (they
-start with `=`, `+`, `-`, `@`, a tab or a carriage return, per OWASP's CSV-injection advice) get a leading `'`, so
-Excel and LibreOffice show them as text; plain numbers such as `-12.5` or `+1 (202) 456-1111` are left alone. Pass
-`escape_formulas=False` (`--no-escape-formulas`) to write cells exactly as they are. Parquet holds typed data no
-spreadsheet evaluates, so it is written as is.
+disk leaves the previous file whole. CSV cells a spreadsheet would run as a formula are made inert by
+`dqkit._cell_escape` (OWASP's CSV-injection advice: a leading `'`, also after a line break inside a cell; only plain
+numbers such as `-12.5` are left alone), and rows end in CRLF so that every cell holding a CR or LF is quoted. Pass
+`escape_formulas=False` (`--no-escape-formulas`) to write cells exactly as they are (still quoted). Parquet holds
+typed data no spreadsheet evaluates, so it is written as is.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING
 
+from dqkit._cell_escape import CSV_LINE_END, escape_frame
 from dqkit._files import write_with
 from dqkit.contract.errors import InputError
 
@@ -39,37 +39,14 @@ def read_table(path: Path) -> pd.DataFrame:
         raise InputError(f"cannot read {str(path)!r}: {exc}") from None
 
 
-FORMULA_PREFIXES: Final = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER: Final = re.compile(r"[+-]?[0-9][0-9 ().-]*")  # "-12.5", "+1 (202) 456-1111": no formula to run
-
-
-def escape_formula(value: Any) -> Any:
-    """`value` with a leading `'` when it is text a spreadsheet would evaluate as a formula; else unchanged."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) and not _PLAIN_NUMBER.fullmatch(value):
-        return "'" + value
-    return value
-
-
-def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `df` whose text cells and column names cannot run as spreadsheet formulas (see the module)."""
-    from pandas.api.types import is_object_dtype, is_string_dtype
-
-    out = df.copy()
-    for col in out.columns:
-        if is_object_dtype(out[col].dtype) or is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(escape_formula)
-    out.columns = [escape_formula(c) for c in out.columns]
-    return out
-
-
 def write_table(df: pd.DataFrame, path: Path, *, escape: bool = True) -> None:
     """CSV or Parquet by extension, written atomically; CSV cells formula-escaped unless `escape=False`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() in (".parquet", ".pq"):
         write_with(path, lambda tmp: df.to_parquet(tmp, index=False))
     else:
-        frame = escape_formulas(df) if escape else df
-        write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+        frame = escape_frame(df) if escape else df
+        write_with(path, lambda tmp: frame.to_csv(tmp, index=False, lineterminator=CSV_LINE_END))
 
 
 def parse_map(items: list[str] | None) -> dict[str, str]:

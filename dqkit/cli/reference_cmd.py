@@ -31,7 +31,14 @@ def register(sub: Any) -> None:
                    help="kind of input (default: guessed from the files)")
     a.add_argument("--country", help="two-letter country code (default: from the path, else US)")
     a.add_argument("--region", help="region / state code (default: from the path, e.g. us/ca/...)")
-    a.add_argument("--id", help="reference id (default: <source>-<country>[-<region>])")
+    a.add_argument("--id", help="reference id (default: <source>-<country>[-<region>][-<county or city of the "
+                                "file>], e.g. openaddresses-us-ca-alameda)")
+    how = a.add_mutually_exclusive_group()
+    how.add_argument("--replace", action="store_true", help="build an installed reference of that id anew")
+    how.add_argument("--append", action="store_true", help="add these rows to the installed reference of that id")
+    a.add_argument("--partial", action="store_true",
+                   help="the inputs are extracts (a sample, a box): a street they lack is 'not checked', never "
+                        "'not found' (OpenAddresses county files otherwise count as complete for their county)")
     a.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
                    help="column mapping for your own CSV / Parquet (number, street, unit, city, region, postcode, "
                         "lon, lat, id; join columns with +)")
@@ -42,13 +49,20 @@ def register(sub: Any) -> None:
     a.add_argument("--endpoint", help="Overture: S3 endpoint URL (a mirror or a local S3)")
     a.add_argument("--quiet", action="store_true", help="no progress bars")
     a.set_defaults(handler=run_add)
-    ls = rsub.add_parser("list", help="list the installed references")
+    ls = rsub.add_parser("list", help="list the installed references",
+                         description="The installed references: id, source, region, rows, build and source dates. "
+                                     "Unfinished adds are named on stderr; `reference remove ID` discards one.")
     ls.add_argument("--json", action="store_true", help="print the manifests as JSON")
     ls.set_defaults(handler=run_list)
-    i = rsub.add_parser("info", help="print the manifest of one installed reference")
+    i = rsub.add_parser("info", help="print the manifest of one installed reference",
+                        description="The manifest of one installed reference: source, licence, rows, dates, the "
+                                    "command that made it, its inputs, the rows dropped on add (and why) and the "
+                                    "ZIPs it covers completely.")
     i.add_argument("id")
     i.set_defaults(handler=run_info)
-    r = rsub.add_parser("remove", help="uninstall a reference")
+    r = rsub.add_parser("remove", help="uninstall a reference, or discard an unfinished add",
+                        description="Uninstall an installed reference (ID as `reference list` shows it), or discard "
+                                    "the kept inputs of an add that stopped (its id, or .staging-ID).")
     r.add_argument("id")
     r.set_defaults(handler=run_remove)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
@@ -77,6 +91,7 @@ def _command(args: argparse.Namespace) -> str:
         value = getattr(args, flag)
         if value and not (flag == "source" and value == "auto"):
             words += [f"--{flag}", str(value)]
+    words += [f"--{flag}" for flag in ("partial",) if getattr(args, flag)]
     for item in args.map:
         words += ["--map", item]
     return shlex.join(words)
@@ -88,12 +103,29 @@ def run_add(args: argparse.Namespace) -> int:
     added = reference.add(*args.inputs, source=args.source, country=args.country, region=args.region, id=args.id,
                           mapping=args.map or None, state=args.state, county=args.county, bbox=_bbox(args.bbox),
                           release=args.release, endpoint=args.endpoint, progress=False if args.quiet else None,
-                          command=_command(args))
+                          command=_command(args), replace=args.replace, append=args.append, partial=args.partial)
     for m in added:
         rate = m.rows / m.seconds if m.seconds else 0
         print(f"installed {m.id}: {m.rows:,} addresses on {m.streets:,} streets ({m.source}, "
               f"{'/'.join(x for x in (m.country, m.region) if x)}) in {m.seconds:.1f} s ({rate:,.0f} rows/s)")
+        for line in _facts(m):
+            print(f"  {line}")
     return 0
+
+
+def _facts(m: Any) -> list[str]:
+    """What an add dropped and what it covers completely, one line each."""
+    from dqkit.reference.hygiene import summary
+
+    dropped = summary(m.dropped)
+    if m.partial:
+        cover = "coverage: partial (--partial): a street it lacks is not checked, never not found"
+    elif m.complete_zips:
+        cover = (f"coverage: complete in {len(m.complete_zips):,} ZIP(s) "
+                 f"({', '.join(m.complete_zips[:6])}{' ...' if len(m.complete_zips) > 6 else ''}); elsewhere partial")
+    else:
+        cover = "coverage: partial (no county the file is named after): a street it lacks is not checked"
+    return [x for x in (dropped or "dropped 0 rows", cover) if x]
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -102,7 +134,8 @@ def run_list(args: argparse.Namespace) -> int:
 
     items = reference.list_installed()
     for ref_id in unfinished():
-        print(f"unfinished add of {ref_id!r}: run the same `dqkit reference add` again to resume", file=sys.stderr)
+        print(f"unfinished add of {ref_id!r}: run the same `dqkit reference add` again to resume, or "
+              f"`dqkit reference remove {ref_id}` to discard it", file=sys.stderr)
     if args.json:
         print(json.dumps([json.loads(m.to_json()) for m in items], indent=2))
         return 0
@@ -110,10 +143,12 @@ def run_list(args: argparse.Namespace) -> int:
         print("no reference installed: only ZIP / city / state are checked. Add one with "
               "`dqkit reference add <file>`.", file=sys.stderr)
         return 0
-    print(f"{'id':<28} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  source date")
+    width = max(28, *(len(m.id) + 1 for m in items))
+    print(f"{'id':<{width}} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  {'source date':<11}  dropped")
     for m in items:
         where = "/".join(x for x in (m.country, m.region) if x)
-        print(f"{m.id:<28} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  {m.source_date or '-'}")
+        print(f"{m.id:<{width}} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  "
+              f"{m.source_date or '-':<11}  {sum(m.dropped.values()):,}")
     return 0
 
 
@@ -123,6 +158,8 @@ def run_info(args: argparse.Namespace) -> int:
     m = reference.info(args.id)
     print(m.to_json())
     print(f"path: {m.path}")
+    for line in _facts(m):
+        print(line)
     return 0
 
 
@@ -130,5 +167,6 @@ def run_remove(args: argparse.Namespace) -> int:
     from dqkit import reference
 
     m = reference.remove(args.id)
-    print(f"removed {m.id} ({m.rows:,} addresses)")
+    what = "the unfinished add of " if m.source == "unfinished add" else ""
+    print(f"removed {what}{m.id} ({m.rows:,} addresses)")
     return 0

@@ -29,6 +29,14 @@ def register(sub: Any) -> None:
                         "a dqkit serve")
     p.add_argument("--by", metavar="COLUMN", help="column of lead sources (default: the PARTNER_ID column)")
     p.add_argument("--title", default="Lead quality report", help="title of the report")
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="add a shadow-run section: these results against FILE's (another dqkit verify output of "
+                        "the same input, e.g. from the vendor)")
+    p.add_argument("--history", nargs="?", const="", metavar="PATH",
+                   help="add a drift section: each lead source's rates over the runs recorded in the history "
+                        "store (PATH, or the default store)")
+    p.add_argument("--price", type=float, metavar="AMOUNT",
+                   help="price of one call: the pre-screen section then gives the money spent and saved")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
@@ -62,8 +70,19 @@ def run(args: argparse.Namespace) -> int:
                                cache=False if args.no_cache else None, progress=not args.quiet)
     else:
         results = df
+    comparison = drift = None
+    if args.compare is not None:
+        from dqkit.notebook.compare import compare_results, results_of
+
+        other = read_table(args.compare)
+        comparison = compare_results(results_of(results, "lead", prefix), results_of(other, "lead"), kind="lead",
+                                     names=(args.input.name, args.compare.name))
+    if args.history is not None:
+        from dqkit.notebook.drift import drift as drift_of_history
+
+        drift = drift_of_history(args.history or True)
     out = write_report(results, args.output, title=args.title, source=args.input.name, backend=backend_name,
-                       by=args.by, prefix=prefix)
+                       by=args.by, prefix=prefix, comparison=comparison, drift=drift, price=args.price)
     print(f"report of {len(results):,} leads written to {out.resolve()}")
     if not args.quiet:
         print(f"open it in a browser: file://{out.resolve()}", file=sys.stderr)

@@ -57,6 +57,15 @@ def register(sub: Any) -> None:
                    help="time a client has to send its request line and headers (default 10; past it: 408)")
     p.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="time a client has to send its request body (default 30; past it: 408)")
+    p.add_argument("--trust-forwarded-for", action="append", default=[], metavar="CIDR",
+                   help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For names the client: "
+                        "failed logins, --allow-ip and rate limits then count that client, not the proxy")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="the base URL clients reach this server at (e.g. https://dq.example.com/), used in the "
+                        "format and stepin URLs of answers; default: the address the connection arrived on")
+    p.add_argument("--trust-host-header", action="store_true",
+                   help="build answer URLs from the request's Host header (only behind a proxy that sets it: a "
+                        "client following such a URL sends its token there)")
     p.add_argument("--spoof-list", type=Path, default=None, metavar="FILE",
                    help="your own list of fake names, one whole name a line: leads bearing one get E100")
     p.add_argument("--workers", type=int, default=None, metavar="N",
@@ -108,6 +117,9 @@ def config_from_args(args: argparse.Namespace) -> Any:
         header_timeout_seconds=args.header_timeout,
         body_timeout_seconds=args.body_timeout,
         demo=args.demo,
+        trusted_proxies=parse_networks(getattr(args, "trust_forwarded_for", []), "--trust-forwarded-for"),
+        public_url=getattr(args, "public_url", None),
+        trust_host_header=getattr(args, "trust_host_header", False),
     )
 
 

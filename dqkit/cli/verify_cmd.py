@@ -1,4 +1,5 @@
-"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV or Parquet file on the local engine."""
+"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV or Parquet file, on the local engine or a service
+(`--service URL`, optionally `--prescreen`ed so that only leads worth a call are sent)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,21 @@ def register(sub: Any) -> None:
                    help="text put before every added column name (default: none), e.g. --prefix lead_")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from dqkit.cli._service import add_service_options
+
+    add_service_options(p, "lead")
+    p.add_argument("--prescreen", action="store_true",
+                   help="with --service: answer locally the leads whose answer the input settles (--settled-codes) "
+                        "and send only the others; the output's answered_by column says which")
+    p.add_argument("--settled-codes", metavar="CODES",
+                   help="comma-separated RESULT_CODE / PHONE_STATUS values that settle a lead locally (default: "
+                        "E200,E300,E600,E601,E602,E805,E808)")
+    p.add_argument("--price", type=float, metavar="AMOUNT",
+                   help="price of one call, to report the money a pre-screen saved")
+    p.add_argument("--history", nargs="?", const="", metavar="PATH",
+                   help="record this run's counts per lead source for `dqkit history` and drift (PATH, or the "
+                        "default store in the user data directory when no PATH is given; DQKIT_HISTORY=1 records "
+                        "every run)")
     p.add_argument("--no-escape-formulas", action="store_true",
                    help="write CSV cells exactly as they are (by default a cell starting with = + - @ tab or CR "
                         "that is not a plain number gets a leading ' so spreadsheets do not run it)")
@@ -107,11 +123,45 @@ def summary(result_codes: pd.Series) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from dqkit.cli._leadio import parse_map, read_table, write_table
+    from dqkit.cli._service import service_spec
+    from dqkit.contract.errors import InputError
 
+    service = service_spec(args)
+    if service is None and (args.prescreen or args.settled_codes or args.price is not None):
+        raise InputError("--prescreen, --settled-codes and --price need --service URL: locally every lead is "
+                         "answered anyway")
+    if args.settled_codes and not args.prescreen:
+        raise InputError("--settled-codes applies to a pre-screened run: add --prescreen")
     df = read_table(args.input)
-    out = verify_frame(df, local_backend(args), parse_map(args.map), args.prefix, cache=not args.no_cache,
-                       progress=False if args.quiet else None)
+    progress = False if args.quiet else None
+    if args.prescreen:
+        from dqkit.notebook.prescreen import summary_of, verify_prescreened
+
+        out = verify_prescreened(df, backend=service, local=local_backend(args), settled=args.settled_codes,
+                                 price=args.price, mapping=parse_map(args.map), prefix=args.prefix,
+                                 cache=None if not args.no_cache else False, progress=progress)
+        screened = summary_of(out, prefix=args.prefix, price=args.price)
+    else:
+        from dqkit.backends.select import lead_backend
+
+        out = verify_frame(df, lead_backend(service) if service is not None else local_backend(args),
+                           parse_map(args.map),
+                           args.prefix, cache=not args.no_cache, progress=progress)
+        screened = None
     write_table(out, args.output, escape=not args.no_escape_formulas)
-    print(summary(out[f"{args.prefix}result_code"]))
+    print(summary(out[f"{args.prefix}result_code"].astype(object).where(out[f"{args.prefix}result_code"].notna(),
+                                                                         "(no answer)")))
+    if screened is not None:
+        print(screened)
+    from dqkit.notebook.history import enabled_by_env, record_run
+
+    if args.history is not None or enabled_by_env():
+        from dqkit.notebook.history import references_used
+
+        used = local_backend(args) if service is None else service
+        run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
+                            (service.kind if service else "local"), prefix=args.prefix,
+                            label=args.input.name, references=references_used(used))
+        print(f"recorded as run {run_id} in the history", file=sys.stderr)
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     return 0

@@ -11,6 +11,7 @@ before anything is expanded or read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
@@ -47,6 +48,8 @@ CONTENT_TYPES: Final[dict[str, str]] = {
 }
 # Characters the seed reserves in RESTful JSON input (E300), and the E200 syntax set.
 JSON_RESERVED: Final = ('"', "&")
+# A lone surrogate escape ("\\ud800") decodes to a str that is not Unicode text: no answer could echo it.
+_LONE_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 MAX_FORM_FIELDS: Final = 200
 
 
@@ -140,6 +143,9 @@ def _json_scalar(where: str, value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise _Bad(f"{where} must be a string, not {type(value).__name__}")
     text = value if isinstance(value, str) else str(value)
+    lone = _LONE_SURROGATE.search(text)
+    if lone:
+        raise _Bad(f"{where} holds the lone surrogate \\u{ord(lone.group()):04x}: not Unicode text")
     for ch in JSON_RESERVED:
         if ch in text:
             raise _Bad(f"the character {ch!r} is not allowed in JSON input ({where}: {text!r})")

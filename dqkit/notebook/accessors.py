@@ -3,8 +3,11 @@
     df.leads.verify()           each row a lead: ELSGenericMessage flattened into `lead_*` columns
     df.leads.columns()          which input column feeds which seed field (to check before a long run)
     df.leads.audit()            on a verified frame: rates per lead source, faults shown apart
+    df.leads.compare(a, b)      shadow run: the same leads through two backends, agreement per field
+    df.leads.drift()            each source's rates over the recorded runs, real changes flagged
     df.addr.validate()          each row an address: confidence, corrections, the address found (`addr_*`)
     df.addr.search(top=3)       each row's top suggestions side by side
+    df.addr.compare(a, b)       shadow run of validate: two backends, agreement per field
     df.addr.standardize()       each row's US address in USPS Publication 28 form, offline (`std_*`)
     s.addr.validate() / .search() / .standardize()      the same for a Series of one-line addresses
 
@@ -49,6 +52,10 @@ class LeadsAccessor:
         progress: bool | None = None,
         concurrency: int | None = None,
         chunk_size: int | None = None,
+        prescreen: bool = False,
+        settled_codes: Sequence[str] | str | None = None,
+        price: float | None = None,
+        history: str | bool | None = None,
     ) -> pd.DataFrame:
         """Verify every row as a lead; a new frame: the input's index and columns, then the `lead_*` results.
 
@@ -64,9 +71,54 @@ class LeadsAccessor:
         `lead_score_result`, ...), with their meanings and the outcome class beside them, and SCORE_RESULT decoded
         into `lead_score_match_level`, `lead_score_line_class` and `lead_score_validity`. A lead that got no
         answer (a transport error) keeps its row: `lead_result_type` is FAILED and `lead_result_value` says why.
+
+        prescreen:     answer locally the leads whose answer the input settles (`settled_codes`, default
+                       `dqkit.notebook.prescreen.DEFAULT_SETTLED`) and send only the others to `backend`; each row
+                       says where its answer came from in `lead_answered_by`, and `price` (per call) prices the
+                       calls saved (`dqkit.notebook.prescreen.summary_of(result)`).
+        history:       record this run's counts per lead source in a history store (a path, or True for the
+                       default store in the user data directory), for `df.leads.drift()` and `dqkit history`.
         """
-        return leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
-                            progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+        if prescreen:
+            from dqkit.notebook.prescreen import verify_prescreened
+
+            out = verify_prescreened(self._df, backend=backend, settled=settled_codes, price=price,
+                                     mapping=mapping, prefix=prefix, cache=cache, progress=progress,
+                                     concurrency=concurrency, chunk_size=chunk_size)
+        else:
+            if settled_codes is not None or price is not None:
+                from dqkit.contract.errors import InputError
+
+                raise InputError("settled_codes= and price= apply to a pre-screened run: pass prescreen=True")
+            out = leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
+                               progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+        if history:
+            from dqkit.notebook.history import record_run
+
+            record_run(out, history, backend=backend, prefix=prefix)
+        return out
+
+    def compare(self, a: Any, b: Any, *, mapping: Mapping[str, str] | None = None, prefix: str = leads.PREFIX,
+                names: tuple[str, str] | None = None, cache: CacheArg = None,
+                progress: bool | None = None) -> Any:
+        """Shadow run: the same leads through two backends (or two result frames already made), side by side.
+
+        `a` and `b` are each a backend (as for `verify`) or a verified frame of the same rows. Returns a
+        `Comparison`: `.fields` (agreement per result field), `.confusion` (RESULT_CODE of a against b),
+        `.disagreements` (the rows that differ, both answers side by side) and `.heatmap()`."""
+        from dqkit.notebook.compare import compare_leads
+
+        return compare_leads(self._df, a, b, mapping=mapping, prefix=prefix, names=names, cache=cache,
+                             progress=progress)
+
+    def drift(self, history: str | bool | None = True, *, alpha: float = 0.05, by: str | None = None) -> Any:
+        """Each lead source's rates over the runs recorded in `history` (see `verify(history=...)`), with the
+        changes between consecutive runs that are statistically real flagged (two-proportion z-tests, FDR
+        controlled at `alpha` across all of them). Returns a `Drift` (`.table`, `.flagged`, `.figure()`).
+        `by` keeps only one source. The frame itself is not read: drift is about the recorded runs."""
+        from dqkit.notebook.drift import drift
+
+        return drift(history, alpha=alpha, source=by)
 
     def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
         """Seed field -> the input column `verify` would read it from."""
@@ -145,6 +197,16 @@ class AddressAccessor:
         from dqkit.notebook.standardize import standardize_frame
 
         return standardize_frame(self._df, mapping=mapping, prefix=prefix)
+
+    def compare(self, a: Any, b: Any, *, mapping: Mapping[str, str] | None = None,
+                prefix: str = addresses.PREFIX, names: tuple[str, str] | None = None, cache: CacheArg = None,
+                progress: bool | None = None) -> Any:
+        """Shadow run: every row validated by two backends (or two validated frames of the same rows), side by
+        side; a `Comparison` whose confusion table is of the confidence (see `df.leads.compare`)."""
+        from dqkit.notebook.compare import compare_addresses
+
+        return compare_addresses(self._df, a, b, mapping=mapping, prefix=prefix, names=names, cache=cache,
+                                 progress=progress)
 
     def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
         """Address field -> the input column validate/search would read it from."""

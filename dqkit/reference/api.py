@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dqkit.contract.errors import InputError
 from dqkit.reference import store
-from dqkit.reference.install import SourceMeta, install
+from dqkit.reference.install import SourceMeta, install, refusal
 from dqkit.reference.sources.common import Part
 from dqkit.reference.store import Manifest
 
@@ -23,7 +23,8 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         id: str | None = None, mapping: Sequence[str] | Mapping[str, str] | None = None,
         state: str | None = None, county: str | None = None,
         bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
-        endpoint: str | None = None, progress: bool | None = None, command: str = "") -> list[Manifest]:
+        endpoint: str | None = None, progress: bool | None = None, command: str = "", replace: bool = False,
+        append: bool = False, partial: bool = False) -> list[Manifest]:
     """Import address data as installed references (one per source and region) and return their manifests.
 
     inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
@@ -31,9 +32,16 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     source:  the kind of input ("auto" guesses from the files; a mapping means "tabular").
     country / region: override what the paths say (two-letter codes, e.g. "US", "CA").
     state / county: NAD filters; bbox (min lon, min lat, max lon, max lat), release, endpoint: Overture.
-    id:      the reference id (default `<source>-<country>[-<region>]`).
+    id:      the reference id (default `<source>-<country>[-<region>][-<place>]`, the place being the county or
+             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids).
+    replace: build an installed reference of that id anew (without it, an installed id is refused);
+    append:  add these rows to the installed reference of that id (rebuilt from its index and the new rows);
+    partial: the inputs are extracts (a sample, a box): no area counts as covered completely, so a street they
+             lack is "not checked", never "not found". OpenAddresses county files otherwise cover their county.
 
-    A failure leaves the installed references as they were; run it again to resume (finished inputs are kept).
+    Rows with no postcode, no or impossible coordinates, placeholder streets (FAKE ST, ANYTOWN) and exact
+    duplicates are dropped and counted (`Manifest.dropped`). A failure leaves the installed references as they
+    were; run it again to resume (finished inputs are kept).
     """
     if not inputs:
         raise InputError("give at least one input file (or \"s3\" for Overture's public release)")
@@ -54,11 +62,20 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         regions = ", ".join("/".join(filter(None, g)) for g in groups)
         raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
                          "its own reference")
+    if replace and append:
+        raise InputError("--replace and --append contradict each other: choose one")
+    if partial:
+        options["partial"] = True
+    planned = [(id or _default_id(kind, iso2, reg, group), group) for (iso2, reg), group in groups.items()]
+    taken = {m.id for m in store.installed()}
+    for ref_id, _ in planned:  # refused before anything is imported, not after the first region
+        if ref_id in taken and not (replace or append):
+            raise InputError(refusal(ref_id))
     out = []
     try:
-        for (iso2, reg), group in groups.items():
-            ref_id = id or "-".join(x for x in (kind, iso2.lower(), reg.lower()) if x)
-            out.append(install(group, ref_id, meta, command=command, options=options, progress=progress))
+        for ref_id, group in planned:
+            out.append(install(group, ref_id, meta, command=command, options=options, progress=progress,
+                               replace=replace, append=append, partial=partial))
     except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
         where = exc.filename or store.references_dir()
         raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "
@@ -66,6 +83,13 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     finally:
         _forget()
     return out
+
+
+def _default_id(kind: str, iso2: str, region: str, group: Sequence[Part]) -> str:
+    """`<source>-<country>[-<region>][-<place>]`: the place when every input of the group names the same one."""
+    places = {p.place for p in group}
+    place = places.pop() if len(places) == 1 else ""
+    return store.valid_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x))
 
 
 def _forget() -> None:
@@ -163,7 +187,7 @@ def info(ref_id: str) -> Manifest:
 
 
 def remove(ref_id: str) -> Manifest:
-    """Uninstall one reference; returns its manifest."""
+    """Uninstall one reference, or discard an unfinished add (its id as `list` names it); returns its manifest."""
     gone = store.remove(ref_id)
     _forget()
     return gone

@@ -5,20 +5,24 @@
     references/.staging-<id>/out/             index.dqidx + manifest.json, renamed to references/<id>/ at the end
 
 Nothing under `references/<id>` changes until the final rename, so a failed or interrupted add leaves the
-installed set exactly as it was. The staging folder stays after a failure: the next `add` of the same id skips
-every part whose input has the same size and modification time, and a successful add removes it.
+installed set exactly as it was. After a failure the half-written part goes; the staging folder stays only when
+some input finished (the next `add` of the same id skips every part whose input has the same size and
+modification time; `dqkit reference remove <id>` discards it), and a successful add removes it. Every record
+passes `hygiene` on its way in (junk rows dropped and counted), and the build keeps exact duplicates once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
 import struct
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +31,8 @@ import msgspec
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.reader import Record
+from dqkit.reference.coverage import complete_zips
+from dqkit.reference.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part
 from dqkit.reference.store import (
@@ -35,9 +41,11 @@ from dqkit.reference.store import (
     STAGING_PREFIX,
     InputFile,
     Manifest,
+    find,
     install_dir,
     make_private_dir,
     references_dir,
+    sweep_stale,
     valid_id,
     write_json_atomic,
 )
@@ -60,20 +68,70 @@ class SourceMeta:
 
 def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: str = "",
             options: dict[str, Any] | None = None, progress: bool | None = None,
-            replace: bool = True) -> Manifest:
-    """Import `parts` (all of one country and region) as the installed reference `ref_id`."""
+            replace: bool = True, append: bool = False, partial: bool = False) -> Manifest:
+    """Import `parts` (all of one country and region) as the installed reference `ref_id`.
+
+    An installed `ref_id` is refused unless `replace` (build it anew) or `append` (rebuild it with these rows
+    added). `partial`: the inputs are extracts, so no area counts as covered completely (see `coverage`)."""
     ref_id = valid_id(ref_id)
     if not parts:
         raise InputError("nothing to import: no input files")
     final = references_dir() / ref_id
-    if final.exists() and not replace:
-        raise InputError(f"a reference {ref_id!r} is installed already; remove it first or pass replace=True")
+    base_on: Manifest | None = None
+    if final.exists() and append:
+        base_on = find(ref_id)
+    elif final.exists() and not replace:
+        raise InputError(refusal(ref_id))
+    elif append:
+        raise InputError(f"--append: no installed reference {ref_id!r} to add to (see `dqkit reference list`); "
+                         "leave out --append to install it")
     t0 = time.perf_counter()
     base = references_dir(create=True)
+    sweep_stale(base)
     staging = base / f"{STAGING_PREFIX}{ref_id}"
     make_private_dir(staging / "parts")
     with _exclusive(staging, ref_id):
-        return _install(parts, ref_id, meta, staging, t0, command=command, options=options, progress=progress)
+        _remove_tmp(staging)
+        try:
+            return _install(parts, ref_id, meta, staging, t0, command=command, options=options, progress=progress,
+                            base_on=base_on, partial=partial)
+        except BaseException as exc:
+            kept = _after_failure(staging)
+            if kept and isinstance(exc, InputError):
+                raise InputError(f"{exc}; {kept}") from None
+            raise
+
+
+def refusal(ref_id: str) -> str:
+    """The answer to an add whose id is installed already: what is there, and the three ways on."""
+    try:
+        have = find(ref_id)
+        what = f" ({have.rows:,} addresses from {', '.join(Path(i.name).name for i in have.inputs[:3]) or '?'})"
+    except InputError:
+        what = ""
+    return (f"a reference {ref_id!r} is installed already{what}. To keep both, give this one another id "
+            f"(--id NAME, or id=...); to replace it, --replace (replace=True); to add these rows to it, --append "
+            f"(append=True)")
+
+
+def _after_failure(staging: Path) -> str:
+    """After a failed or interrupted add: temporary files go; the staging folder goes too unless some input
+    finished (then it stays, to resume). Returns what was kept, said for the error message ("" when nothing)."""
+    _remove_tmp(staging)
+    shutil.rmtree(staging / "out", ignore_errors=True)
+    done = sorted(p.name for p in (staging / "parts").glob("*.rec"))
+    if not done:
+        shutil.rmtree(staging, ignore_errors=True)
+        return ""
+    ref_id = staging.name[len(STAGING_PREFIX):]
+    return (f"the {len(done)} input(s) finished before are kept in {staging}: run the same add again to resume, "
+            f"or `dqkit reference remove {ref_id}` to discard them")
+
+
+def _remove_tmp(staging: Path) -> None:
+    """Half-written part files (`*.tmp`) of an add that died; only called while holding the staging lock."""
+    for p in list(staging.glob("*.tmp")) + list((staging / "parts").glob("*.tmp")):
+        p.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -96,57 +154,93 @@ def _exclusive(staging: Path, ref_id: str) -> Iterator[None]:
 
 
 def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path, t0: float, *, command: str,
-             options: dict[str, Any] | None, progress: bool | None) -> Manifest:
+             options: dict[str, Any] | None, progress: bool | None, base_on: Manifest | None,
+             partial: bool) -> Manifest:
     from dqkit.engines.reference.build import build_from_records
 
     state_path = staging / "progress.json"
     state = _load_state(state_path)
     done: list[tuple[Part, InputFile, Path]] = []
     dates: list[str] = [meta.source_date]
+    complete: set[str] = set()
     for i, part in enumerate(parts):
         rec_path = staging / "parts" / f"{i}.rec"
         prev = state.get(part.name)
         if prev and prev.get("size") == part.size and prev.get("mtime") == part.mtime and rec_path.is_file() \
                 and prev.get("file") == rec_path.name:
             _say(progress, f"{part.name}: already imported ({prev['rows_kept']:,} rows), skipped")
-            done.append((part, InputFile(part.name, part.size, part.mtime, prev["rows_read"], prev["rows_kept"]),
-                         rec_path))
+            done.append((part, InputFile(part.name, part.size, part.mtime, prev["rows_read"], prev["rows_kept"],
+                                         dict(prev.get("dropped", {})), part.place), rec_path))
             dates.append(str(prev.get("source_date", "")))
+            complete.update(prev.get("complete_zips", []))
             continue
         bar = Progress(part.name, part.size, enabled=progress)
+        hygiene = Hygiene(coordinates=part.coordinates)
         try:
-            _write_records(part.records(bar), rec_path)
+            _write_records(hygiene.keep(part.iso2, part.records(bar)), rec_path)
         finally:
             bar.close()
         date = part.extra.get("source_date", part.source_date)
         dates.append(date)
+        dropped = dict(hygiene.dropped)
+        kept = bar.rows_kept - sum(dropped.values())
+        zips = [] if partial else complete_zips(part.place, hygiene.postcodes)
+        complete.update(zips)
         state[part.name] = {"size": part.size, "mtime": part.mtime, "rows_read": bar.rows_read,
-                            "rows_kept": bar.rows_kept, "file": rec_path.name, "source_date": date}
+                            "rows_kept": kept, "file": rec_path.name, "source_date": date, "dropped": dropped,
+                            "complete_zips": zips}
         write_json_atomic(state_path, json.dumps(state, indent=1))
-        done.append((part, InputFile(part.name, part.size, part.mtime, bar.rows_read, bar.rows_kept), rec_path))
+        done.append((part, InputFile(part.name, part.size, part.mtime, bar.rows_read, kept, dropped, part.place),
+                     rec_path))
+        if dropped:
+            _say(progress, f"{part.name}: {summary(dropped)}")
 
-    if not any(f.rows_kept for _, f, _ in done):
+    if not any(f.rows_kept for _, f, _ in done) and base_on is None:
         read = sum(f.rows_read for _, f, _ in done)
+        dropped_all = _sum_dropped(f.dropped for _, f, _ in done)
+        why = f"; {summary(dropped_all)}" if dropped_all else ""
+        shutil.rmtree(staging / "parts", ignore_errors=True)  # a refusal, not an interruption: nothing to resume
         raise InputError(f"{', '.join(p.name for p in parts)}: no usable address rows (read {read:,}; every row "
-                         "lacked a street, or was outside the filter)")
+                         f"lacked a street, or was outside the filter{why})")
     out = staging / "out"
     shutil.rmtree(out, ignore_errors=True)
     make_private_dir(out)
-    _say(progress, f"building the index of {sum(f.rows_kept for _, f, _ in done):,} addresses ...")
     iso2 = parts[0].iso2
-    report = build_from_records(((iso2, r) for _, _, p in done for r in _read_records(p)), out / INDEX,
-                                synthetic=False, sources=[p.name for p in parts])
+    new_rows: Iterator[tuple[str, Record]] = ((iso2, r) for _, _, p in done for r in _read_records(p))
+    inputs = [f for _, f, _ in done]
+    names = [p.name for p in parts]
+    if base_on is not None:
+        from dqkit.engines.reference.readback import records_of_index
+
+        new_rows = itertools.chain(records_of_index(base_on.index_path), new_rows)
+        inputs = [*base_on.inputs, *inputs]
+        names = [i.name for i in base_on.inputs] + names
+        dates.append(base_on.source_date)
+        if not partial and not base_on.partial:
+            complete.update(base_on.complete_zips)
+        partial = partial or base_on.partial
+    _say(progress, f"building the index of {sum(f.rows_kept for f in inputs):,} addresses ...")
+    report = build_from_records(new_rows, out / INDEX, synthetic=False, sources=names, dedupe=True)
+    dropped = _sum_dropped([*(f.dropped for f in inputs), {REASON_DUPLICATE: report.duplicates}])
     dates = sorted(d for d in dates if d)
     manifest = Manifest(
         id=ref_id, source=meta.kind, country=iso2, region=parts[0].region, licence=meta.licence,
         attribution=meta.attribution, rows=report.addresses, streets=report.streets,
         built=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), source_date=dates[-1] if dates else "",
-        command=command, synthetic=False, inputs=[f for _, f, _ in done], options=options or {},
-        seconds=round(time.perf_counter() - t0, 2), index_bytes=report.size_bytes)
+        command=command, synthetic=False, inputs=inputs, options=options or {},
+        seconds=round(time.perf_counter() - t0, 2), index_bytes=report.size_bytes, dropped=dropped,
+        partial=partial, complete_zips=sorted(complete))
     write_json_atomic(out / MANIFEST, manifest.to_json())
     install_dir(out, ref_id)
     shutil.rmtree(staging, ignore_errors=True)
     return manifest
+
+
+def _sum_dropped(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for c in counts:
+        total.update({k: v for k, v in c.items() if v})
+    return {k: total[k] for k in REASONS if total.get(k)} | {k: v for k, v in total.items() if k not in REASONS}
 
 
 def _say(progress: bool | None, text: str) -> None:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final
 
+from dqkit._files import pid_alive
 from dqkit.contract.errors import InputError, ReferenceDataError
 from dqkit.engines.address.provenance import ReferenceInfo
 
@@ -59,6 +61,8 @@ class InputFile:
     mtime: float = 0.0
     rows_read: int = 0
     rows_kept: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
+    place: str = ""  # the county or city its name says ("alameda"), "" when it says none
 
 
 @dataclass
@@ -81,6 +85,9 @@ class Manifest:
     options: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     index_bytes: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
+    partial: bool = False  # the user said the inputs are extracts: no area is covered completely
+    complete_zips: list[str] = field(default_factory=list)  # ZIPs every street of which is in the reference
     version: int = MANIFEST_VERSION
 
     @property
@@ -144,6 +151,60 @@ def unfinished() -> list[str]:
     return sorted(d.name[len(STAGING_PREFIX):] for d in base.iterdir() if d.name.startswith(STAGING_PREFIX))
 
 
+_REMOVING: Final = re.compile(r"^\.removing-.+-(\d+)$")
+_REPLACED: Final = re.compile(r"^\.replaced-.+-(\d+)-\d+$")
+
+
+def sweep_stale(base: Path) -> None:
+    """Folders a killed process left mid-remove or mid-replace (`.removing-<id>-<pid>`,
+    `.replaced-<id>-<pid>-<time>`): removed once their process is gone (never one a live process still owns)."""
+    if not base.is_dir():
+        return
+    for d in base.iterdir():
+        m = _REMOVING.match(d.name) or _REPLACED.match(d.name)
+        if m and not pid_alive(int(m.group(1))):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def remove_unfinished(ref_id: str) -> Manifest:
+    """Discard the staging folder of an add that stopped (`ref_id` or `.staging-<ref_id>`); refused while that add
+    is still running. Returns what it held, as far as its progress file says."""
+    name = ref_id.strip()
+    ref_id = valid_id(name[len(STAGING_PREFIX):] if name.startswith(STAGING_PREFIX) else name)
+    staging = references_dir() / f"{STAGING_PREFIX}{ref_id}"
+    if not staging.is_dir():
+        raise InputError(f"no unfinished add of {ref_id!r}")
+    if _locked(staging / "lock"):
+        raise InputError(f"an add of {ref_id!r} is running; wait for it to finish (or stop it) first")
+    try:
+        state = json.loads((staging / "progress.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        state = {}
+    rows = sum(int(v.get("rows_kept", 0)) for v in state.values()) if isinstance(state, dict) else 0
+    gone = staging.with_name(f".removing-{ref_id}-{os.getpid()}")
+    os.rename(staging, gone)
+    shutil.rmtree(gone, ignore_errors=True)
+    return Manifest(id=ref_id, source="unfinished add", country="", rows=rows)
+
+
+def _locked(lock: Path) -> bool:
+    """Whether an add holds the staging lock right now."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def find(ref_id: str) -> Manifest:
     """The installed reference `ref_id`; InputError naming the installed ones when there is none."""
     for m in installed():
@@ -154,7 +215,11 @@ def find(ref_id: str) -> Manifest:
 
 
 def remove(ref_id: str) -> Manifest:
-    """Uninstall `ref_id` (its directory leaves by one rename first, so a crash never leaves half of it)."""
+    """Uninstall `ref_id` (its directory leaves by one rename first, so a crash never leaves half of it); the id of
+    an unfinished add (as `reference list` names it, or `.staging-<id>`) discards its staging folder."""
+    if ref_id.strip().startswith(STAGING_PREFIX) or (
+            not any(m.id == ref_id for m in installed()) and ref_id.strip().lower() in unfinished()):
+        return remove_unfinished(ref_id)
     m = find(ref_id)
     gone = m.path.with_name(f".removing-{m.id}-{os.getpid()}")
     os.rename(m.path, gone)

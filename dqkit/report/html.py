@@ -12,7 +12,7 @@ import datetime as dt
 import html
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -22,6 +22,10 @@ from dqkit._files import write_text
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
 from dqkit.notebook.leads import AUDIT_COLUMNS
+
+if TYPE_CHECKING:
+    from dqkit.notebook.compare import Comparison
+    from dqkit.notebook.drift import Drift
 
 GENERATED_MARK: Final = '<p class="generated">'
 _FIG_CONFIG: Final = {"displaylogo": False, "responsive": True}
@@ -153,6 +157,67 @@ def _figure(fig: go.Figure, i: int) -> str:
     return f'<div class="figure">{div}</div>'
 
 
+def _fields_worth_showing(comparison: Comparison) -> pd.DataFrame:
+    """The key field and every field that differs somewhere, then one line for the fields that agree on every row."""
+    f = comparison.fields
+    shown = f[(f["field"] == comparison.key) | (f["differ"] > 0)]
+    rest = len(f) - len(shown)
+    if rest:
+        shown = pd.concat([shown, pd.DataFrame([{"field": f"{rest} other fields, agreeing on every row",
+                                                  "answered": "", "agree": "", "differ": 0, "agree_pct": 100.0}])])
+    return shown
+
+
+def _extra_sections(results: pd.DataFrame, prefix: str, comparison: Comparison | None, drift: Drift | None,
+                    figures_before: int, price: float | None = None) -> list[str]:
+    """The optional sections: pre-screen savings, a shadow run, drift over the recorded runs."""
+    from dqkit.notebook.prescreen import summary_of
+
+    out: list[str] = []
+    screened = summary_of(results, prefix=prefix, price=price)
+    if screened is not None:
+        facts = pd.DataFrame([{"leads": screened.leads, "settled locally (calls saved)": screened.settled,
+                               "sent to the service": screened.sent, "answered": screened.answered,
+                               "no answer": screened.no_answer}])
+        money = ""
+        if screened.price is not None:
+            money = (f" At {screened.price:g} a call: {screened.money_spent:,.2f} spent, "
+                     f"{screened.money_saved:,.2f} saved.")
+        out.append("<h2>Pre-screen</h2>" + '<p class="note">Leads whose answer the input settles (codes '
+                   f"<code>{html.escape(','.join(screened.settled_codes))}</code>) were answered locally and never "
+                   f"sent; each row says where its answer came from in <code>{html.escape(prefix)}answered_by"
+                   f"</code>.{html.escape(money)}</p>" + _table(facts))
+    n = figures_before
+    if comparison is not None:
+        n += 1
+        a, b = (html.escape(x) for x in comparison.names)
+        raw_a, raw_b = comparison.names
+        confusion = comparison.confusion.reset_index()
+        confusion = confusion.rename(columns={confusion.columns[0]: f"{raw_a} (rows) / {raw_b} (columns)"})
+        confusion.columns = [str(c) for c in confusion.columns]
+        out.append(f"<h2>Shadow run: {a} against {b}</h2>"
+                   + f'<p class="note">{comparison.rows:,} rows; {html.escape(comparison.key)} agrees on '
+                   f"{comparison.agreement:.1%}; {len(comparison.disagreements):,} rows differ in some field. "
+                   "Values compared as text, case and spacing ignored.</p>"
+                   + _table(_fields_worth_showing(comparison), ("field",))
+                   + _table(confusion, (confusion.columns[0],))
+                   + _figure(comparison.heatmap(), n))
+    if drift is not None and drift.table.empty:
+        out.append("<h2>Drift over recorded runs</h2>" + '<p class="note">No runs are recorded in this history '
+                   "store yet: record runs with <code>dqkit verify --history</code>.</p>")
+    elif drift is not None:
+        n += 1
+        flagged = drift.flagged.assign(previous_pct=lambda f: (f["previous_rate"] * 100).round(1),
+                                       pct=lambda f: (f["rate"] * 100).round(1))
+        shown = flagged[["run", "source", "metric", "previous_pct", "pct", "total", "q_value"]]
+        out.append("<h2>Drift over recorded runs</h2>"
+                   + f'<p class="note">{drift.tests} changes between consecutive runs tested (two-proportion '
+                   f"z-tests), {len(shown)} flagged at a false discovery rate of {drift.alpha:g} "
+                   "(Benjamini-Hochberg).</p>" + (_table(shown, ("source", "metric")) if len(shown) else "")
+                   + _figure(drift.figure(), n))
+    return out
+
+
 def build_report(
     results: pd.DataFrame,
     *,
@@ -162,6 +227,9 @@ def build_report(
     by: str | None = None,
     prefix: str | None = None,
     generated: dt.datetime | None = None,
+    comparison: Comparison | None = None,
+    drift: Drift | None = None,
+    price: float | None = None,
 ) -> str:
     """The HTML text of the report of `results` (a frame returned by `df.leads.verify()` or `dqkit verify`;
     `prefix` of its result columns found when not given)."""
@@ -202,6 +270,7 @@ def build_report(
     if f"{plots.ADDRESS_PREFIX}confidence" in results.columns:
         figures.append(plots.address_confidence(results))
     sections.append("<h2>Figures</h2>" + "\n".join(_figure(f, i) for i, f in enumerate(figures, 1)))
+    sections += _extra_sections(results, prefix, comparison, drift, len(figures), price)
 
     from plotly.offline import get_plotlyjs
 
@@ -238,11 +307,14 @@ def write_report(
     by: str | None = None,
     prefix: str | None = None,
     generated: dt.datetime | None = None,
+    comparison: Comparison | None = None,
+    drift: Drift | None = None,
+    price: float | None = None,
 ) -> Path:
     """Write the report of `results` (see `build_report`) to `path` as UTF-8; returns the path."""
     out = Path(path)
     text = build_report(results, title=title, source=source, backend=backend, by=by, prefix=prefix,
-                        generated=generated)
+                        generated=generated, comparison=comparison, drift=drift, price=price)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text(out, text)  # a temporary file renamed over `out`: a failed write leaves the old report whole
     return out

@@ -13,10 +13,11 @@
 
 Headers checked here, as the vendor documents them: `Timeout-Seconds` a whole number from 2 to 15, `Add-*` true or
 false, `Reference-Id` at most 256 word characters, "-/:.,()" or spaces; anything else is a 400 naming the header.
-`format` and `stepin` URLs in answers are absolute, built from the request's own base URL. `country_iso` is
-accepted in any case. A dataset the server does not hold is a 403 (the vendor's answer for a dataset the token is
-not entitled to). Bodies are JSON; a body without a required member, or that does not decode to the request
-model, is a 400 that names the member (`datasets` may be left out: the country's dataset is used).
+`format` and `stepin` URLs in answers are absolute, built from `--public-url` (`dqkit.server.public_url`: never an
+arbitrary Host header). `country_iso` is accepted in any case. A dataset the server does not hold is a 403 (the
+vendor's answer for a dataset the token is not entitled to). Bodies are JSON; a body without a required member, or
+that does not decode to the request model, is a 400 that names the member (`datasets` may be left out: the
+country's dataset is used).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from dqkit.contract.errors import BadRequestError, NotFoundError, PermissionDeni
 from dqkit.engines.address.cache import BytesLRU
 from dqkit.server.engines import ServerEngines, run_engine
 from dqkit.server.errors import service_error_bytes
+from dqkit.server.public_url import public_base
 
 S = TypeVar("S")
 Handler = Callable[[Request], Awaitable[Response]]
@@ -92,6 +94,8 @@ def _decode(body: bytes, model: type[S], *, empty_ok: bool = False) -> S:
         raw = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise BadRequestError(f"the body is not JSON: {exc}") from None
+    except UnicodeDecodeError as exc:  # msgspec decodes a string's bytes with Python's codec
+        raise BadRequestError(f"the body is not valid UTF-8 ({exc.reason}); JSON text must be UTF-8") from None
     if not isinstance(raw, dict):
         raise BadRequestError(f"the body must be a JSON object ({model.__name__})")
     missing = [m for m in REQUIRED_MEMBERS.get(model.__name__, ()) if m not in raw]
@@ -161,7 +165,7 @@ def absolute_urls(suggestions: Sequence[Suggestion], base: str) -> None:
 
 # Encoded search answers kept by the server (autocomplete repeats its first keystrokes across users; the index
 # never changes while the server runs, so an answer stays right). Bounded in bytes, keys and values counted: a key is
-# a whole encoded request, so an entry count alone would bound nothing. Only the event loop touches it.
+# a whole encoded request, so an entry count alone would bound nothing. Both event loops touch it (locked).
 SEARCH_CACHE_BYTES: Final = 32 << 20
 
 
@@ -210,7 +214,7 @@ class AddressRoutes:
 
     async def search(self, request: Request) -> Any:
         req = self._search_request(await request.body())
-        base = str(request.base_url)
+        base = public_base(request, self.engines.config)
         key = base.encode() + b"\x00" + _encoder.encode(req)
         cached = self.search_cache.get(key)
         if cached is None:
@@ -224,14 +228,14 @@ class AddressRoutes:
         add = add_ons(request)
         req = self._search_request(await request.body())
         answer = await run_engine(self.engines.address.validate, req, add)
-        absolute_urls(answer.result.suggestions, str(request.base_url))
+        absolute_urls(answer.result.suggestions, public_base(request, self.engines.config))
         return answer
 
     async def refine(self, request: Request) -> Any:
         key = _path_key(request)
         body = _decode(await request.body(), RefineRequest, empty_ok=True)
         answer = await run_engine(self.engines.address.refine, key, body.refinement)
-        absolute_urls(answer.result.suggestions, str(request.base_url))
+        absolute_urls(answer.result.suggestions, public_base(request, self.engines.config))
         return answer
 
     async def format(self, request: Request) -> Any:
@@ -263,7 +267,7 @@ class AddressRoutes:
             if not key:
                 raise BadRequestError("global_address_key is empty")
         answer = await run_engine(self.engines.address.step_in, key)
-        absolute_urls(answer.result.suggestions, str(request.base_url))
+        absolute_urls(answer.result.suggestions, public_base(request, self.engines.config))
         return answer
 
     async def lookup(self, request: Request) -> Any:
@@ -275,7 +279,7 @@ class AddressRoutes:
             if value is not None and not 1 <= value <= 1000:
                 raise BadRequestError(f"{name} must be between 1 and 1000")
         answer = await run_engine(self.engines.address.lookup, req)
-        base = str(request.base_url)
+        base = public_base(request, self.engines.config)
         for a in answer.addresses:
             if a.format and not a.format.startswith(("http://", "https://")):
                 a.format = base + a.format.lstrip("/")

@@ -10,7 +10,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 from starlette.applications import Starlette
@@ -131,8 +131,26 @@ def create_app(config: ServerConfig | None = None, *,
         return Response(error_bytes(status, detail, request.url.path[:256]), status_code=status,
                         media_type="application/json")
 
+    async def not_utf8(request: Request, exc: Any) -> Response:
+        """Text that is not UTF-8 where the wire requires it (a body, a path): the client's fault, a 400."""
+        return Response(error_bytes(400, "the request holds text that is not valid UTF-8", request.url.path[:256]),
+                        status_code=400, media_type="application/json")
+
+    async def server_fault(request: Request, exc: Any) -> Response:
+        """The vendor's JSON body for a fault of the server, never Starlette's plain-text 500 (the gate logs it)."""
+        return Response(error_bytes(500, "internal error; the server log has the details", request.url.path[:256]),
+                        status_code=500, media_type="application/json")
+
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: http_error, ServiceError: service_error,
-                                        RecursionError: service_error})
+                                        RecursionError: service_error, UnicodeError: not_utf8,
+                                        Exception: server_fault})
     app.router.redirect_slashes = False
-    return Gate(app, config)
+    gate = Gate(app, config)
+    if not config.trusted_proxies:
+        return gate
+    # Behind trusted reverse proxies the client is the rightmost X-Forwarded-For address that is not one of them:
+    # the failed-login limit, --allow-ip, the rate limit's address key and the access log all see that address.
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    return cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, gate), [str(n) for n in config.trusted_proxies]))

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit, urlunsplit
 
 from dqkit.contract.errors import InputError
 
@@ -40,6 +41,10 @@ class ServerConfig:
     descriptor limit). max_header_bytes: a longer request head gets 431. header_timeout_seconds /
     body_timeout_seconds: a client slower than that to send its head / body gets 408 and is disconnected.
     auth_failures_per_window: failed Auth-Tokens per client address per rate window before 429 (0: off).
+    trusted_proxies: networks of reverse proxies whose `X-Forwarded-For` (and `X-Forwarded-Proto`) name the client;
+    from any other peer those headers are ignored.
+    public_url: the base of the URLs the server writes into answers (`format`, `stepin`); None: the address the
+    connection arrived on, or the request's `Host` when `trust_host_header` (never an arbitrary Host otherwise).
     """
 
     tokens: frozenset[str] = field(default=frozenset(), repr=False)
@@ -60,6 +65,9 @@ class ServerConfig:
     auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
     demo: bool = False
     spoof_list: Path | None = None
+    trusted_proxies: tuple[IPNetwork, ...] = ()
+    public_url: str | None = None
+    trust_host_header: bool = False
     # Several processes and machines (issue 21): see `dqkit.server.workers` and the README's "Running on more than
     # one machine". key_secret signs address keys (with the index build) so every replica given it accepts the
     # keys of the others; rate_store is where the rate limit counts (redis://..., sqlite:PATH; "" = the workers'
@@ -90,6 +98,8 @@ class ServerConfig:
             raise InputError("the header and body timeouts must be between 0 and 3600 seconds")
         if self.auth_failures_per_window < 0:
             raise InputError("the failed-login limit must be 0 (off) or a positive number per window")
+        if self.public_url is not None:
+            object.__setattr__(self, "public_url", public_base_url(self.public_url))
         if any(not t or t != t.strip() for t in self.tokens):
             raise InputError("a token must be non-empty and carry no surrounding spaces")
         if self.workers < 1:
@@ -111,6 +121,8 @@ class ServerConfig:
                 f"max_header_bytes={self.max_header_bytes}, header_timeout_seconds={self.header_timeout_seconds}, "
                 f"body_timeout_seconds={self.body_timeout_seconds}, "
                 f"auth_failures_per_window={self.auth_failures_per_window}, "
+                f"trusted_proxies={[str(n) for n in self.trusted_proxies]}, public_url={self.public_url!r}, "
+                f"trust_host_header={self.trust_host_header}, "
                 f"key_secret=<{'set' if self.key_secret else 'none'}>, rate_store={_shown_store(self.rate_store)!r}, "
                 f"workers={self.workers})")
 
@@ -139,12 +151,26 @@ def _shown_store(url: str) -> str:
     return describe(url)
 
 
-def parse_networks(values: Iterable[str]) -> tuple[IPNetwork, ...]:
+def parse_networks(values: Iterable[str], option: str = "--allow-ip") -> tuple[IPNetwork, ...]:
     """CIDR texts (or single addresses) to networks; a bad one is an InputError naming it."""
     out: list[IPNetwork] = []
     for text in values:
         try:
             out.append(ipaddress.ip_network(text.strip(), strict=False))
         except ValueError:
-            raise InputError(f"--allow-ip {text!r} is not an IP address or CIDR network") from None
+            raise InputError(f"{option} {text!r} is not an IP address or CIDR network") from None
     return tuple(out)
+
+
+def public_base_url(text: str) -> str:
+    """`--public-url` checked and normalised: http(s)://host[:port][/path]/, no query, fragment or credentials."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"--public-url {text[:200]!r} must be an http:// or https:// URL with a host")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise InputError("--public-url must not hold a query, a fragment or credentials")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise InputError(f"--public-url {text[:200]!r} has a bad port") from None
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))

@@ -1,7 +1,8 @@
 """Error answers in the vendor's body `{"error": {"type", "title", "detail", "instance"}}`.
 
 Built from `dqkit.contract.errors` so that the server writes exactly what the clients parse. Texts are made from
-the status, the path and what went wrong, never from headers (a token cannot leak into an error body).
+the status, the path and what went wrong, never from headers (a token cannot leak into an error body); a detail
+that quotes the caller's input is cut at `MAX_DETAIL_CHARS`.
 """
 
 from __future__ import annotations
@@ -33,9 +34,18 @@ TITLES: Final[dict[int, str]] = {
 _encoder = msgspec.json.Encoder()
 
 
+MAX_DETAIL_CHARS: Final = 512  # an error that quotes the caller's input (a 1 MB `location`) quotes its start only
+
+
+def clip(text: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """`text`, or its first `limit` characters and how long it was: an answer never echoes a whole big input."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters, cut)"
+
+
 def error_detail(status: int, detail: str, instance: str = "") -> ErrorDetail:
     title = TITLES.get(status) or error_class_for_status(status).title
-    return ErrorDetail(type=f"https://httpstatuses.io/{status}", title=title, detail=detail, instance=instance)
+    return ErrorDetail(type=f"https://httpstatuses.io/{status}", title=title, detail=clip(detail),
+                       instance=clip(instance, 256))
 
 
 def error_bytes(status: int, detail: str, instance: str = "") -> bytes:

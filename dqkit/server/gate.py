@@ -6,17 +6,20 @@ Order, so that the cheapest refusal comes first and nothing is read for a caller
   1. a `Reference-Id` that is not the vendor's form (at most 256 characters of `[\\w\\-/:.,() ]`) -> 400, not echoed
   2. a query string over 8 KiB -> 414, over 64 parameters -> 400; a token in it -> 401 (the query string is
      blanked in the scope, so uvicorn's access log never shows it)
-  3. a client address with too many failed logins in this window -> 429 (before its token is even compared)
-  4. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login
-  5. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
-  6. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
+  3. missing or wrong `Auth-Token` (when tokens are configured) -> 401, counted as a failed login of the client
+     address (IPv6: its /64); past the failed-login limit in this window -> 429 instead. A correct token is never
+     refused for its address's failures (`FailureLimiter` says why). Behind a reverse proxy the client address is
+     the one its `X-Forwarded-For` names, when the proxy is in `--trust-forwarded-for` (docs/server-stack.md).
+  4. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
+  5. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
      a body slower than the body timeout -> 408
-  7. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
+  6. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
      deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
 Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread, so parsing a large
 XML or JSON body never stalls `/healthz` or other clients on the main loop.
 A client fault never produces a traceback: a ServiceError raised by a route answers with its status and the vendor
-body; a too-deeply nested input answers 400. Only a fault of the server (500) logs one traceback.
+body; a too-deeply nested input answers 400, text that is not UTF-8 400. Only a fault of the server (500, with the
+vendor's JSON body, never a plain-text one) logs one traceback.
 Every answer, refusals included, echoes a valid `Reference-Id` and carries `Server-Timing: app;dur=<ms>`.
 """
 
@@ -38,7 +41,7 @@ from dqkit.engines import deadline
 from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
-from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict
+from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict, client_key
 from dqkit.server.ratestore import open_counts
 
 Scope = MutableMapping[str, Any]
@@ -194,22 +197,21 @@ class Gate:
         if token is None:  # the vendor's alternative credential header
             token = _header(scope, b"x-app-key")
         public = path in PUBLIC_PATHS
-        if not public and self._tokens:
-            client = f"{(scope.get('client') or ('?',))[0]}"
+        if not public and self._tokens and not _token_ok(token, self._tokens):
             if self.failures is not None:
+                client = client_key(f"{(scope.get('client') or ('?',))[0]}")
                 blocked = self.failures.blocked(client)
                 if blocked is not None:
                     retry = blocked.retry_after(time.time())
                     await send_error(send_wrapped, 429, f"too many failed logins from this address; retry after "
                                      f"{retry} s", instance, [(b"retry-after", str(retry).encode())])
                     return
-            if not _token_ok(token, self._tokens):
-                if self.failures is not None:
-                    self.failures.failed(client)
-                detail = ("missing Auth-Token (or x-app-key) header" if token is None
-                          else "the Auth-Token is not valid")
-                await send_error(send_wrapped, 401, detail, instance)
-                return
+                if self.failures.failed(client):
+                    log.warning("%s: %d failed logins in this window; its wrong tokens get 429 until it ends",
+                                client, self.failures.limit)
+            detail = "missing Auth-Token (or x-app-key) header" if token is None else "the Auth-Token is not valid"
+            await send_error(send_wrapped, 401, detail, instance)
+            return
         if self.limiter is not None and not public:
             key = token.decode("latin-1") if token else f"ip:{(scope.get('client') or ('?',))[0]}"
             verdict: Verdict = self.limiter.hit(key)
@@ -275,9 +277,9 @@ class Gate:
                 status, detail = 408, f"the request took longer than its Timeout-Seconds ({timeout:g} s)"
             await send_error(send_wrapped, status, detail, instance, headers)
         except Exception:
-            log.exception("unhandled error on %s %s", scope["method"], instance)
-            if started:
-                raise
+            log.exception("unhandled error on %s %s", scope["method"], instance)  # the one traceback of a fault
+            if started:  # the app's handler already answered (its JSON 500): not re-raised, so not logged twice
+                return
             await send_error(send_wrapped, 500, "internal error; the server log has the details", instance)
         finally:
             dl.cancel()  # the answer is out (or the client is gone): engine work still running stops

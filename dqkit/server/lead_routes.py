@@ -116,6 +116,7 @@ def lead_endpoint(engines: ServerEngines) -> object:
             if isinstance(lead, WireProblem):
                 return _answer(engines.lead_engine.reject(lead), fmt)
             msg = await run_engine(engines.lead.verify_lead, lead)
+            return _answer(msg, fmt)
         except RecursionError:
             raise  # too deeply nested: the app's 400
         except Exception:  # a fault of the server, not of the caller: the seed's E400 (500, which clients retry)

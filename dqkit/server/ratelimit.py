@@ -1,12 +1,15 @@
-"""A fixed-window request counter per token, as the vendor describes its limit (per minute, reset at a time).
+"""A fixed-window request counter per token, as the vendor describes its limit (per minute, reset at a time), and
+the failed-login counter per client address.
 
-Single-threaded by design: it is only touched from the server's event loop.
+Single-threaded by design: both are only touched from the server's event loop.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -52,15 +55,31 @@ class FixedWindowLimiter:
         return Verdict(True, self.limit, self.limit - used, reset_at)
 
 
+def client_key(host: str) -> str:
+    """The key failed logins are counted under: the address, or its /64 for IPv6 (one host holds a whole /64)."""
+    try:
+        addr = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host[:64]
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.ipv4_mapped is not None:
+            return str(addr.ipv4_mapped)
+        return str(ipaddress.IPv6Network((addr, 64), strict=False))
+    return str(addr)
+
+
 class FailureLimiter:
-    """Failed logins per client address per fixed window: past `limit`, the address gets 429 until the window ends,
-    whatever token it tries (so guessing tokens costs a window per `limit` guesses).
+    """Failed logins per client address per fixed window. Past `limit` failures in a window, that address's wrong
+    tokens are answered 429 with Retry-After until the window ends, so a misconfigured or guessing client is told to
+    back off. A correct token is never refused by it (the gate compares the token first): behind a proxy or a NAT
+    many users share an address, and one of them guessing must not lock out the others. What makes guessing
+    hopeless is the token's length (`secrets.token_urlsafe(32)`), not this limit.
 
-    Memory is bounded: counts are forgotten at each new window, and at most `max_keys` addresses are tracked in one
-    (past that, new addresses share one bucket, which only makes the limit stricter).
+    Memory is bounded without locking anyone out: at most `max_keys` addresses are counted (when full, the one
+    counted least recently is forgotten, which can only give a flood of addresses more tries) and at most
+    `max_keys` are refused (past that, a newly failing address is counted but not refused); all are forgotten at
+    each new window. `newly_blocked` tells the caller to log an address once when it starts being refused.
     """
-
-    OVERFLOW = "*overflow*"
 
     def __init__(self, limit: int, window: int, clock: Callable[[], float] = time.time,
                  max_keys: int = 65_536) -> None:
@@ -69,28 +88,37 @@ class FailureLimiter:
         self.max_keys = max_keys
         self._clock = clock
         self._window_index = -1
-        self._failures: dict[str, int] = {}
+        self._counting: OrderedDict[str, int] = OrderedDict()  # addresses under the limit, least recent first
+        self._blocked: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._counting) + len(self._blocked)
 
     def _roll(self) -> int:
         index = int(self._clock() // self.window)
         if index != self._window_index:
             self._window_index = index
-            self._failures.clear()
+            self._counting.clear()
+            self._blocked.clear()
         return index
-
-    def _key(self, key: str) -> str:
-        if key in self._failures or len(self._failures) < self.max_keys:
-            return key
-        return self.OVERFLOW
 
     def blocked(self, key: str) -> Verdict | None:
         """A refusing Verdict when `key` used up its failures in this window; None when it may try."""
         index = self._roll()
-        if self._failures.get(self._key(key), 0) >= self.limit:
+        if key in self._blocked:
             return Verdict(False, self.limit, 0, (index + 1) * self.window)
         return None
 
-    def failed(self, key: str) -> None:
+    def failed(self, key: str) -> bool:
+        """Count one failure of `key`; True when this failure made it blocked (for one log line)."""
         self._roll()
-        k = self._key(key)
-        self._failures[k] = self._failures.get(k, 0) + 1
+        if key in self._blocked:
+            return False
+        count = self._counting.pop(key, 0) + 1
+        if count >= self.limit and len(self._blocked) < self.max_keys:
+            self._blocked.add(key)
+            return True
+        if len(self._counting) >= self.max_keys:
+            self._counting.popitem(last=False)
+        self._counting[key] = min(count, self.limit)
+        return False

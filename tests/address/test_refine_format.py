@@ -26,10 +26,10 @@ def test_refine_a_building_with_a_unit(engine: AddressEngine) -> None:
     key = key_of(engine, "1200 main st springfield il")
     res = engine.refine(key, "apt 7").result
     assert res.confidence == Confidence.VERIFIED_MATCH
-    assert [s.text for s in res.suggestions] == ["1200 MAIN ST APT 7, SPRINGFIELD, IL 62701"]
+    assert [s.text for s in res.suggestions] == ["1200 Main St Apt 7, Springfield IL 62701"]
     assert res.suggestions[0].attribute("full_address") == "true" and res.suggestions[0].format
     # a bare number works too; a unit that does not exist says so
-    assert engine.refine(key, "12").result.suggestions[0].text.startswith("1200 MAIN ST APT 12,")
+    assert engine.refine(key, "12").result.suggestions[0].text.startswith("1200 Main St Apt 12,")
     missing = engine.refine(key, "99").result
     assert missing.suggestions == [] and missing.confidence == Confidence.NO_MATCHES
     assert "99" in missing.suggestions_prompt
@@ -39,7 +39,7 @@ def test_refine_a_range_with_a_house_number(engine: AddressEngine) -> None:
     res = engine.search(SearchRequest.of("arch st philadelphia")).result
     even = next(s for s in res.suggestions if "[even]" in s.text)
     got = engine.refine(even.global_address_key, "24").result
-    assert [s.text for s in got.suggestions] == ["24 ARCH ST, PHILADELPHIA, PA 19106"]
+    assert [s.text for s in got.suggestions] == ["24 Arch St, Philadelphia PA 19106"]
     assert got.confidence == Confidence.VERIFIED_MATCH
     # 25 is on the odd side: not in this range
     assert engine.refine(even.global_address_key, "25").result.suggestions == []
@@ -49,24 +49,24 @@ def test_refine_a_range_with_a_house_number(engine: AddressEngine) -> None:
 def test_refine_the_list_with_more_text(engine: AddressEngine) -> None:
     res = engine.search(SearchRequest.of("1200 main st")).result
     got = engine.refine(res.suggestions_key, "01103").result
-    assert got.suggestions[0].text == "1200 MAIN ST, SPRINGFIELD, MA 01103"
+    assert got.suggestions[0].text == "1200 Main St, Springfield MA 01103"
 
 
 def test_step_in(engine: AddressEngine) -> None:
     building = key_of(engine, "1200 main st springfield il")
     units = engine.step_in(building).result
     assert len(units.suggestions) == 40 and all(s.format for s in units.suggestions)
-    assert units.suggestions[0].text == "1200 MAIN ST APT 1, SPRINGFIELD, IL 62701"
+    assert units.suggestions[0].text == "1200 Main St Apt 1, Springfield IL 62701"
     arch = engine.search(SearchRequest.of("arch st")).result.suggestions
     odd = next(s for s in arch if "[odd]" in s.text)
     inside = engine.step_in(odd.global_address_key).result.suggestions
-    assert len(inside) == 30 and inside[0].text.startswith("1 ARCH ST")
+    assert len(inside) == 30 and inside[0].text.startswith("1 Arch St")
 
 
 def test_lookup_by_postal_code(engine: AddressEngine) -> None:
     res = engine.lookup(LookupRequest(key=LookupKey("62704")))
-    assert [s.text for s in res.addresses] == ["500 ELMWOOD DR, SPRINGFIELD, IL 62704",
-                                                 "502 ELMWOOD DR, SPRINGFIELD, IL 62704"]
+    assert [s.text for s in res.addresses] == ["500 Elmwood Dr, Springfield IL 62704",
+                                                 "502 Elmwood Dr, Springfield IL 62704"]
     ca = engine.lookup(LookupRequest(country_iso="CAN", key=LookupKey("m5v2t6"), max_suggestions=2))
     assert len(ca.addresses) == 2 and ca.more_results_available
     assert engine.lookup(LookupRequest(key=LookupKey("99999"))).confidence == Confidence.NO_MATCHES

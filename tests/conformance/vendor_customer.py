@@ -8,7 +8,7 @@ suggestion's absolute `format` URL with `Add-Components` and `Add-Metadata`.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Literal, get_args
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -39,9 +39,13 @@ class Suggestion(Strict):
         return next((a.value for a in self.additional_attributes or [] if a.name == name), None)
 
 
+SearchConfidence = Literal["Verified match", "Multiple matches", "No matches", "Insufficient search terms"]
+SEARCH_CONFIDENCES: tuple[str, ...] = get_args(SearchConfidence)  # the four the vendor's search docs list
+
+
 class SearchResult(Strict):
     more_results_available: bool = False
-    confidence: str | None = None
+    confidence: SearchConfidence | None = None
     suggestions_key: str | None = None
     suggestions_prompt: str | None = None
     suggestions: list[Suggestion] | None = None

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import socket
+import threading
+import time
+from collections.abc import Iterator
 
+import uvicorn
+
+from dqkit.server.app import create_app
+from dqkit.server.config import ServerConfig
+from dqkit.server.runner import bind
 from dqkit.server.testing import ServedProcess
 
 TOKEN = "hardening-token"
@@ -31,3 +40,29 @@ def raw(server: ServedProcess, data: bytes, timeout: float = 10.0) -> bytes:
 
 def status_of(answer: bytes) -> int:
     return int(answer[9:12]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+@contextlib.contextmanager
+def served_in_thread(config: ServerConfig, loader: object) -> Iterator[int]:
+    """The app with swapped engines (fault injection) under uvicorn in a thread on 127.0.0.1; yields the port."""
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(config, loader=loader),  # type: ignore[arg-type]
+                                           log_level="warning", lifespan="on", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                conn.request("GET", "/healthz")
+                if conn.getresponse().status == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

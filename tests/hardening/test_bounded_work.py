@@ -3,26 +3,20 @@ the engine's work, caches bounded in bytes, keys of bounded length."""
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
-import threading
 import time
-from collections.abc import Iterator
 
 import pytest
-import uvicorn
-from hostile import TOKEN
+from hostile import TOKEN, served_in_thread
 
 from dqkit.contract.address import SearchRequest
 from dqkit.engines import deadline
 from dqkit.engines.address.cache import BytesLRU
 from dqkit.engines.deadline import DeadlineExceeded, deadline_scope
 from dqkit.engines.usaddr.parser import parse_tokens
-from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, load_local
-from dqkit.server.runner import bind
 from dqkit.server.testing import ServedProcess
 
 
@@ -97,31 +91,6 @@ def test_bytes_lru_is_bounded_in_bytes() -> None:
     assert cache.size <= 10_000 and cache.get(b"huge") is None and cache.get(b"k99") is not None
 
 
-@contextlib.contextmanager
-def _served(config: ServerConfig, loader: object) -> Iterator[int]:
-    sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(config, loader=loader),  # type: ignore[arg-type]
-                                           log_level="warning", lifespan="on", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        end = time.monotonic() + 60
-        while time.monotonic() < end:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                conn.request("GET", "/healthz")
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
 def test_a_timed_out_request_stops_its_engine_work() -> None:
     """Real HTTP on 127.0.0.1; the engine's search is made endless (fault injection) but checks the deadline."""
     stopped: list[float] = []
@@ -146,7 +115,7 @@ def test_a_timed_out_request_stops_its_engine_work() -> None:
 
         return Loaded(loaded.lead_engine, loaded.lead, Endless(), loaded.dataset_ids)  # type: ignore[arg-type]
 
-    with _served(ServerConfig(), slow_loader) as port:
+    with served_in_thread(ServerConfig(), slow_loader) as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("POST", "/address/search/v1", body=b'{"country_iso": "USA", "components": '
                      b'{"unspecified": ["1 main"]}}', headers={"Timeout-Seconds": "2"})  # the vendor allows 2..15
@@ -174,7 +143,7 @@ def test_an_internal_failure_on_the_lead_path_is_the_seeds_e400() -> None:
 
         return Loaded(loaded.lead_engine, Broken(), loaded.address, loaded.dataset_ids)  # type: ignore[arg-type]
 
-    with _served(ServerConfig(), failing_loader) as port:
+    with served_in_thread(ServerConfig(), failing_loader) as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("POST", "/search", body=b'{"FIRST_NAME": "Ann", "LAST_NAME": "Lee", "ZIP": "62701"}',
                      headers={"Content-Type": "application/json"})

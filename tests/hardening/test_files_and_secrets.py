@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from dqkit._cell_escape import escape_cell
 from dqkit._files import OutputError, atomic_write, private_dir
 from dqkit.cli import main
-from dqkit.cli._leadio import escape_formula
 from dqkit.notebook.cache import FILE_NAME, ResultCache
 from dqkit.server.testing import serve_process
 
@@ -36,10 +36,45 @@ def test_verify_escapes_formulas_by_default_and_can_be_told_not_to(tmp_path: Pat
 
 
 def test_formula_escaping_leaves_plain_numbers_alone() -> None:
-    for value in ("-12.5", "+1 (202) 456-1111", "plain", "", "a=b"):
-        assert escape_formula(value) == value
-    for value in ("=1+1", "+A1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
-        assert escape_formula(value) == "'" + value
+    for value in ("-12.5", "+3", "1e5", "-.5", "plain", "", "a=b"):
+        assert escape_cell(value) == value
+    # "-1-1" and a phone with a dash are expressions a spreadsheet computes (issue 24, part 4)
+    for value in ("=1+1", "+A1", "-2+3", "@SUM(A1)", "\tx", "\rx", "-1-1", "+1 (202) 456-1111", "\uff1d1+1"):
+        assert escape_cell(value) == "'" + value
+
+
+def test_a_formula_after_a_line_break_inside_a_cell_is_neutralised() -> None:
+    assert escape_cell("web form\r=cmd|' /C calc'!A0") == "web form\r'=cmd|' /C calc'!A0"
+    assert escape_cell("a\n@SUM(1)\r\n-1-1\nok") == "a\n'@SUM(1)\r\n'-1-1\nok"
+    assert escape_cell("\n=1") == "'\n'=1"
+    assert escape_cell("two\nlines") == "two\nlines"
+
+
+def test_verify_output_quotes_every_line_break_and_holds_no_live_formula(tmp_path: Path) -> None:
+    """A bare CR in a lead value must not end the CSV row (issue 24: it became a new row starting with a formula)."""
+    import csv
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"first_name": ["Maria", "Bob"], "last_name": ["Garcia", "Smith"], "zip": ["20500", "12345"],
+                  "note": ["web form\r=cmd|' /C calc'!A0", "-1-1"]}).to_csv(src, index=False, lineterminator="\r\n")
+    out = tmp_path / "out.csv"
+    assert main(["verify", str(src), "-o", str(out), "--quiet", "--no-cache"]) == 0
+    raw = out.read_bytes()
+    assert b'"web form\r\'=cmd' in raw  # the cell is quoted and its second line neutralised
+    with out.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert len(rows) == 3  # the header and two leads: no row made of the cell's second line
+    for row in rows:
+        for cell in row:
+            for line in cell.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+                assert not line.startswith(("=", "+", "-", "@")) or line.lstrip("+-").replace(".", "").isdigit(), row
+    note = rows[0].index("note")
+    assert [r[note] for r in rows[1:]] == ["web form\r'=cmd|' /C calc'!A0", "'-1-1"]
+    # even unescaped (--no-escape-formulas), a cell holding a bare CR stays one quoted cell
+    assert main(["verify", str(src), "-o", str(tmp_path / "raw.csv"), "--quiet", "--no-cache",
+                 "--no-escape-formulas"]) == 0
+    with (tmp_path / "raw.csv").open(newline="") as fh:
+        assert len(list(csv.reader(fh))) == 3
 
 
 def test_header_only_input_gives_an_empty_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -80,7 +80,7 @@ def test_search_gives_the_top_suggestions_side_by_side(frame: pd.DataFrame, back
         "addr_suggestion_1", "addr_key_1", "addr_final_1", "addr_suggestion_2", "addr_key_2", "addr_final_2",
         "addr_error", "addr_reference", "addr_reference_date", "addr_note"]
     first = out.loc["a"]
-    assert first["addr_suggestion_1"].startswith(f"{points[0]['NUMBER']} {points[0]['STREET']}")
+    assert first["addr_suggestion_1"].upper().startswith(f"{points[0]['NUMBER']} {points[0]['STREET']}")
     assert bool(first["addr_final_1"])
     assert (out["addr_suggestions"] <= 2).all()
     with pytest.raises(InputError, match="top"):

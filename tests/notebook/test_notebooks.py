@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb")
+NOTEBOOKS = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "vendor_savings.ipynb")
 
 pytest.importorskip("nbval")
 

@@ -33,25 +33,27 @@ def test_add_a_csv_then_list_info_validate_and_remove(tmp_path: Path, refdir: Pa
     src = _oa_file(tmp_path, alameda, "us/ca/alameda.csv")
     assert main(["reference", "add", str(src), "--quiet"]) == 0
     said = capsys.readouterr().out
-    assert "installed openaddresses-us-ca: 5,306 addresses" in said
+    assert "installed openaddresses-us-ca-alameda: 5,300 addresses" in said
     # the manifest: what, where from, under which licence, how big, when, made by which command
-    m = reference.info("openaddresses-us-ca")
-    assert (m.source, m.country, m.region, m.rows, m.synthetic) == ("openaddresses", "US", "CA", 5306, False)
+    m = reference.info("openaddresses-us-ca-alameda")
+    assert (m.source, m.country, m.region, m.rows, m.synthetic) == ("openaddresses", "US", "CA", 5300, False)
     assert "openaddresses.io" in m.attribution.lower() and m.licence
     assert m.command.startswith("dqkit reference add") and str(src) in m.command
     assert m.inputs[0].name == str(src) and m.inputs[0].size == src.stat().st_size
-    assert m.inputs[0].rows_read == m.inputs[0].rows_kept == 5306
+    assert (m.inputs[0].rows_read, m.inputs[0].rows_kept) == (5306, 5300)
+    assert m.dropped == {"no_postcode": 6}  # five rows without a ZIP, and "123 Fake St, Anytown"
     assert m.source_date and m.built.startswith(m.built[:4])
-    folder = refdir / "openaddresses-us-ca"
+    folder = refdir / "openaddresses-us-ca-alameda"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(refdir.stat().st_mode) == 0o700
-    assert json.loads((folder / "manifest.json").read_text())["id"] == "openaddresses-us-ca"
+    assert json.loads((folder / "manifest.json").read_text())["id"] == "openaddresses-us-ca-alameda"
     assert not [p for p in refdir.iterdir() if p.name.startswith(".")]  # no staging left after success
 
     assert main(["reference", "list"]) == 0
     listed = capsys.readouterr().out
-    assert "openaddresses-us-ca" in listed and "5,306" in listed
-    assert main(["reference", "info", "openaddresses-us-ca"]) == 0
-    assert '"rows": 5306' in capsys.readouterr().out
+    assert "openaddresses-us-ca-alameda" in listed and "5,300" in listed
+    assert main(["reference", "info", "openaddresses-us-ca-alameda"]) == 0
+    said = capsys.readouterr().out
+    assert '"rows": 5300' in said and "dropped 6 rows: 6 no postcode" in said
 
     # from now on the default backend answers from it, and says so
     r = alameda[0]
@@ -60,7 +62,7 @@ def test_add_a_csv_then_list_info_validate_and_remove(tmp_path: Path, refdir: Pa
     out = df.addr.validate(cache=False)
     assert out.loc[0, "addr_confidence"] == Confidence.VERIFIED_MATCH
     assert out.loc[1, "addr_confidence"] not in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED)
-    assert (out["addr_reference"] == "openaddresses-us-ca").all() and out.loc[0, "addr_note"] == ""
+    assert (out["addr_reference"] == "openaddresses-us-ca-alameda").all() and out.loc[0, "addr_note"] == ""
     assert out.loc[1, "addr_note"] == "street not checked: no installed reference holds ZIP 10118"
     parts = pd.DataFrame({"street": [f"{r['NUMBER']} {r['STREET']}", "350 Fifth Avenue"], "city": [r["CITY"], "NY"],
                           "state": ["CA", "NY"], "zip": [r["POSTCODE"], "10118-0110"]})
@@ -68,57 +70,60 @@ def test_add_a_csv_then_list_info_validate_and_remove(tmp_path: Path, refdir: Pa
         "", "street not checked: no installed reference holds ZIP 10118"]
     assert (out["addr_reference_date"] == m.source_date).all()
     backend = dqkit.LocalBackend()
-    assert backend.reference.id == "openaddresses-us-ca"
-    assert backend.datasets("USA")[0].id == "us-address" and "openaddresses-us-ca" in backend.datasets("USA")[0].name
+    assert backend.reference.id == "openaddresses-us-ca-alameda"
+    ds = backend.datasets("USA")[0]
+    assert ds.id == "us-address" and "openaddresses-us-ca-alameda" in ds.name
 
-    assert main(["reference", "remove", "openaddresses-us-ca"]) == 0
+    assert main(["reference", "remove", "openaddresses-us-ca-alameda"]) == 0
     assert reference.list_installed() == [] and not folder.exists()
     assert dqkit.LocalBackend().reference.id == "open-data-only"
-    assert main(["reference", "info", "openaddresses-us-ca"]) == 1  # a clear error, not a traceback
-    assert "no installed reference 'openaddresses-us-ca'" in capsys.readouterr().err
+    assert main(["reference", "info", "openaddresses-us-ca-alameda"]) == 1  # a clear error, not a traceback
+    assert "no installed reference 'openaddresses-us-ca-alameda'" in capsys.readouterr().err
 
 
 def test_a_zip_bundle_with_several_sources_gives_one_reference_per_region(oa_bundle: Path) -> None:
     added = reference.add(oa_bundle)
     by_id = {m.id: m for m in added}
-    assert set(by_id) == {"openaddresses-us-ca", "openaddresses-us-or"}
-    ca, orr = by_id["openaddresses-us-ca"], by_id["openaddresses-us-or"]
+    assert set(by_id) == {"openaddresses-us-ca", "openaddresses-us-or-portland-metro"}  # CA holds two sources
+    ca, orr = by_id["openaddresses-us-ca"], by_id["openaddresses-us-or-portland-metro"]
     assert [i.name.split("!", 1)[1] for i in ca.inputs] == ["us/ca/alameda.csv",
                                                            "us/ca/santa_clara-addresses-county.geojson"]
     # every row of the GeoJSON member is read; those without a street are not kept (as in a plain CSV import)
-    assert [(i.rows_read, i.rows_kept) for i in ca.inputs] == [(5306, 5306), (4913, 4740)]
-    assert ca.rows == 5306 + 4740 and orr.rows == 767 and orr.region == "OR"
+    assert [(i.rows_read, i.rows_kept) for i in ca.inputs] == [(5306, 5300), (4913, 4739)]
+    assert ca.rows == 5300 + 4739 and orr.rows == 767 and orr.region == "OR"
     engine = reference.open_installed()
-    assert engine.reference_for("USA").id == "openaddresses-us-ca+openaddresses-us-or"
+    assert engine.reference_for("USA").id == "openaddresses-us-ca+openaddresses-us-or-portland-metro"
     # an Oregon address is found in the Oregon reference, a Santa Clara one (from the GeoJSON member) in California
     got = engine.validate(SearchRequest.of("14824 SW SCHOLLS FERRY RD # 101, 97007")).result
     assert got.confidence == Confidence.VERIFIED_MATCH and got.address is not None
     assert got.address.region == "OR"
     key = got.global_address_key
-    assert engine.owner_reference(key) is not None and engine.owner_reference(key).id == "openaddresses-us-or"
+    owner = engine.owner_reference(key)
+    assert owner is not None and owner.id == "openaddresses-us-or-portland-metro"
     assert engine.format(key).result.address.postal_code.startswith("97007")
     sc = engine.validate(SearchRequest.of("2653 MERIDIAN AVE, SAN JOSE CA 95124")).result
     assert sc.confidence == Confidence.VERIFIED_MATCH
     # type-ahead shows suggestions of both references, and each key resolves in the reference that issued it
     typed = engine.search(SearchRequest.of("10", max_suggestions=10)).result
     states = {engine.owner_reference(x.global_address_key).id for x in typed.suggestions}  # type: ignore[union-attr]
-    assert states == {"openaddresses-us-ca", "openaddresses-us-or"} and len(typed.suggestions) == 10
+    assert states == {"openaddresses-us-ca", "openaddresses-us-or-portland-metro"} and len(typed.suggestions) == 10
 
 
-def test_geojson_lines_and_gzip(tmp_path: Path, gz_file: Path, santa_clara: list[dict[str, str]]) -> None:
+def test_geojson_lines_and_gzip(tmp_path: Path, gz_file: Path, santa_clara: list[dict[str, str]],
+                                portland: list[dict[str, str]]) -> None:
     gj = tmp_path / "dl" / "santa_clara.geojsonl"  # no region in the path: given as an option
     gj.parent.mkdir(parents=True, exist_ok=True)
     gj.write_text(geojson_lines(santa_clara), encoding="utf-8")
     (m,) = reference.add(gj, region="CA", id="santa-clara")
-    assert (m.id, m.region, m.rows) == ("santa-clara", "CA", 4740)
+    assert (m.id, m.region, m.rows) == ("santa-clara", "CA", 4739)
     (g,) = reference.add(gz_file)
-    assert (g.id, g.rows) == ("openaddresses-us-ca", 5306)
+    assert (g.id, g.rows) == ("openaddresses-us-ca-alameda", 5300)
     flat = tmp_path / "dl" / "us_or_portland-addresses-city.geojson"  # a download saved without its folders
-    flat.write_text(geojson_lines(santa_clara[:50]), encoding="utf-8")
+    flat.write_text(geojson_lines(portland[:50]), encoding="utf-8")
     (f,) = reference.add(flat)
-    assert (f.id, f.country, f.region) == ("openaddresses-us-or", "US", "OR")
-    assert sorted(x.id for x in reference.list_installed()) == ["openaddresses-us-ca", "openaddresses-us-or",
-                                                                "santa-clara"]
+    assert (f.id, f.country, f.region) == ("openaddresses-us-or-portland", "US", "OR")
+    assert sorted(x.id for x in reference.list_installed()) == ["openaddresses-us-ca-alameda",
+                                                                "openaddresses-us-or-portland", "santa-clara"]
 
 
 def test_adding_again_replaces_the_install_in_one_step(tmp_path: Path, alameda: list[dict[str, str]],
@@ -134,7 +139,7 @@ def test_adding_again_replaces_the_install_in_one_step(tmp_path: Path, alameda: 
     assert not df.addr.validate(cache=True)["addr_verified"].any()  # not in the first 1,000 rows
     src2 = _oa_file(tmp_path, alameda, "us/ca/alameda.csv")
     os.utime(src2, (src2.stat().st_atime, src2.stat().st_mtime + 5))
-    (second,) = reference.add(src2)
-    assert (first.rows, second.rows) == (1000, 5306)
+    (second,) = reference.add(src2, replace=True)
+    assert (first.rows, second.rows) == (1000, 5300)
     assert df.addr.validate(cache=True)["addr_verified"].all()  # the cached answer of the old build is not reused
-    assert [m.rows for m in reference.list_installed()] == [5306]
+    assert [m.rows for m in reference.list_installed()] == [5300]

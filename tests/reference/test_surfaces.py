@@ -30,7 +30,7 @@ def _install_alameda(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
 def test_serve_answers_from_the_installed_reference_and_names_it(tmp_path: Path, refdir: Path,
                                                                   alameda: list[dict[str, str]]) -> None:
     _install_alameda(tmp_path, alameda)
-    m = reference.info("openaddresses-us-ca")
+    m = reference.info("openaddresses-us-ca-alameda")
     r = alameda[0]
     real = {"country_iso": "USA",
             "components": {"unspecified": [f"{r['NUMBER']} {r['STREET']}, {r['CITY']} CA {r['POSTCODE']}"]}}
@@ -38,10 +38,10 @@ def test_serve_answers_from_the_installed_reference_and_names_it(tmp_path: Path,
             httpx.Client(base_url=served.url, timeout=30) as http:
         got = http.post("/address/validate/v1", json=real)
         assert got.status_code == 200 and got.json()["result"]["confidence"] == "Verified match"
-        assert got.headers["x-dqkit-reference"] == (f"openaddresses-us-ca; built={m.built[:10]}; "
+        assert got.headers["x-dqkit-reference"] == (f"openaddresses-us-ca-alameda; built={m.built[:10]}; "
                                                     f"source-date={m.source_date}")
         ds = [d for c in http.get("/address/datasets/v1").json()["result"] for d in c["datasets"]]
-        assert [d["id"] for d in ds] == ["us-address"] and "openaddresses-us-ca" in ds[0]["name"]
+        assert [d["id"] for d in ds] == ["us-address"] and "openaddresses-us-ca-alameda" in ds[0]["name"]
         assert "x-dqkit-reference" in http.post("/address/search/v1", json=BODY).headers
         # the lead service shares the reference (its answers carry no address-reference header)
         assert "x-dqkit-reference" not in http.get("/search", params={"first_name": "A"}).headers
@@ -95,7 +95,7 @@ def test_the_default_backend_checks_leads_against_the_installed_reference(tmp_pa
     _install_alameda(tmp_path, alameda)
     backend = dqkit.LocalBackend()
     points = backend.lead_engine.profile.points
-    assert points is not None and "openaddresses-us-ca@" in backend.lead_engine.profile.identity()
+    assert points is not None and "openaddresses-us-ca-alameda@" in backend.lead_engine.profile.identity()
     r = next(x for x in alameda if x["CITY"] and not x["UNIT"])
     real = backend.verify_lead(LeadRequest(first_name="Ann", last_name="Lee", street1=f"{r['NUMBER']} {r['STREET']}",
                                            city=r["CITY"], state="CA", zip=r["POSTCODE"]))
@@ -109,14 +109,14 @@ def test_the_default_backend_checks_leads_against_the_installed_reference(tmp_pa
 
 def test_local_backend_reference_choices(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
     _install_alameda(tmp_path, alameda)
-    assert dqkit.LocalBackend(reference=["openaddresses-us-ca"]).reference.id == "openaddresses-us-ca"
-    m = reference.info("openaddresses-us-ca")
-    assert reference.describe() == (f"Reference: openaddresses-us-ca (openaddresses, US/CA, source date "
+    assert dqkit.LocalBackend(reference=["openaddresses-us-ca-alameda"]).reference.id == "openaddresses-us-ca-alameda"
+    m = reference.info("openaddresses-us-ca-alameda")
+    assert reference.describe() == (f"Reference: openaddresses-us-ca-alameda (openaddresses, US/CA, source date "
                                     f"{m.source_date}, built {m.built[:10]})")
     assert reference.describe("demo").startswith("Reference: us-demo-synthetic (demo, US, built ")
     assert reference.describe("demo").endswith("synthetic demo data: these addresses are invented; do not trust "
                                                "a match")
-    index = reference.info("openaddresses-us-ca").index_path
+    index = reference.info("openaddresses-us-ca-alameda").index_path
     assert dqkit.LocalBackend(reference=str(index)).reference.id == "index:index.dqidx"
     with pytest.raises(dqkit.InputError, match="no installed reference 'nope'"):
         dqkit.LocalBackend(reference="nope")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,7 +89,8 @@ class BytesLRU:
     """A least-recently-used map of bytes to bytes bounded in total bytes, not entries (the server's cache of
     encoded search answers: a key is a whole encoded request, so an entry count alone bounds nothing).
 
-    An entry larger than `max_entry_bytes` is not kept at all. Not thread-safe: one event loop owns it.
+    An entry larger than `max_entry_bytes` is not kept at all. Thread-safe: the server's main event loop and its
+    loop for big bodies share one (an unlocked OrderedDict raised KeyError about once in 600,000 operations).
     """
 
     def __init__(self, max_bytes: int = 32 << 20, max_entry_bytes: int = 64 << 10) -> None:
@@ -96,25 +98,28 @@ class BytesLRU:
         self.max_entry_bytes = max_entry_bytes
         self.size = 0  # bytes held (keys plus values)
         self._data: OrderedDict[bytes, bytes] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._data)
 
     def get(self, key: bytes) -> bytes | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
 
     def put(self, key: bytes, value: bytes) -> None:
         cost = len(key) + len(value)
-        old = self._data.pop(key, None)
-        if old is not None:
-            self.size -= len(key) + len(old)
-        if cost > self.max_entry_bytes:
-            return
-        self._data[key] = value
-        self.size += cost
-        while self.size > self.max_bytes:
-            k, v = self._data.popitem(last=False)
-            self.size -= len(k) + len(v)
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.size -= len(key) + len(old)
+            if cost > self.max_entry_bytes:
+                return
+            self._data[key] = value
+            self.size += cost
+            while self.size > self.max_bytes:
+                k, v = self._data.popitem(last=False)
+                self.size -= len(k) + len(v)

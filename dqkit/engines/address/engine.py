@@ -40,6 +40,7 @@ from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import country_name, seven_lines, vendor_case
+from dqkit.engines.address.picklist import suggestion_text
 from dqkit.engines.address.provenance import DEMO_ID, ReferenceInfo, demo_info
 from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
@@ -335,10 +336,13 @@ class AddressEngine:
         hits = found.match.hits if found.match else []
         out: list[Suggestion] = []
         for it in found.items:
-            text = self.searcher.text(ds, it)
+            street = self.index.street(it.street)
+            raw = self.searcher.text(ds, it)
+            text, matched = suggestion_text(ds.iso2, raw, street.city, street.region, street.postcode,
+                                            [] if listing else highlight(raw, q, hits))
             final = it.kind == ADDRESS
             key = self.item_key(ds, it)
-            postcode = self.index.street(it.street).postcode
+            postcode = street.postcode
             score = 100 if listing else word_score_percent(it, found.match, q)
             attrs = [
                 AdditionalAttribute("picklist_display", text),
@@ -350,7 +354,7 @@ class AddressEngine:
             ]
             out.append(Suggestion(
                 global_address_key=key, text=text,
-                matched=[] if listing else highlight(text, q, hits),
+                matched=matched,
                 format=f"{FORMAT_PATH}{key}" if final else "", dataset=ds.id, additional_attributes=attrs,
             ))
         return SuggestionList(
@@ -443,13 +447,11 @@ def _confidence(found: Found, listing: bool) -> str:
         if not listing and (found.query.empty or found.query.typed_chars < 2):
             return Confidence.INSUFFICIENT_SEARCH_TERMS
         return Confidence.NO_MATCHES
-    if len(items) == 1 and not found.more:
-        kind = items[0].kind
-        if kind == ADDRESS:
-            return Confidence.VERIFIED_MATCH
-        return Confidence.PREMISES_PARTIAL if kind == BUILDING else Confidence.STREET_PARTIAL
-    if found.more and found.total > 1000:
-        return Confidence.TOO_MANY_MATCHES
+    # The vendor's search documentation lists four search confidences (Verified match, Multiple matches, No
+    # matches, Insufficient search terms), and its US example of one building with several units answers Multiple
+    # matches: a group (building, street range) is several addresses, however many were found.
+    if len(items) == 1 and not found.more and items[0].kind == ADDRESS:
+        return Confidence.VERIFIED_MATCH
     return Confidence.MULTIPLE_MATCHES
 
 

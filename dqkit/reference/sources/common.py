@@ -34,6 +34,8 @@ class Part:
     records: Callable[[Progress], Iterator[Record]]
     source_date: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    place: str = ""  # the county or city the input is of, from its name ("alameda"); "" when it does not say
+    coordinates: bool = True  # the input has coordinate columns (a row without them is then dropped as junk)
 
 
 class LineCounter:

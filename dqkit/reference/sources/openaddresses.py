@@ -66,6 +66,21 @@ def _day(mtime: float) -> str:
 
 
 _FLAT_NAME: Final = re.compile(r"^([a-z]{2})[_-]([a-z]{2})[_-]")
+_DATA_EXT: Final = re.compile(r"(\.(csv|geojsonl?|json|ndjson|zip))?(\.gz)?$")
+_PLACE_NOISE: Final = frozenset({"addresses", "address", "county", "city", "of", "statewide", "state", "region",
+                                 "parcels", "points"})
+
+
+def place_of(name: str) -> str:
+    """The county or city an OpenAddresses file is of, from its name: "us/ca/alameda.csv" -> "alameda",
+    "us_ca_santa_clara-addresses-county.geojson.gz" -> "santa-clara", "city_of_san_jose.csv" -> "san-jose";
+    "" for a statewide file or a name that says no place."""
+    base = _DATA_EXT.sub("", PurePosixPath(name.replace("\\", "/")).name.lower())
+    base = _FLAT_NAME.sub("", base)
+    words = [w for w in re.split(r"[^a-z0-9]+", base) if w]
+    if "statewide" in words:
+        return ""
+    return "-".join(w for w in words if w not in _PLACE_NOISE)
 
 
 def _where(rel: PurePosixPath | Path, country: str | None, region: str | None) -> SourceFile:
@@ -90,7 +105,8 @@ def _file_parts(path: Path, country: str | None, region: str | None) -> list[Par
         with open(path, "rb") as raw:
             yield from _raw_records(raw, name, where, progress)
 
-    return [Part(name, where.iso2, where.region, st.st_size, st.st_mtime, records, source_date=_day(st.st_mtime))]
+    return [Part(name, where.iso2, where.region, st.st_size, st.st_mtime, records, source_date=_day(st.st_mtime),
+                 place=place_of(path.name))]
 
 
 def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part]:
@@ -110,7 +126,8 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
         name = f"{path}!{info.filename}"
         y, mo, d = info.date_time[:3]
         out.append(Part(name, where.iso2, where.region, info.file_size, mtime + info.CRC / 1e12,
-                        _zip_records(path, info.filename, name, where), source_date=f"{y:04d}-{mo:02d}-{d:02d}"))
+                        _zip_records(path, info.filename, name, where), source_date=f"{y:04d}-{mo:02d}-{d:02d}",
+                        place=place_of(info.filename)))
     return out
 
 

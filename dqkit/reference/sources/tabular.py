@@ -57,7 +57,7 @@ def parts_of(paths: list[Path], mapping: dict[str, list[str]], *, country: str |
         st = p.stat()
         reader = _parquet_records if p.suffix.lower() in (".parquet", ".pq", ".geoparquet") else _csv_records
         out.append(Part(str(p), where.iso2, where.region, st.st_size, st.st_mtime,
-                        _bind(reader, p, mapping, where)))
+                        _bind(reader, p, mapping, where), coordinates="lon" in mapping and "lat" in mapping))
     return out
 
 

@@ -1,0 +1,288 @@
+"""A record of verify runs, per lead source: what drift over time is computed from.
+
+One SQLite file (default `<user data dir>/history.sqlite`, used only when asked: `history=True`,
+`dqkit verify --history`, or `DQKIT_HISTORY=1`; any path otherwise). Each run is one transaction:
+
+    runs     id, time (UTC), rows, input fingerprint, engine build, backend, dqkit version, label, the reference
+             data the answers came from
+    counts   run, source, metric, count, total       (counts, not rates: the tests need both)
+
+Metrics per source: `code:<RESULT_CODE>` over all its leads, and the rates of `RATES` with their own
+denominators. Concurrent runs wait for each other (SQLite's lock, 30 s); a run killed mid-write leaves no trace
+(the transaction never commits). A file that is not a readable store is moved aside (`<name>.corrupt-<time>`)
+with a warning naming both paths, and a new store is started: never silently emptied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import sqlite3
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd
+
+from dqkit.contract.errors import DqkitError, InputError
+
+# rate -> (leads counted, leads it is a share of); "judged" = leads that are not caller, account or service faults.
+_CALLER: Final = frozenset({"E200", "E300", "E600", "E601", "E602"})
+_ACCOUNT: Final = frozenset({"E500", "E501"})
+_GOOD_PHONE: Final = frozenset({"E800", "E801"})
+
+
+def _judged(code: pd.Series) -> pd.Series:
+    return ~code.isin(_CALLER | _ACCOUNT | {"E400", ""})
+
+
+RATES: Final[dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.DataFrame], pd.Series]]]] = {
+    "success": (lambda f: f.code == "S100", lambda f: _judged(f.code)),
+    "spoof": (lambda f: f.code == "E100", lambda f: _judged(f.code)),
+    "no_match": (lambda f: f.code == "S101", lambda f: _judged(f.code)),
+    "address_invalid": (lambda f: f.code == "S102", lambda f: _judged(f.code)),
+    "caller_fault": (lambda f: f.code.isin(_CALLER), lambda f: f.code.notna()),
+    "service_fault": (lambda f: f.code.isin({"E400", ""}), lambda f: f.code.notna()),
+    "phone_invalid": (lambda f: (f.phone != "") & ~f.phone.isin(_GOOD_PHONE), lambda f: f.phone != ""),
+}
+RATE_MEANINGS: Final = {
+    "success": "S100 among judged leads (caller, account and service faults left out)",
+    "spoof": "E100 (spoof, vulgar, placeholder) among judged leads",
+    "no_match": "S101 among judged leads",
+    "address_invalid": "S102 among judged leads",
+    "caller_fault": "E200, E300, E600-E602 among all leads",
+    "service_fault": "E400 or no answer among all leads",
+    "phone_invalid": "PHONE_STATUS other than E800/E801 among leads with a PHONE_STATUS",
+}
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, rows INTEGER NOT NULL, fingerprint TEXT NOT NULL,
+    engine_build TEXT NOT NULL, backend TEXT NOT NULL, version TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',
+    references_used TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS counts (
+    run INTEGER NOT NULL REFERENCES runs(id), source TEXT NOT NULL, metric TEXT NOT NULL,
+    count INTEGER NOT NULL, total INTEGER NOT NULL, PRIMARY KEY (run, source, metric));
+"""
+
+
+class HistoryWarning(UserWarning):
+    """The history store was damaged and has been set aside (the warning names where)."""
+
+
+def default_path() -> Path:
+    """`$DQKIT_HISTORY` when it is a path, else `history.sqlite` in dqkit's user data directory."""
+    env = os.environ.get("DQKIT_HISTORY", "").strip()
+    if env and env.lower() not in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("dqkit", appauthor=False)) / "history.sqlite"
+
+
+def enabled_by_env() -> bool:
+    """`DQKIT_HISTORY` set to 1/true/yes/on or to a path: record every verify run of the CLI."""
+    env = os.environ.get("DQKIT_HISTORY", "").strip().lower()
+    return bool(env) and env not in {"0", "false", "no", "off"}
+
+
+def store_path(history: str | os.PathLike[str] | bool | None) -> Path:
+    if history is True or history is None:
+        return default_path()
+    if history is False:
+        raise InputError("history=False records nothing; pass a path or True")
+    return Path(history).expanduser()
+
+
+def _set_aside(path: Path, why: str) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(path.with_name(path.name + suffix), aside.with_name(aside.name + suffix))
+    warnings.warn(f"dqkit: the history store {path} could not be read ({why}); it was moved to {aside} and a new "
+                  "store started. Nothing was deleted.", HistoryWarning, stacklevel=4)
+    return aside
+
+
+# Columns added to `runs` after its first release, with their defaults: a store an older dqkit wrote is upgraded in
+# place (never taken for damaged).
+_ADDED_COLUMNS: Final = {"references_used": "TEXT NOT NULL DEFAULT ''"}
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    for name, decl in _ADDED_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        _upgrade(conn)
+        row = conn.execute("PRAGMA quick_check").fetchone()
+        if row is None or row[0] != "ok":
+            raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
+        conn.execute("SELECT id, at, rows, fingerprint, engine_build, backend, version, label, references_used "
+                     "FROM runs LIMIT 1")
+        conn.execute("SELECT run, source, metric, count, total FROM counts LIMIT 1")
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
+
+
+@contextlib.contextmanager
+def opened(history: str | os.PathLike[str] | bool | None = None) -> Iterator[sqlite3.Connection]:
+    """A connection to the store (created if absent, set aside and restarted if damaged)."""
+    path = store_path(history)
+    from dqkit._files import private_dir
+
+    if history in (True, None):
+        private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = _connect(path)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise DqkitError(f"the history store {path} is busy (another run holds it): {exc}") from None
+        _set_aside(path, str(exc))
+        conn = _connect(path)
+    except sqlite3.DatabaseError as exc:
+        _set_aside(path, str(exc))
+        conn = _connect(path)
+    try:
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)
+        yield conn
+    finally:
+        conn.close()
+
+
+def _text(frame: pd.DataFrame, column: str) -> pd.Series:
+    if column not in frame.columns:
+        return pd.Series("", index=frame.index, dtype=object)
+    s = frame[column].astype(object)
+    return s.where(s.notna(), "").astype(str)
+
+
+def counts_of(results: pd.DataFrame, *, prefix: str = "lead_", by: str | None = None) -> pd.DataFrame:
+    """Per source and metric: count and total (columns source, metric, count, total), with `(all)` when the
+    frame has several sources."""
+    from dqkit.notebook.leads import TOTAL, source_column
+
+    if f"{prefix}result_code" not in results.columns:
+        raise InputError(f"no {prefix}result_code column: record a frame returned by df.leads.verify()")
+    col = source_column(results, by, prefix)
+    frame = pd.DataFrame({
+        "source": (_text(results, col).replace("", "(none)") if col else
+                   pd.Series(TOTAL, index=results.index, dtype=object)).to_numpy(),
+        "code": _text(results, f"{prefix}result_code").to_numpy(),
+        "phone": _text(results, f"{prefix}phone_status").to_numpy(),
+    })
+    groups = [(str(k), g) for k, g in frame.groupby("source", sort=True)]
+    if len(groups) > 1:
+        groups.append((TOTAL, frame))
+    rows: list[dict[str, Any]] = []
+    for source, g in groups:
+        n = len(g)
+        for code, k in g["code"].replace("", "(no answer)").value_counts().sort_index().items():
+            rows.append({"source": source, "metric": f"code:{code}", "count": int(k), "total": n})
+        for rate, (hit, base) in RATES.items():
+            within = base(g)
+            rows.append({"source": source, "metric": rate, "count": int((hit(g) & within).sum()),
+                         "total": int(within.sum())})
+    return pd.DataFrame(rows, columns=["source", "metric", "count", "total"])
+
+
+def fingerprint(results: pd.DataFrame, prefix: str = "lead_") -> str:
+    """A hash of the input columns of a verified frame (rows in order): the same file gives the same print."""
+    from dqkit.notebook.leads import RESULT_NAMES
+
+    produced = {f"{prefix}{n}" for n in RESULT_NAMES} | {f"{prefix}answered_by"}
+    inputs = results[[c for c in results.columns if str(c) not in produced]]
+    digest = hashlib.blake2b(digest_size=12)
+    digest.update("\x1f".join(map(str, inputs.columns)).encode())
+    if len(inputs) and inputs.shape[1]:
+        digest.update(pd.util.hash_pandas_object(inputs.astype(str), index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def references_used(backend: object) -> str:
+    """The reference data behind a run's answers: the local engine's (`dqkit.reference.describe`), or, for a
+    service, that the service names its own."""
+    try:
+        from dqkit.backends.select import BackendSpec, is_remote, lead_backend
+        from dqkit.reference import describe
+
+        be = lead_backend(backend) if backend is None or isinstance(backend, str | BackendSpec) else backend
+        if is_remote(be):
+            return f"named by the service ({getattr(be, 'name', type(be).__name__)})"
+        engine = getattr(be, "lead_engine", None)
+        lead = getattr(engine, "name", "")
+        return f"{describe(be)}; lead engine {lead}" if lead else describe(be)
+    except Exception as exc:  # a record is never lost for want of a description
+        return f"not known ({type(exc).__name__})"
+
+
+def _backend_name(backend: object) -> str:
+    if backend is None or isinstance(backend, str):
+        text = backend or "local"
+        return text.split("?")[0]
+    name = getattr(backend, "name", None)
+    return name if isinstance(name, str) else type(backend).__name__
+
+
+def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | None = True, *,
+               backend: object = None, prefix: str = "lead_", by: str | None = None, label: str = "",
+               at: dt.datetime | None = None, references: str | None = None) -> int:
+    """Record one verified frame as a run; returns the run's id. `at` (UTC) is for tests and backfills;
+    `references` names the reference data when the backend cannot (default: `references_used(backend)`)."""
+    from dqkit import __version__
+    from dqkit.notebook.pipeline import engine_build
+
+    table = counts_of(results, prefix=prefix, by=by)
+    when = (at or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).isoformat(timespec="seconds")
+    with opened(history) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = conn.execute(
+                "INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version, label, references_used) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (when, len(results), fingerprint(results, prefix), engine_build(), _backend_name(backend),
+                 __version__, label, references if references is not None else references_used(backend)))
+            run = int(cur.lastrowid or 0)
+            conn.executemany("INSERT INTO counts (run, source, metric, count, total) VALUES (?, ?, ?, ?, ?)",
+                             [(run, r.source, r.metric, r.count, r.total) for r in table.itertuples(index=False)])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return run
+
+
+def runs(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
+    """The recorded runs, oldest first: id, at, rows, sources, fingerprint, engine_build, backend, label."""
+    with opened(history) as conn:
+        frame = pd.read_sql_query(
+            "SELECT r.id, r.at, r.rows, (SELECT COUNT(DISTINCT source) FROM counts c WHERE c.run = r.id "
+            "AND c.source != '(all)') AS sources, r.fingerprint, r.engine_build, r.backend, r.version, r.label, "
+            "r.references_used "
+            "FROM runs r ORDER BY r.at, r.id", conn)
+    return frame
+
+
+def counts(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
+    """Every recorded count, long form: run, at, source, metric, count, total (oldest run first)."""
+    with opened(history) as conn:
+        return pd.read_sql_query(
+            "SELECT c.run, r.at, c.source, c.metric, c.count, c.total FROM counts c JOIN runs r ON r.id = c.run "
+            "ORDER BY r.at, r.id, c.source, c.metric", conn)
