@@ -29,6 +29,7 @@ from dqkit.client._secret import Secret
 from dqkit.client._sync import SyncClient
 from dqkit.contract.address import (
     DATASET_BY_COUNTRY,
+    NOTE_HEADER,
     Answer,
     Dataset,
     DatasetsResponse,
@@ -42,6 +43,7 @@ from dqkit.contract.address import (
     SuggestionsFormatRequest,
     SuggestionsFormatResponse,
     ValidateResponse,
+    note_from_header,
 )
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import DqkitError, InputError, ProtocolError
@@ -140,9 +142,13 @@ class AsyncAddressClient:
         if not 200 <= resp.status < 300:
             raise error_from_response(resp, method, path, ref)
         try:
-            return decode_answer(resp.body, model)
+            answer = decode_answer(resp.body, model)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ProtocolError(f"{method} {path}: not a {model.__name__}: {exc} (Reference-Id {ref})") from None
+        note = resp.headers.get(NOTE_HEADER.lower())
+        if note and isinstance(answer, ValidateResponse):  # dqkit's note rides beside the published answer
+            answer.set_note(note_from_header(note))
+        return answer
 
     async def _with_datasets(self, request: D) -> D:
         """The vendor requires `datasets`: when the caller names none, the server's own dataset for the country

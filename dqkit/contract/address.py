@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Any, Final
+from urllib.parse import quote, unquote
 
 import msgspec
 
@@ -348,13 +349,36 @@ class ValidationResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     match_info: MatchInfo | None = None
 
 
+NOTE_HEADER: Final = "X-Dqkit-Note"
+_NOTE_SAFE: Final = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) != "%")
+
+
+def note_to_header(note: str) -> str:
+    """A note as a header value: printable ASCII as is, anything else (line breaks, non-ASCII) percent-encoded, so
+    typed text inside a note can never end or add a header."""
+    return quote(note, safe=_NOTE_SAFE)
+
+
+def note_from_header(value: str) -> str:
+    return unquote(value)
+
+
 class ValidateResponse(Answer, omit_defaults=True):
     """`metadata` and `enrichment` sit beside `result`, present only when asked for (Add-Metadata,
-    Add-Enrichment) and known."""
+    Add-Enrichment) and known. `note` is dqkit's word on what the answer did not check or had to change; the
+    published result allows no extra member, so over HTTP it travels in the `X-Dqkit-Note` header."""
 
     result: ValidationResult
     metadata: AddressMetadata | None = None
     enrichment: Enrichment | None = None
+
+    @property
+    def note(self) -> str:
+        """What to know before trusting this answer ("" when nothing): "unit APT 5 not checked: ..."."""
+        return str(self.__dict__.get("_note", ""))
+
+    def set_note(self, text: str) -> None:
+        self.__dict__["_note"] = text
 
 
 class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):

@@ -6,13 +6,16 @@ validate: one row of result columns per address: the confidence (with its meanin
 search:   the top suggestions of each row, side by side: `suggestion_1`, `key_1`, `final_1`, ... (a final
           suggestion is a complete address; the others are groups to refine).
 Both name the reference data of every row: `reference` (its id), `reference_date` (its source date, else its
-build date) and `note` (what to know before trusting it: synthetic demo data, street not checked, ...).
+build date) and `note` (what to know before trusting it: synthetic demo data, street not checked, ...). A validate
+row's note also says what its answer did not check or had to change, read from the answer itself
+(`ValidateResponse.note`: "typed ZIP 99999 corrected to 95124 by reference ...", "unit APT 5 not checked ...").
+A validation_detail flag column is True where the answer sets the flag and empty (<NA>) where it does not: the
+published answer names only what was corrected, so an absent flag is not a checked False.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -42,13 +45,12 @@ ADDRESS_LINES: Final = ("address_line_1", "address_line_2", "address_line_3", "l
                         "country")
 VALIDATE_NAMES: Final = ("confidence", "confidence_meaning", "verified", "match_type", "match_confidence",
                          "corrections", *ADDRESS_LINES, "global_address_key", "suggestions", *VALIDATION_DETAIL_FLAGS,
-                         "error")
+                         "error", "note")
 # `validate(components=True)`: the component breakdown of the address found (Add-Components), one column each.
 COMPONENT_NAMES: Final = ("building_number", "sub_building_type", "sub_building_value", "street_prefix",
                           "street_name", "street_type", "street_suffix", "town", "region_code", "region_name",
                           "postal_code_primary", "postal_code_secondary", "country_iso_3")
 PROVENANCE_NAMES: Final = ("reference", "reference_date", "note")
-_ZIP5: Final = re.compile(r"\b(\d{5})(?:-\d{4})?\b")
 _VALIDATE_FLAGS: Final = frozenset({"verified", *VALIDATION_DETAIL_FLAGS})
 _VALIDATE_NUMBERS: Final = frozenset({"suggestions"})
 
@@ -90,13 +92,29 @@ def _error_text(item: BatchItem[Any]) -> str:
     return str(item.error) if item.error is not None else "no answer"
 
 
+class _NotedAnswer(ValidateResponse, omit_defaults=True):
+    """A validate answer as the result cache stores it: with its note, which is not a member of the answer."""
+
+    dqkit_note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.dqkit_note:
+            self.set_note(self.dqkit_note)
+
+
+def _stored(answer: ValidateResponse) -> ValidateResponse:
+    return _NotedAnswer(result=answer.result, metadata=answer.metadata, enrichment=answer.enrichment,
+                        dqkit_note=answer.note)
+
+
 def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
     if item.result is None:
         return {"error": _error_text(item), "verified": None,
                 **dict.fromkeys(VALIDATION_DETAIL_FLAGS, None)}
     r = item.result.result
     detail = r.validation_detail
-    flags = {f: bool(getattr(detail, f)) if detail is not None else False for f in VALIDATION_DETAIL_FLAGS}
+    # set flags are True; the others absent (<NA>), never a False the answer did not say
+    flags = {f: True if detail is not None and getattr(detail, f) else None for f in VALIDATION_DETAIL_FLAGS}
     address = r.address
     lines = {n: getattr(address, n) if address is not None else "" for n in ADDRESS_LINES}
     return {
@@ -111,6 +129,7 @@ def flat_validation(item: BatchItem[ValidateResponse]) -> dict[str, Any]:
         "suggestions": len(r.suggestions),
         **flags,
         "error": "",
+        "note": item.result.note,
     }
 
 
@@ -120,9 +139,11 @@ def typed_validation(rows: Sequence[Mapping[str, Any]], names: Sequence[str] = V
 
 
 def _with_provenance(frame: pd.DataFrame) -> pd.DataFrame:
-    """The provenance columns, empty until `_run` fills them (so a Dask meta frame has them too)."""
+    """The provenance columns, empty until `_run` fills them (so a Dask meta frame has them too); an answer's own
+    note (validate) is kept for `_run` to join with the reference's."""
     for name in PROVENANCE_NAMES:
-        frame[name] = pd.Series([""] * len(frame), index=frame.index, dtype="string")
+        kept = frame.pop(name) if name in frame.columns else None
+        frame[name] = kept if kept is not None else pd.Series([""] * len(frame), index=frame.index, dtype="string")
     return frame
 
 
@@ -211,44 +232,25 @@ def provenance(df: pd.DataFrame, fields: Mapping[str, str], country: str, backen
                 got = ("", "", "answered by a remote service: see its X-Dqkit-Reference header or datasets")
             per[iso3] = got
         rows.append(got)
-    _not_covered(df, fields, country, backend, rows)
     return pd.DataFrame(rows, columns=list(PROVENANCE_NAMES), dtype="string")
-
-
-def _not_covered(df: pd.DataFrame, fields: Mapping[str, str], country: str, backend: AddressBackend,
-                 rows: list[tuple[str, str, str]]) -> None:
-    """Rows whose US ZIP no installed reference holds: their street could not be checked, and the note says so."""
-    covers = getattr(backend, "covers", None)
-    if not callable(covers):
-        return
-    zip_col = fields.get("ZIP")
-    text_col = fields.get("STREET1") if zip_col is None else None
-    if zip_col is None and text_col is None:
-        return
-    cells = df[zip_col if zip_col is not None else text_col].astype("string").fillna("").tolist()
-    col = fields.get("COUNTRY")
-    countries = df[col].astype("string").fillna("").tolist() if col is not None else [""] * len(df)
-    seen: dict[str, bool | None] = {}
-    for i, (cell, ctry) in enumerate(zip(cells, countries, strict=True)):
-        if country_iso3(str(ctry), country) != "USA" or rows[i][2]:
-            continue
-        found = _ZIP5.findall(cell)
-        if not found:
-            continue
-        zip5 = found[-1]
-        held = seen.get(zip5, False) if zip5 in seen else seen.setdefault(zip5, covers("USA", zip5))
-        if held is False:
-            rid, date, _ = rows[i]
-            rows[i] = (rid, date, f"street not checked: no installed reference holds ZIP {zip5}")
 
 
 def _run(df: pd.DataFrame, job: Any, be: AddressBackend, country: str, prefix: str, cache: CacheArg,
          progress: bool | None, concurrency: int | None) -> pd.DataFrame:
     result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency)
     prov = provenance(df, job.fields, country, be)
+    answer_notes = result["note"].fillna("").tolist() if "note" in result.columns else [""] * len(result)
     for name in PROVENANCE_NAMES:
         result[name] = pd.array(prov[name].to_numpy(), dtype="string")
+    result["note"] = pd.array([_joined(ref, own) for ref, own in zip(prov["note"].tolist(), answer_notes,
+                                                                       strict=True)], dtype="string")
     return attach(df, result, prefix)
+
+
+def _joined(reference_note: object, answer_note: object) -> str:
+    """The reference's note (synthetic data, no reference) and the answer's own, each said once."""
+    parts = [str(p) for p in (reference_note, answer_note) if isinstance(p, str) and p]
+    return "; ".join(dict.fromkeys(parts))
 
 
 def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str,
@@ -300,7 +302,7 @@ def validate(
         native = functools.partial(native, add=add) if callable(native) else None
         single = functools.partial(be.validate, add=add)
     op: Operation[SearchRequest, ValidateResponse] = Operation(
-        namespace=namespace(be, "address.validate"), result_type=ValidateResponse,
+        namespace=namespace(be, "address.validate"), result_type=_NotedAnswer, stored=_stored,
         call=with_concurrency(native, concurrency) if callable(native) else one_by_one(single),
         remote=is_remote(be), batched=callable(native))
     job = FrameJob(fields=fields, names=names, request=_request_builder(country, None, None, datasets),

@@ -11,6 +11,9 @@
     POST /address/lookup/v2, /address/lookup/v1      lookup by key (postal_code, locality)
     GET  /address/datasets/v1?country_iso=usa        datasets this server holds, by country
 
+A validate answer's note (what it did not check or had to change: `ValidateResponse.note`) is the `X-Dqkit-Note`
+response header, percent-encoded where not printable ASCII; the client reads it back into the same field.
+
 Headers checked here, as the vendor documents them: `Timeout-Seconds` a whole number from 2 to 15, `Add-*` true or
 false, `Reference-Id` at most 256 word characters, "-/:.,()" or spaces; anything else is a 400 naming the header.
 `format` and `stepin` URLs in answers are absolute, built from `--public-url` (`dqkit.server.public_url`: never an
@@ -33,6 +36,7 @@ from starlette.responses import Response
 from dqkit.backends.base import SuggestionsFormatBackend
 from dqkit.contract.address import (
     MAX_SUGGESTIONS,
+    NOTE_HEADER,
     SEARCH_REQUIRED,
     DatasetsCountry,
     DatasetsResponse,
@@ -43,6 +47,7 @@ from dqkit.contract.address import (
     SearchType,
     Suggestion,
     SuggestionsFormatRequest,
+    note_to_header,
 )
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError, PermissionDeniedError, ServiceError
@@ -183,6 +188,8 @@ class AddressRoutes:
                 result = await fn(request)
             except ServiceError as exc:
                 return _error(exc, request)
+            if isinstance(result, Response):
+                return result
             if isinstance(result, bytes):
                 return Response(result, media_type="application/json")
             return _json(result)
@@ -229,7 +236,10 @@ class AddressRoutes:
         req = self._search_request(await request.body())
         answer = await run_engine(self.engines.address.validate, req, add)
         absolute_urls(answer.result.suggestions, public_base(request, self.engines.config))
-        return answer
+        out = _json(answer)
+        if answer.note:  # the published result allows no extra member: the note travels beside it
+            out.headers[NOTE_HEADER] = note_to_header(answer.note)
+        return out
 
     async def refine(self, request: Request) -> Any:
         key = _path_key(request)

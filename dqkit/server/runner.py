@@ -15,7 +15,8 @@ Refusals carry the vendor's error body and `Connection: close`; the protocol the
 sends for a moment, so the client reads the answer instead of a reset.
 
 Logging: uvicorn's access log is kept (it is how operators see traffic) behind a filter that blanks every query
-string value whose name looks like a credential and replaces any configured token text with `***`. The gate
+string value whose name looks like a credential, replaces any configured token text with `***` and an address key
+in a path (format, step-in, refine) with `<key>`. The gate
 already refuses such requests and blanks the query string in the scope; the filter is the second guard.
 """
 
@@ -36,6 +37,8 @@ from dqkit.server.errors import TITLES, error_bytes
 
 LISTENING_PREFIX: Final = "dqkit serve: listening on "
 _QUERY_TOKEN = re.compile(r"(?i)([?&](?:auth[-_]?token|token|access[-_]?token|api[-_]?key|api[-_]?token)=)[^&\s\"]*")
+# Address keys ride in the path of format, step-in and refine: even encrypted, a log holds none of them.
+_PATH_KEY = re.compile(r"(/address/(?:format/v1|suggestions/(?:refine|stepin)/v1)/)[^\s?\"]+")
 
 
 class RedactSecrets(logging.Filter):
@@ -47,6 +50,7 @@ class RedactSecrets(logging.Filter):
 
     def _clean(self, text: str) -> str:
         text = _QUERY_TOKEN.sub(r"\1***", text)
+        text = _PATH_KEY.sub(r"\1<key>", text)
         for s in self._secrets:
             text = text.replace(s, "***")
         return text

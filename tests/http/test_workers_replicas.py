@@ -150,16 +150,16 @@ def test_without_a_store_each_process_limits_alone_and_a_failing_store_falls_bac
     assert [limiter.hit("t").allowed for _ in range(3)] == [True, True, False]
 
 
-def test_key_secret_keeps_old_keys_and_stays_out_of_reprs() -> None:
+def test_key_secret_signs_keys_and_stays_out_of_reprs() -> None:
     import base64
-    import hashlib
+
+    from dqkit.contract.errors import NotFoundError
 
     build = "0f" * 16
-    old = hashlib.blake2b(build.encode(), digest_size=32, person=b"dqkit-keys").digest()  # before the secret
-    assert KeyCodec(build, b"")._secret == old  # keys issued before still resolve
-    assert KeyCodec(build, b"s" * 16)._secret != old
     key = KeyCodec(build, b"s" * 16).encode("a", 0, 1)
-    assert KeyCodec(build, b"s" * 16).decode(key) == ["a", 0, 1]
+    assert KeyCodec(build, b"s" * 16).decode(key) == ["a", 0, 1]  # another codec, same secret: a replica
+    with pytest.raises(NotFoundError):
+        KeyCodec(build, b"t" * 16).decode(key)
     assert b"s" * 16 not in base64.urlsafe_b64decode(key + "==")
     cfg = ServerConfig(key_secret=b"k" * 20, rate_store="redis://user:hunter2-pass@10.0.0.5:6379/0")
     assert "kkkk" not in repr(cfg) and "hunter2" not in repr(cfg) and "10.0.0.5" in repr(cfg)

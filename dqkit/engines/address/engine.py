@@ -8,7 +8,6 @@ NotFoundError for keys this index did not issue). Nothing matched is an answer, 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +37,7 @@ from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
+from dqkit.engines.address.evidence import street_evidence
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import country_name, seven_lines, vendor_case
 from dqkit.engines.address.picklist import suggestion_text
@@ -46,6 +46,7 @@ from dqkit.engines.address.query import parse_query
 from dqkit.engines.address.search import (
     ADDRESS,
     BUILDING,
+    NUMBER_EXACT,
     RANGE,
     Found,
     Item,
@@ -54,6 +55,8 @@ from dqkit.engines.address.search import (
     word_score_percent,
 )
 from dqkit.engines.address.suggestions_format import format_suggestions
+from dqkit.engines.address.typed_postcode import typed_postcode
+from dqkit.engines.address.validate import Validator
 from dqkit.engines.limits import check_search_text
 from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode, required_iso2
 from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
@@ -73,8 +76,7 @@ class AddressEngine:
         self.reference = reference or ReferenceInfo(f"index-{index.build_id[:12]}", built=_day(index))
         self.keys = KeyCodec(index.build_id)
         self.searcher = Searcher(index)
-        self._validator: Any = None
-        self._lock = threading.Lock()
+        self._validator = Validator(index, self.searcher, self.item_key, self._listing)
 
     # -- constructors ----------------------------------------------------------------------------------------
     @classmethod
@@ -136,15 +138,11 @@ class AddressEngine:
     def _supported(self, ds: DatasetInfo, found: Found) -> bool:
         """Whether the typed text supports the one address found: its house number typed and found on the
         street (not another number of a one-address street), and the street itself (see `evidence`)."""
-        from dqkit.engines.address.evidence import street_evidence
-        from dqkit.engines.address.search import NUMBER_EXACT
-        from dqkit.engines.address.validate import Validator
-
         it = found.items[0]
         q = found.query
         if not q.number or found.number_missing or it.number_level != NUMBER_EXACT:
             return False
-        typed_pc = Validator._typed_postcode(ds, found.query.raw)
+        typed_pc = typed_postcode(ds.iso2, found.query.raw)
         return street_evidence(ds.iso2, self.index.street(it.street), found.query, typed_pc).ok
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
@@ -163,22 +161,17 @@ class AddressEngine:
         return found
 
     def _name_fits(self, ds: DatasetInfo, found: Found, it: Item) -> bool:
-        from dqkit.engines.address.evidence import street_evidence
-        from dqkit.engines.address.validate import Validator
-
         ev = street_evidence(ds.iso2, self.index.street(it.street), found.query,
-                             Validator._typed_postcode(ds, found.query.raw))
+                             typed_postcode(ds.iso2, found.query.raw))
         return ev.ok or ev.near
 
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         check_search_text(request.text)
         ds = self._dataset(request.country_iso, request.datasets)
-        with self._lock:
-            if self._validator is None:
-                from dqkit.engines.address.validate import Validator
-
-                self._validator = Validator(self)
-        out = ValidateResponse(self._validator.validate(ds, request))
+        result, note = self._validator.validate(ds, request, self.reference.id)
+        out = ValidateResponse(result)
+        if note:
+            out.set_note(note)
         if out.result.address is not None:
             vendor_case(ds.iso2, out.result.address)
         if add and out.result.global_address_key:
@@ -330,6 +323,10 @@ class AddressEngine:
             out.suggestions_prompt = (f"House number {q.number} is not in this range; enter a number from {lo_n} "
                                       f"to {hi_n}" + (f" ({side})" if side else ""))
         return out
+
+    def _listing(self, ds: DatasetInfo, items: list[Item]) -> list[Suggestion]:
+        """The suggestions of a list of items (a building's units, candidate streets), unranked."""
+        return self._suggestions(ds, Found(items, False, parse_query(""), None), "", listing=True).suggestions
 
     def _suggestions(self, ds: DatasetInfo, found: Found, qkey: str, *, listing: bool = False) -> SuggestionList:
         q = found.query

@@ -1,26 +1,37 @@
-"""Opaque keys (global_address_key, suggestions_key), signed with the index build.
+"""Opaque keys (global_address_key, suggestions_key): encrypted and authenticated, revealing nothing.
 
-A key is base64url(payload + MAC), the payload a msgpack list naming what the key stands for (an address, a
-building, a street range, a query) and the MAC eight bytes of BLAKE2b keyed with the index's random build id.
-A key from another build, a truncated, edited or made-up key fails the MAC and is answered with NotFoundError:
-the engine never resolves a key it did not issue, so it can never return a wrong address for one.
+A key is base64url of AES-SIV (RFC 5297, `cryptography`'s AESSIV) over a msgpack list naming what the key stands for
+(an address, a building, a street range, a query with what the user typed). Why AES-SIV: it authenticates (a
+made-up, truncated or edited key fails and is answered NotFoundError, so the engine never resolves a key it did not
+issue and never returns a wrong address for one) and hides the payload (a key in a URL, a log or a browser history
+says nothing of the typed address), and it is deterministic, so the same address always gets the same key (the
+widget, caches and tests compare keys) without any state: every replica given the same secret and index file reads
+the keys any of them issued.
+
+The cipher key is derived (HKDF-SHA256) from the server's key secret (`dqkit serve --key-secret-file` /
+DQKIT_KEY_SECRET, see `use_secret`) and the index build id, so keys of another index build are refused too. With no
+secret the build id alone keys it: keys then work on every server of that index file, and only whoever holds the
+index file could read them.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
 from typing import Any, Final
 
 import msgspec
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from dqkit.contract.errors import NotFoundError
 
-_MAC_LEN: Final = 8
 _ENC = msgspec.msgpack.Encoder()
 _DEC = msgspec.msgpack.Decoder(list[Any])
+_CONTEXT: Final = [b"dqkit address key v2"]  # associated data: a key of another purpose never decrypts as one
+_MAX_KEY_CHARS: Final = 4096
 
 # What a key stands for (first element of the payload).
 ADDRESS: Final = "a"  # [ADDRESS, ds, address_id]
@@ -31,44 +42,51 @@ POSTCODE: Final = "p"  # [POSTCODE, ds, postcode, max]
 
 
 # The server's key secret (`dqkit serve --key-secret-file` / DQKIT_KEY_SECRET), set once per process before any
-# engine is built: keys are then signed with it and the index build, so every replica given the same secret and
-# index file accepts the keys any of them issued, and nobody without the secret can make one. Empty: the index
-# build alone signs (keys then work on every server of that index file).
+# engine is built: keys are then encrypted with it and the index build, so every replica given the same secret and
+# index file accepts the keys any of them issued, and nobody without the secret can read or make one. Empty: the
+# index build alone keys them (keys then work on every server of that index file).
 _process_secret = b""
 
 
 def use_secret(secret: bytes) -> None:
-    """Sign and check the keys of the engines built from now on in this process with `secret`."""
+    """Encrypt and check the keys of the engines built from now on in this process with `secret`."""
     global _process_secret
     _process_secret = bytes(secret)
 
 
-class KeyCodec:
-    def __init__(self, build_id: str, secret: bytes | None = None) -> None:
-        shared = _process_secret if secret is None else secret
-        mac_key = hashlib.blake2b(shared, digest_size=32, person=b"dqkit-secret").digest() if shared else b""
-        self._secret = hashlib.blake2b(build_id.encode(), key=mac_key, digest_size=32, person=b"dqkit-keys").digest()
+def cipher_key(build_id: str, secret: bytes) -> bytes:
+    """The 512-bit AES-SIV key (AES-256-SIV) of an index build under a secret (empty: no secret)."""
+    return HKDF(algorithm=hashes.SHA256(), length=64, salt=build_id.encode(),
+                info=b"dqkit-address-keys").derive(b"dqkit-key-secret:" + secret)
 
-    def _mac(self, payload: bytes) -> bytes:
-        return hashlib.blake2b(payload, key=self._secret, digest_size=_MAC_LEN).digest()
+
+class KeyCodec:
+    """Keys of one index build: `encode` what a key stands for, `decode` a key back (NotFoundError if not ours)."""
+
+    def __init__(self, build_id: str, secret: bytes | None = None) -> None:
+        self._aead = AESSIV(cipher_key(build_id, _process_secret if secret is None else bytes(secret)))
+
+    def __repr__(self) -> str:
+        return "KeyCodec(<secret>)"
 
     def encode(self, *parts: Any) -> str:
-        payload = _ENC.encode(list(parts))
-        return base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=").decode()
+        sealed = self._aead.encrypt(_ENC.encode(list(parts)), _CONTEXT)
+        return base64.urlsafe_b64encode(sealed).rstrip(b"=").decode()
 
     def decode(self, key: str) -> list[Any]:
         """The payload of a key this index issued; NotFoundError for anything else."""
-        if not isinstance(key, str) or not 4 <= len(key) <= 4096:
+        if not isinstance(key, str) or not 4 <= len(key) <= _MAX_KEY_CHARS:
             raise NotFoundError("unknown address key: not a key of this service")
         try:
             raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
         except (binascii.Error, ValueError):
             raise NotFoundError("unknown address key: not a key of this service") from None
-        payload, mac = raw[:-_MAC_LEN], raw[-_MAC_LEN:]
-        if len(raw) <= _MAC_LEN or not hmac.compare_digest(mac, self._mac(payload)):
+        try:
+            payload = self._aead.decrypt(raw, _CONTEXT)
+        except (InvalidTag, ValueError):
             raise NotFoundError(
                 "unknown address key: it was not issued by this reference index (made up, altered, or from "
-                "another index build); search again to get a fresh key")
+                "another index build or key secret); search again to get a fresh key") from None
         try:
             parts = _DEC.decode(payload)
         except msgspec.DecodeError:

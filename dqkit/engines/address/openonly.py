@@ -36,10 +36,12 @@ from dqkit.contract.address import (
 )
 from dqkit.contract.address_components import NO_ADD_ONS, AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError
+from dqkit.engines.address.layout import country_name, mixed_case
+from dqkit.engines.address.place import place_only
 from dqkit.engines.address.provenance import HOW_TO_ADD, ReferenceInfo, open_only_info
 from dqkit.engines.address.suggestions_format import format_suggestions
 from dqkit.engines.limits import check_search_text
-from dqkit.engines.reference.countries import country, required_iso2
+from dqkit.engines.reference.countries import required_iso2
 
 DATASET_ID: Final = "us-open-data"
 PROMPT: Final = ("No address reference is installed: streets cannot be suggested or checked "
@@ -115,6 +117,12 @@ class OpenOnlyEngine:
             return ValidateResponse(ValidationResult(
                 confidence=Confidence.NO_MATCHES, match_type=MatchType.UNPROCESSED,
                 match_confidence=MatchConfidence.NONE))
+        place = place_only(text)
+        if place is not None:  # "95124", "San Jose, CA": the place is the whole question
+            return ValidateResponse(ValidationResult(
+                confidence=Confidence.VERIFIED_PLACE, validation_detail=place.detail(),
+                match_type=MatchType.POST_CODE_NO_ADDRESS if place.zip else MatchType.UNMATCHED,
+                match_confidence=MatchConfidence.NONE, address=place.address()))
         from dqkit.engines.usaddr.standardize import MatchLevel, standardize
 
         st = standardize(text)
@@ -126,9 +134,7 @@ class OpenOnlyEngine:
         detail = ValidationDetail(
             city_name_corrected="city" in st.corrected, city_name_alias_matched=st.alias,
             state_corrected="state" in st.corrected, zip_code_corrected="zip" in st.corrected)
-        facts = country("US")
-        address = Address(locality=a.city.title() if a.city else "", region=a.state, postal_code=a.zip,
-                          country=facts.name.upper())
+        address = Address(locality=mixed_case(a.city), region=a.state, postal_code=a.zip, country=country_name("US"))
         return ValidateResponse(ValidationResult(
             confidence=Confidence.VERIFIED_PLACE, validation_detail=detail,
             match_type=MatchType.POST_CODE_NO_ADDRESS, match_confidence=MatchConfidence.NONE, address=address))

@@ -48,6 +48,7 @@ RANK: dict[str, int] = {
     Confidence.TOO_MANY_MATCHES: 4, Confidence.VERIFIED_PLACE: 3, Confidence.INCOMPLETE_ADDRESS: 2,
     Confidence.INSUFFICIENT_SEARCH_TERMS: 1, Confidence.NO_MATCHES: 0,
 }
+_NO_STREET = frozenset({Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES})
 
 
 class ReferenceSet:
@@ -138,7 +139,12 @@ class ReferenceSet:
         return SearchResponse(out)
 
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
-        return self._best(request, lambda e: e.validate(request, add), lambda r: self.fallback.validate(r, add))
+        got = self._best(request, lambda e: e.validate(request, add), lambda r: self.fallback.validate(r, add))
+        if len(self.engines_for(request.country_iso)) > 1 and got.result.confidence in _NO_STREET:
+            zips = _ZIP.findall(" ".join(request.components.unspecified))
+            if zips and not self.covers(request.country_iso, zips[-1]):  # one reference's word is not all's
+                got.set_note(f"street not checked: no installed reference holds ZIP {zips[-1]}")
+        return got
 
     def suggestions_format(self, request: SuggestionsFormatRequest,
                            add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse:

@@ -16,11 +16,17 @@ Premises partial (building found, unit missing or unknown), Street partial (stre
 not on it), Multiple matches, Verified place (only the locality), No matches, Insufficient search terms (blank).
 `match_confidence` is high for a verified match whose street and number needed no repair, medium for other
 single answers, none otherwise.
+
+What was typed is never replaced by something else unsaid: a typed unit the reference does not list at the building
+stays the typed unit (Premises partial, the listed units as suggestions; with no unit data the building's confidence
+and a note "unit ... not checked"), a typed ZIP the answer does not keep is named in the note, and a typed street the
+reference does not hold is named in the note with the ZIP and the reference it was looked for in. Input that names
+only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
@@ -31,25 +37,30 @@ from dqkit.contract.address import (
     MatchConfidence,
     MatchType,
     SearchRequest,
+    Suggestion,
     ValidationDetail,
     ValidationResult,
 )
 from dqkit.engines import deadline
 from dqkit.engines.address.evidence import Evidence, street_evidence
-from dqkit.engines.address.layout import seven_lines
+from dqkit.engines.address.layout import country_name, delivery_lines, mixed_case, seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
+from dqkit.engines.address.place import place_only
 from dqkit.engines.address.query import Query, parse_query
-from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item
+from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item, Searcher
+from dqkit.engines.address.typed_postcode import typed_postcode
 from dqkit.engines.reference.countries import country
-from dqkit.engines.reference.store import DatasetInfo
+from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, StreetRow
 from dqkit.engines.reference.tokens import tokens
 
 if TYPE_CHECKING:
-    from dqkit.engines.address.engine import AddressEngine
     from dqkit.engines.usaddr.standardize import Standardized
 
 _CANDIDATES: Final = 4  # search suggestions weighed against the typed words
-_ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
+# verdicts that name one building: a typed unit must be one of its units or be kept as typed
+_BUILDING_CLAIMS: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED,
+                                     Confidence.PREMISES_PARTIAL})
+_STREET_CLAIMS: Final = frozenset({*_BUILDING_CLAIMS, Confidence.STREET_PARTIAL})
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
     Confidence.MULTIPLE_MATCHES: 6, Confidence.STREET_PARTIAL: 5, Confidence.VERIFIED_STREET: 4,
@@ -68,27 +79,80 @@ class Verdict:
     place_postcode: str = ""  # Verified place: the typed postcode found in the reference
     place_street: int = -1  # Verified place: a street of the typed city (its locality is the place)
     place_text: tuple[str, str, str] | None = None  # Verified place from ZIP data alone: city, state, ZIP
+    unit_note: str = ""  # what the answer says about the typed unit
+
+
+# The suggestions of a list of items (a building's units, candidate streets), as the engine writes them.
+SuggestionsOf = Callable[[DatasetInfo, list[Item]], list[Suggestion]]
+KeyOf = Callable[[DatasetInfo, Item], str]
 
 
 class Validator:
-    def __init__(self, engine: AddressEngine) -> None:
-        self.engine = engine
-        self.ix = engine.index
-        self.searcher = engine.searcher
+    """Validate over one index; `key_of` and `suggestions_of` are the engine's own (keys are signed per index)."""
 
-    def validate(self, ds: DatasetInfo, request: SearchRequest) -> ValidationResult:
+    def __init__(self, index: ReferenceIndex, searcher: Searcher, key_of: KeyOf, suggestions_of: SuggestionsOf,
+                 ) -> None:
+        self.ix = index
+        self.searcher = searcher
+        self.key_of = key_of
+        self.suggestions_of = suggestions_of
+
+    def validate(self, ds: DatasetInfo, request: SearchRequest, reference_id: str = "") -> tuple[ValidationResult, str]:
+        """The verdict on one address and its note (what was not checked or had to change; "" when nothing)."""
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
         text = ", ".join(parts)
         if not text or not any(t.isalnum() for t in text):
             return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
-                                    match_confidence=MatchConfidence.NONE)
-        typed_postcode = self._typed_postcode(ds, text)
-        verdict = self._by_search(ds, text, typed_postcode)
+                                    match_confidence=MatchConfidence.NONE), ""
+        typed_pc = self._typed_postcode(ds, text)
+        if ds.iso2 == "US":
+            place = place_only(text)
+            if place is not None:
+                return ValidationResult(
+                    confidence=Confidence.VERIFIED_PLACE, validation_detail=place.detail(),
+                    match_type=_match_type(Confidence.VERIFIED_PLACE, bool(place.zip)),
+                    match_confidence=MatchConfidence.MEDIUM, address=place.address()), ""
+        verdict = self._by_search(ds, text, typed_pc)
+        std: Standardized | None = None
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
-            std = self._by_standardizer(ds, text)
-            if std is not None and _RANK.get(std.confidence, 0) > _RANK.get(verdict.confidence, 0):
-                verdict = std
-        return self._result(ds, verdict, bool(typed_postcode))
+            by_std, std = self._by_standardizer(ds, text)
+            if by_std is not None and _RANK.get(by_std.confidence, 0) > _RANK.get(verdict.confidence, 0) and \
+                    not _picks_one_of(verdict, by_std):
+                verdict = by_std
+        verdict = self._unit_checked(ds, verdict, parse_query(text.rstrip() + " "))
+        result = self._result(ds, verdict, bool(typed_pc))
+        return result, self._note(ds, verdict, result, typed_pc, std, reference_id or "installed")
+
+    # -- the typed unit ----------------------------------------------------------------------------------
+    def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
+        """A typed unit is one the reference lists at the building, or it is kept as typed: never another one."""
+        if not q.unit or v.item is None or v.item.kind == RANGE or v.confidence not in _BUILDING_CLAIMS:
+            return v
+        ix = self.ix
+        typed = " ".join(p for p in (q.unit_desig, q.unit) if p)
+        b_lo, b_hi = ix.building(v.item.lo)
+        listed = [a for a in range(b_lo, b_hi) if ix.has_unit(a)]
+        same = [a for a in listed if _same_unit(ix.strings[int(ix.a_unit[a])], q.unit)]
+        if v.item.kind == ADDRESS and v.item.lo in same:
+            return v
+        if len(same) == 1 and v.confidence != Confidence.PREMISES_PARTIAL:
+            a = same[0]
+            return Verdict(v.confidence, Item(ADDRESS, v.item.street, a, a + 1, number_level=NUMBER_EXACT),
+                           v.detail, v.heavy_repair)
+        if same:
+            return v
+        v.detail.secondary_num_retained = True
+        if listed:
+            building = Item(BUILDING, v.item.street, b_lo, b_hi, number_level=NUMBER_EXACT)
+            units = [Item(ADDRESS, v.item.street, a, a + 1, number_level=NUMBER_EXACT) for a in listed]
+            n = len(listed)
+            return Verdict(Confidence.PREMISES_PARTIAL, building, v.detail, v.heavy_repair, typed,
+                           alternatives=units,
+                           unit_note=f"unit {typed} is not one the reference lists at this address "
+                                     f"({n} unit{'s' if n > 1 else ''} listed)")
+        v.retained_unit = typed
+        v.unit_note = f"unit {typed} not checked: the reference lists no units at this address"
+        return v
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
@@ -210,6 +274,7 @@ class Validator:
             if lv == LEVEL_FUZZY_LOCALITY and h.word.text not in street_words:  # a typo in the locality
                 d.city_name_corrected = True
         missed_here = [h.word for h in m.hits if h.hit and h.level(i) == 0]
+        dropped_early = False
         for w in [*m.dropped, *missed_here]:
             t = w.text
             if _is_postcode_word(ds.iso2, t):
@@ -226,9 +291,16 @@ class Validator:
             if self._alias_city(ds, s.postcode, t):
                 d.city_name_alias_matched = True
             elif self._before_locality(found, w):
-                d.street_corrected = True
+                dropped_early = True
             else:
                 d.city_name_corrected = True
+        if dropped_early:
+            # a word left out of the first half is the street's only when the typed street is not the answer's
+            # ("2653 Meridian Ave, Los Gatos, CA 95124": the street is as typed, the city was wrong)
+            if ds.iso2 == "US" and _typed_street_is(text, s):
+                d.city_name_corrected = True
+            else:
+                d.street_corrected = True
         return d
 
     def _before_locality(self, found: Found, w: object) -> bool:
@@ -249,29 +321,20 @@ class Validator:
 
     @staticmethod
     def _typed_postcode(ds: DatasetInfo, text: str) -> str:
-        if ds.iso2 == "US":
-            m = list(_ZIP_RE.finditer(text))
-            # the house number can be five digits too: a ZIP is a 5-digit group that is not the first token
-            for x in reversed(m):
-                if x.start() > 0 and text[:x.start()].strip():
-                    return x.group()[:5]
-            return ""
-        pat = country(ds.iso2).postcode_re
-        if pat is None:
-            return ""
-        toks = tokens(text)
-        for i in range(len(toks) - 1, 0, -1):  # from the end: the postcode closes the address
-            for cand in (f"{toks[i - 1]} {toks[i]}", toks[i]):
-                if any(c.isdigit() for c in cand) and pat.fullmatch(cand):
-                    return cand
-        return ""
+        return typed_postcode(ds.iso2, text)
 
     # -- the standardizer (US) ---------------------------------------------------------------------------
-    def _by_standardizer(self, ds: DatasetInfo, text: str) -> Verdict | None:
+    def _by_standardizer(self, ds: DatasetInfo, text: str) -> tuple[Verdict | None, Standardized]:
+        """The standardizer's verdict (None when it has none) and its reading of the typed address."""
         deadline.check()
-        from dqkit.engines.usaddr.standardize import MatchLevel, standardize
+        from dqkit.engines.usaddr.standardize import standardize
 
         st = standardize(text, points=self.ix)
+        return self._std_verdict(ds, text, st), st
+
+    def _std_verdict(self, ds: DatasetInfo, text: str, st: Standardized) -> Verdict | None:
+        from dqkit.engines.usaddr.standardize import MatchLevel
+
         if st.match == MatchLevel.NONE:
             return None
         detail = _detail_from_standardized(st)
@@ -326,23 +389,24 @@ class Validator:
     # -- the answer --------------------------------------------------------------------------------------
     def _result(self, ds: DatasetInfo, v: Verdict, with_postcode: bool) -> ValidationResult:
         conf = v.confidence
-        key = self.engine.item_key(ds, v.item) if v.item is not None else ""
+        key = self.key_of(ds, v.item) if v.item is not None else ""
         address: Address | None = None
         if v.item is not None:
             row = self.ix.address(v.item.lo)
             address = seven_lines(ds.iso2, row)
             if v.item.kind != ADDRESS:
                 address = self._partial_address(ds, v, address)
-            elif v.retained_unit and ds.iso2 == "US" and not row.unit:
-                address.address_line_1 = f"{address.address_line_1} {v.retained_unit}".strip()
+            elif v.retained_unit and not row.unit:
+                self._with_unit(ds, address, row.number, row.street.text, v.retained_unit)
+            if conf == Confidence.MULTIPLE_MATCHES:
+                self._shared_locality(address, v.alternatives or [v.item])
         if conf == Confidence.VERIFIED_PLACE and v.item is None:
             address = self._place_address(ds, v)
         suggestions = []
         if (conf in (Confidence.MULTIPLE_MATCHES, Confidence.PREMISES_PARTIAL, Confidence.STREET_PARTIAL) and
                 v.item is not None) or (conf == Confidence.VERIFIED_PLACE and v.alternatives):
             items = v.alternatives or ([v.item] if v.item is not None else [])
-            suggestions = self.engine._suggestions(ds, Found(items[:7], False, parse_query(""), None), "",
-                                                   listing=True).suggestions
+            suggestions = self.suggestions_of(ds, items[:7])
         return ValidationResult(
             global_address_key=key,
             confidence=conf,
@@ -353,11 +417,54 @@ class Validator:
             suggestions=suggestions,
         )
 
+    def _shared_locality(self, address: Address, items: list[Item]) -> None:
+        """Multiple matches: the postal code and locality only when every candidate shares them (no guess)."""
+        streets = [self.ix.street(it.street) for it in items]
+        if len({s.postcode for s in streets}) > 1:
+            address.postal_code = ""
+        if len({(s.city, s.region) for s in streets}) > 1:
+            address.locality, address.region = "", ""
+
+    def _with_unit(self, ds: DatasetInfo, address: Address, number: str, street: str, unit: str) -> None:
+        """The typed unit kept on the delivery line(s), where the country's layout puts it."""
+        desig, _, value = unit.rpartition(" ")
+        lines = delivery_lines(ds.iso2, number, street, desig, value)[:3]
+        lines += [""] * (3 - len(lines))
+        if "street_address" in country(ds.iso2).upper_fields:
+            lines = [x.upper() for x in lines]
+        address.address_line_1, address.address_line_2, address.address_line_3 = lines
+
+    def _note(self, ds: DatasetInfo, v: Verdict, result: ValidationResult, typed_pc: str,
+              std: Standardized | None, rid: str) -> str:
+        """The answer's note, read from the answer itself: what it kept unchecked, what it changed, what it did
+        not find and where it looked."""
+        notes = [f"{v.unit_note} (reference {rid})"] if v.unit_note else []
+        conf = result.confidence
+        a = result.address
+        zip_word = "ZIP" if ds.iso2 == "US" else "postcode"
+        answer_pc = (a.postal_code[:5] if ds.iso2 == "US" else a.postal_code) if a is not None else ""
+        if conf in _STREET_CLAIMS and typed_pc and answer_pc and \
+                typed_pc.replace(" ", "") != answer_pc.replace(" ", ""):
+            notes.append(f"typed {zip_word} {typed_pc} corrected to {answer_pc} by reference {rid}")
+        if conf in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
+            street = _typed_street(std)
+            where = typed_pc or answer_pc
+            if where and not self._postcode_held(ds, where):
+                notes.append(f"street not checked: reference {rid} holds no addresses in {zip_word} {where}")
+            elif street and where:
+                notes.append(f"street {street} not found in {zip_word} {where} of reference {rid}")
+            elif street and a is not None and a.locality:
+                notes.append(f"street {street} not found in {a.locality} of reference {rid}")
+            elif street:
+                notes.append(f"street {street} not found in reference {rid}")
+        return "; ".join(notes)
+
     def _place_address(self, ds: DatasetInfo, v: Verdict) -> Address | None:
         """A Verified place: the locality lines of the typed postcode (or city), no street."""
         if v.place_text is not None:
             city, region, postcode = v.place_text
-            return Address(locality=city, region=region, postal_code=postcode, country=country(ds.iso2).name.upper())
+            return Address(locality=mixed_case(city), region=region, postal_code=postcode,
+                           country=country_name(ds.iso2))
         s = v.place_street
         if v.place_postcode:
             lo, hi = self.ix.streets_in_postcode(ds, v.place_postcode)
@@ -366,7 +473,8 @@ class Validator:
             return None
         full = seven_lines(ds.iso2, self.ix.address(int(self.ix.s_lo[s])))
         full.address_line_1, full.address_line_2, full.address_line_3 = "", "", ""
-        full.postal_code = self.ix.street(s).postcode
+        # the typed postcode, or none: a city of several postcodes named by its first street would be a guess
+        full.postal_code = self.ix.street(s).postcode if v.place_postcode else ""
         return full
 
     def _partial_address(self, ds: DatasetInfo, v: Verdict, full: Address) -> Address:
@@ -374,6 +482,9 @@ class Validator:
         assert v.item is not None
         ix = self.ix
         s = ix.street(v.item.street)
+        if v.item.kind == BUILDING and v.retained_unit:
+            self._with_unit(ds, full, ix.number_text(v.item.lo), s.text, v.retained_unit)
+            return full
         line = " ".join(p for p in (ix.number_text(v.item.lo), s.text) if p) if v.item.kind == BUILDING else s.text
         full.address_line_1, full.address_line_2, full.address_line_3 = line, "", ""
         return full
@@ -389,6 +500,38 @@ def _alias_cities(zip5: str) -> tuple[str, ...]:
 
 
 _IGNORED_WORDS: Final = frozenset({"US", "USA", "UNITED", "STATES", "AMERICA", "OF"})
+
+
+def _picks_one_of(several: Verdict, one: Verdict) -> bool:
+    """Whether `one` merely chooses among the equally supported candidates of a Multiple matches verdict (the
+    standardizer takes the first ZIP of a city: "40 Oak St, Springfield, IL" is in two of them)."""
+    if several.confidence != Confidence.MULTIPLE_MATCHES or one.item is None:
+        return False
+    streets = {it.street for it in (several.alternatives or ([several.item] if several.item else []))}
+    return len(streets) > 1 and one.item.street in streets
+
+
+def _same_unit(listed: str, typed: str) -> bool:
+    """A listed unit value and a typed one name the same unit ("# 508" and "Apt 508"; "04" and "4")."""
+    a = "".join(c for c in listed.upper() if c.isalnum())
+    b = "".join(c for c in typed.upper() if c.isalnum())
+    return bool(a) and (a == b or a.lstrip("0") == b.lstrip("0"))
+
+
+def _typed_street_is(text: str, s: StreetRow) -> bool:
+    """Whether the standardizer reads the typed street as exactly the reference street `s`."""
+    from dqkit.engines.usaddr.standardize import standardize
+
+    t = standardize(text).street
+    return bool(t.name) and (t.predir, t.name, t.suffix, t.postdir) == (s.predir, s.name, s.suffix, s.postdir)
+
+
+def _typed_street(std: Standardized | None) -> str:
+    """The street as typed and read by the standardizer ("ZEBRAWOOD ST"); "" when none was read."""
+    if std is None or not std.street.name:
+        return ""
+    s = std.street
+    return " ".join(p for p in (s.predir, s.name, s.suffix, s.postdir) if p)
 
 
 def _is_postcode_word(iso2: str, t: str) -> bool:

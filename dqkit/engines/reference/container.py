@@ -8,6 +8,7 @@ pages in only what queries touch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -42,6 +43,7 @@ def write_container(path: str | Path, arrays: Mapping[str, npt.NDArray[Any]], me
     start = (16 + len(header) + _ALIGN - 1) // _ALIGN * _ALIGN
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale(path)
     with open(tmp, "wb") as f:
         f.write(MAGIC)
         f.write(len(header).to_bytes(8, "little"))
@@ -53,6 +55,22 @@ def write_container(path: str | Path, arrays: Mapping[str, npt.NDArray[Any]], me
         size = f.tell()
     os.replace(tmp, path)
     return size
+
+
+def _sweep_stale(path: Path) -> None:
+    """Temporary files of earlier writes of `path` whose process was killed (`<name>.tmp<pid>`, pid gone)."""
+    from dqkit._files import pid_alive
+
+    prefix = path.name + ".tmp"
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix) and n[len(prefix):].isdigit()]
+    except OSError:
+        return
+    for n in names:
+        pid = int(n[len(prefix):])
+        if pid != os.getpid() and not pid_alive(pid):
+            with contextlib.suppress(OSError):
+                (path.parent / n).unlink()
 
 
 class Container:

@@ -24,7 +24,7 @@ from dqkit.contract.errors import InputError
 from dqkit.engines.reference.reader import Record, SourceFile
 from dqkit.engines.usaddr.pub28 import STATE_NAMES
 from dqkit.reference.progress import CountingReader, Progress
-from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
+from dqkit.reference.sources.common import Part, check_zip_member, csv_lines, normalized, text_lines
 
 KIND: Final = "nad"
 LICENCE: Final = "public domain (US Department of Transportation, National Address Database)"
@@ -96,6 +96,9 @@ def _zip_member(p: Path) -> str:
 
 def _records(p: Path, member: str, name: str, state: str, county: str, progress: Progress,
              box: dict[str, str]) -> Iterator[Record]:
+    if member:
+        with zipfile.ZipFile(p) as zf:
+            check_zip_member(zf.getinfo(member), name)
     with (zipfile.ZipFile(p).open(member) if member else open(p, "rb")) as raw:
         counting = CountingReader(raw)
         text = text_lines(io.BufferedReader(counting), name)

@@ -24,7 +24,7 @@ from dqkit.contract.errors import InputError
 from dqkit.engines.reference.countries import known_countries
 from dqkit.engines.reference.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
-from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
+from dqkit.reference.sources.common import Part, check_zip_member, csv_lines, normalized, text_lines
 
 KIND: Final = "openaddresses"
 LICENCE: Final = "per source (see openaddresses.io; mostly public domain or CC-BY)"
@@ -124,6 +124,7 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
     for info in members:
         where = _where(PurePosixPath(info.filename), country, region)
         name = f"{path}!{info.filename}"
+        check_zip_member(info, name)
         y, mo, d = info.date_time[:3]
         out.append(Part(name, where.iso2, where.region, info.file_size, mtime + info.CRC / 1e12,
                         _zip_records(path, info.filename, name, where), source_date=f"{y:04d}-{mo:02d}-{d:02d}",
@@ -136,9 +137,10 @@ def _raw_records(raw: Any, name: str, where: SourceFile, progress: Progress) -> 
     progress can show an ETA."""
     counting = CountingReader(raw)
     buffered = io.BufferedReader(counting)
-    binary: Any = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == b"\x1f\x8b" else buffered
+    gz = buffered.peek(2)[:2] == b"\x1f\x8b"
+    binary: Any = gzip.GzipFile(fileobj=buffered) if gz else buffered
     yield from _records(binary, SourceFile(Path(name), where.iso2, where.region), name, progress,
-                        lambda: counting.count)
+                        lambda: counting.count, gz)
 
 
 def _one_format_each(members: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
@@ -162,9 +164,9 @@ def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type
 
 
 def _records(binary: IO[bytes], src: SourceFile, name: str, progress: Progress,
-             position: Callable[[], int]) -> Iterator[Record]:
+             position: Callable[[], int], compressed: bool) -> Iterator[Record]:
     geojson = _geojson_name(name) or _starts_with_brace(binary)
-    text = text_lines(binary, name)
+    text = text_lines(binary, name, position if compressed else None)
     lines = csv_lines(_geojson_rows(text, name)) if geojson else text
     yield from normalized(lines, src, name, progress, position)
 
@@ -190,6 +192,9 @@ def _geojson_rows(lines: Iterator[str], name: str) -> Iterator[list[str]]:
             continue
         try:
             feat = json.loads(line)
+        except RecursionError:
+            raise InputError(f"{name}, line {lineno}: nested too deep to be a GeoJSON Feature (OpenAddresses "
+                             "features are flat)") from None
         except ValueError as exc:
             if lineno == 1 and '"FeatureCollection"' in line[:200]:
                 raise InputError(f"{name}: a GeoJSON FeatureCollection; OpenAddresses GeoJSON has one Feature per "
