@@ -80,6 +80,18 @@ def prepare_index_files(config: ServerConfig) -> None:
         demo_index()
 
 
+def _die_with(parent: int) -> None:
+    """Have the kernel stop this worker when the supervising process dies, even by SIGKILL (Linux), so no worker
+    is left serving alone."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before that took effect
+        os._exit(0)
+
+
 def supervise(config: ServerConfig, run_worker: Callable[[ServerConfig], None]) -> int:
     """Fork `config.workers` workers running `run_worker(config of the worker)`, keep them running, and stop them
     on SIGTERM / SIGINT. Returns the exit status for the command."""
@@ -95,12 +107,14 @@ def supervise(config: ServerConfig, run_worker: Callable[[ServerConfig], None]) 
         if ready is not None:
             with contextlib.suppress(OSError):
                 ready.unlink()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the worker: default signal handling, run, never return into the parent's code
             status = 0
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _die_with(parent)
                 run_worker(replace(config, worker_slot=slot))
             except BaseException:
                 log.exception("dqkit serve: worker %d failed", slot)

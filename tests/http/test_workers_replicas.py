@@ -168,3 +168,20 @@ def test_key_secret_signs_keys_and_stays_out_of_reprs() -> None:
     with pytest.raises(Exception, match="rate-store"):
         ServerConfig(rate_store="memcached://x")
     assert os.environ.get("DQKIT_KEY_SECRET") is None  # the tests above set it for their child processes only
+
+
+def test_workers_stop_when_the_supervisor_is_killed(demo_index: Path) -> None:
+    import signal
+
+    with serve_process(workers=2, extra_args=["--index", str(demo_index)]) as server:
+        workers = _children(server.process.pid)
+        assert len(workers) == 2
+        os.kill(server.process.pid, signal.SIGKILL)  # no chance to stop them itself
+        server.process.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+                  for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                 and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"]
+        assert not alive, "workers went on serving without their supervisor"
