@@ -54,11 +54,23 @@ class InstalledReferences:
 
 
 class InstalledPoints:
-    """PointSource over the installed US references, opening them on the first lead that needs them."""
+    """PointSource over the installed US references, opening them on the first lead that needs them.
+
+    Beyond the PointSource protocol it says what the data can support: `covers_completely(zip5)` (some reference
+    holds every street of the ZIP, see `dqkit.reference.coverage`), and `residential` (whether any reference says
+    which addresses are homes: none of the sources does)."""
+
+    residential = False
 
     def __init__(self, refs: InstalledReferences) -> None:
         self._refs = refs
         self._sources: list[object] | None = None
+        self._complete = frozenset(z for m in refs.manifests if m.country == "US" and not m.partial
+                                   for z in m.complete_zips)
+
+    def covers_completely(self, zip5: str) -> bool:
+        """Whether a street missing from this ZIP is missing from the ZIP (not only from a partial list)."""
+        return zip5 in self._complete
 
     @property
     def fingerprint(self) -> str:

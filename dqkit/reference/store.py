@@ -101,7 +101,8 @@ class Manifest:
     def info(self) -> ReferenceInfo:
         return ReferenceInfo(self.id, source=self.source, licence=self.licence, attribution=self.attribution,
                              country=self.country, region=self.region, rows=self.rows, built=self.built[:10],
-                             source_date=self.source_date, synthetic=self.synthetic)
+                             source_date=self.source_date, synthetic=self.synthetic,
+                             complete_postcodes=frozenset(() if self.partial else self.complete_zips))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)

@@ -168,7 +168,7 @@ class AddressEngine:
     def validate(self, request: SearchRequest, add: AddOns = NO_ADD_ONS) -> ValidateResponse:
         check_search_text(request.text)
         ds = self._dataset(request.country_iso, request.datasets)
-        result, note = self._validator.validate(ds, request, self.reference.id)
+        result, note = self._validator.validate(ds, request, self.reference.id, self.reference.covers_completely)
         out = ValidateResponse(result)
         if note:
             out.set_note(note)

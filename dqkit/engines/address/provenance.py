@@ -39,6 +39,11 @@ class ReferenceInfo:
     source_date: str = ""
     synthetic: bool = False
     street_checked: bool = True
+    complete_postcodes: frozenset[str] | None = None  # postcodes it holds every street of; None: all it holds
+
+    def covers_completely(self, postcode: str) -> bool:
+        """Whether a street this reference lacks in `postcode` is missing there (not only from a partial list)."""
+        return self.complete_postcodes is None or postcode in self.complete_postcodes
 
     @property
     def note(self) -> str:

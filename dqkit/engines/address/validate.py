@@ -97,8 +97,11 @@ class Validator:
         self.key_of = key_of
         self.suggestions_of = suggestions_of
 
-    def validate(self, ds: DatasetInfo, request: SearchRequest, reference_id: str = "") -> tuple[ValidationResult, str]:
-        """The verdict on one address and its note (what was not checked or had to change; "" when nothing)."""
+    def validate(self, ds: DatasetInfo, request: SearchRequest, reference_id: str = "",
+                 complete: Callable[[str], bool] | None = None) -> tuple[ValidationResult, str]:
+        """The verdict on one address and its note (what was not checked or had to change; "" when nothing).
+        `complete(postcode)`: whether the reference holds every street there (else a street it lacks is "not
+        checked", not "not found"); None: it does wherever it holds any."""
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
         text = ", ".join(parts)
         if not text or not any(t.isalnum() for t in text):
@@ -121,7 +124,7 @@ class Validator:
                 verdict = by_std
         verdict = self._unit_checked(ds, verdict, parse_query(text.rstrip() + " "))
         result = self._result(ds, verdict, bool(typed_pc))
-        return result, self._note(ds, verdict, result, typed_pc, std, reference_id or "installed")
+        return result, self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
 
     # -- the typed unit ----------------------------------------------------------------------------------
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
@@ -435,7 +438,7 @@ class Validator:
         address.address_line_1, address.address_line_2, address.address_line_3 = lines
 
     def _note(self, ds: DatasetInfo, v: Verdict, result: ValidationResult, typed_pc: str,
-              std: Standardized | None, rid: str) -> str:
+              std: Standardized | None, rid: str, complete: Callable[[str], bool] | None = None) -> str:
         """The answer's note, read from the answer itself: what it kept unchecked, what it changed, what it did
         not find and where it looked."""
         notes = [f"{v.unit_note} (reference {rid})"] if v.unit_note else []
@@ -451,6 +454,8 @@ class Validator:
             where = typed_pc or answer_pc
             if where and not self._postcode_held(ds, where):
                 notes.append(f"street not checked: reference {rid} holds no addresses in {zip_word} {where}")
+            elif street and where and complete is not None and not complete(where):
+                notes.append(f"street {street} not checked: reference {rid} holds only part of {zip_word} {where}")
             elif street and where:
                 notes.append(f"street {street} not found in {zip_word} {where} of reference {rid}")
             elif street and a is not None and a.locality:

@@ -4,9 +4,11 @@ ELSResidentialAddressVerificationResult (one code, the first rule that applies w
 
 - 460: no street given, or the street has no house number (status 57).
 - 104: the address could not be standardized: unknown ZIP (58), territory (59), foreign (30), internal (64).
-- 490: an address reference (`LeadProfile.points`) holds the ZIP, and the street is not in it (a street the
-  standardizer would correct to counts only when the typed words support it: `street_support`).
-- 500: the street is in the reference, the house number is not (61).
+- 490: an address reference (`LeadProfile.points`) holds every street of the ZIP (`covers_completely`), and the
+  street is not in it (a street the standardizer would correct to counts only when the typed words support it:
+  `street_support`). A reference holding only part of the ZIP (a county sample, `--partial`) proves nothing
+  about a street it lacks: 103, not checked.
+- 500: the street is in the reference, the house number is not (61), in a ZIP it covers completely.
 - 450: several reference points fit (ADDRESS_CODE > 1).
 - 470: the ZIP disagrees with the city and state (the ZIP was corrected: 01, 23).
 - 480: the city is no city of the given state (ZIP data).
@@ -14,10 +16,12 @@ ELSResidentialAddressVerificationResult (one code, the first rule that applies w
   lead's full name / surname / business name; residential, business or mixed use after the record's line class.
 - 590 / 580: records at the address, none with the lead's name (residential / mixed use); 101 for a business
   address (the seed has no code for it).
-- 660: records given but none at the address, or the reference does not hold the ZIP.
-- 650: the reference found the address, no records to match the name against (ADDRESS_TYPE not B); 101 for a
-  business lead (the seed has no "business address, name match unavailable").
-- 103: neither a reference nor records: the street was not checked ("data not available").
+- 660: records given but none at the address.
+- 650: the reference found the address, no records to match the name against (ADDRESS_TYPE not B), and the
+  reference says which addresses are homes (`residential`; none of the installed sources does); else 101
+  ("unknown"), as for a business lead (the seed has no "business address, name match unavailable").
+- 103: the street was not checked ("data not available"): no reference or records, a ZIP outside every
+  reference, or a street a partial reference lacks.
 
 REVERSE_PHONE_APPEND.EXECUTION_STATUS_FLAG: A when the lead's street standardized to a valid address (no append
 needed); else B when the lead has no phone number; else E when the number is not 10 NANP digits; else, with
@@ -51,6 +55,23 @@ def reference_covers(points: PointSource | None, zip5: str) -> bool:
     return points is not None and bool(zip5) and bool(points.street_names(zip5))
 
 
+def covers_completely(points: PointSource | None, zip5: str) -> bool:
+    """Whether the reference holds every street of this ZIP, so that a street it lacks is "not found". A point
+    source that does not say (a file given as `--reference FILE`, test data) is taken at its word: complete."""
+    if not reference_covers(points, zip5):
+        return False
+    says = getattr(points, "covers_completely", None)
+    return True if says is None else bool(says(zip5))
+
+
+def unproven_not_found(std: Standardized, points: PointSource | None) -> bool:
+    """A "not found" answer (street not in the ZIP: ADDRESS_CODE -99; house number not on the street: 61) from a
+    reference that does not hold every street of the ZIP: proof of nothing, so the street counts as not checked."""
+    if std.valid or not (std.address.address_code == "-99" or "61" in std.codes):
+        return False
+    return not covers_completely(points, std.address.zip)
+
+
 def street_not_in_zip(std: Standardized, points: PointSource | None) -> bool:
     """The reference was searched for the lead's street (it holds the ZIP, or the ZIPs of the city the
     standardizer tried: ADDRESS_CODE -99) and does not hold it there."""
@@ -69,9 +90,10 @@ def address_verification(lead: LeadRequest, std: Standardized | None, name: Name
     if any(c in codes for c in _NOT_STANDARDIZED):
         return "104"
     covered = reference_covers(points, std.address.zip)
-    if covered and street_not_in_zip(std, points):
+    complete = covered and covers_completely(points, std.address.zip)
+    if complete and street_not_in_zip(std, points):
         return "490"
-    if covered and "61" in codes:
+    if complete and "61" in codes:
         return "500"
     if covered and std.match == MatchLevel.MULTIPLE and std.candidates > 1:
         return "450"
@@ -84,8 +106,8 @@ def address_verification(lead: LeadRequest, std: Standardized | None, name: Name
         if what:
             return _NAME_CODES[what][_CLASS_INDEX.get(line, 0)]
     if covered and std.match in _FOUND:
-        return "101" if lead.address_type == "B" else "650"
-    if records is not None or points is not None:
+        return "650" if lead.address_type != "B" and getattr(points, "residential", False) else "101"
+    if records is not None:
         return "660"
     return "103"
 

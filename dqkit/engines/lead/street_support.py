@@ -23,6 +23,7 @@ import msgspec
 from dqkit.engines import zipdata
 from dqkit.engines.address.evidence import street_evidence
 from dqkit.engines.address.query import Query, parse_query
+from dqkit.engines.lead.local_fields import unproven_not_found
 from dqkit.engines.reference.store import StreetRow
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
@@ -34,11 +35,12 @@ _FROM_REFERENCE: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, Mat
 
 def standardize_supported(inp: AddressInput, points: PointSource) -> Standardized:
     """`standardize(inp, points=points)`, with a reference street the typed words do not support replaced by
-    "street not found in the ZIP" (see the module docstring)."""
+    "street not found in the ZIP" (see the module docstring); a "not found" from a reference that holds only
+    part of the ZIP proves nothing, so that answer is the one without a reference (street not checked)."""
     std = standardize(inp, points=points)
-    if std.match not in _FROM_REFERENCE or not std.street.name or supported(inp, std, points):
-        return std
-    return not_found(inp, std)
+    if std.match in _FROM_REFERENCE and std.street.name and not supported(inp, std, points):
+        std = not_found(inp, std)
+    return standardize(inp) if unproven_not_found(std, points) else std
 
 
 def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool:
