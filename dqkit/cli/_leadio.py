@@ -1,17 +1,20 @@
-"""Reading and writing lead tables for the CLI (CSV or Parquet, chosen by file extension).
+"""Reading and writing lead tables for the CLI (CSV, Excel .xlsx or Parquet, chosen by file extension; any other
+extension is refused with the formats listed).
 
 Outputs are written to a temporary file beside the destination and renamed (`dqkit._files`): a crash or a full
 disk leaves the previous file whole. CSV cells a spreadsheet would run as a formula are made inert by
 `dqkit._cell_escape` (OWASP's CSV-injection advice: a leading `'`, also after a line break inside a cell; only plain
 numbers such as `-12.5` are left alone), and rows end in CRLF so that every cell holding a CR or LF is quoted. Pass
 `escape_formulas=False` (`--no-escape-formulas`) to write cells exactly as they are (still quoted). Parquet holds
-typed data no spreadsheet evaluates, so it is written as is.
+typed data no spreadsheet evaluates, so it is written as is. Excel cells are escaped by the same function
+(openpyxl would store a text starting with `=` as a formula), and characters an .xlsx file cannot hold (C0 controls)
+become U+FFFD.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from dqkit._cell_escape import CSV_LINE_END, escape_frame
 from dqkit._files import write_with
@@ -21,32 +24,77 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+READ_FORMATS: Final = {".csv": "CSV", ".txt": "CSV", ".csv.gz": "CSV", ".xlsx": "Excel", ".xlsm": "Excel",
+                       ".parquet": "Parquet", ".pq": "Parquet"}
+WRITE_FORMATS: Final = {".csv": "CSV", ".xlsx": "Excel", ".parquet": "Parquet", ".pq": "Parquet"}
+
+
+def table_format(path: Path, formats: dict[str, str], what: str) -> str:
+    """CSV, Excel or Parquet, from the file's extension; InputError listing the formats for any other."""
+    name = path.name.lower()
+    for ext in sorted(formats, key=len, reverse=True):
+        if name.endswith(ext):
+            return formats[ext]
+    listed = ", ".join(sorted(formats))
+    extra = " (save an old .xls workbook as .xlsx)" if name.endswith(".xls") else ""
+    raise InputError(f"cannot {what} {str(path)!r}: unknown file type; use one of {listed}{extra}")
+
+
 def read_table(path: Path) -> pd.DataFrame:
     """Every column as text, empty cells as "", so ZIP codes keep their leading zeros."""
     import pandas as pd
 
+    kind = table_format(path, READ_FORMATS, "read")
     if not path.exists():
         raise InputError(f"input file {str(path)!r} does not exist")
-    suffix = "".join(path.suffixes[-2:]).lower()
     try:
-        if suffix.endswith(".parquet") or suffix.endswith(".pq"):
+        if kind == "Parquet":
             return pd.read_parquet(path).astype("string").fillna("").astype(object)
+        if kind == "Excel":
+            frame = pd.read_excel(path, sheet_name=0, dtype=str, keep_default_na=False, na_values=[],
+                                  engine="openpyxl")
+            return frame.fillna("").astype(object)
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], encoding_errors="replace",
                            comment=None)
     except pd.errors.EmptyDataError:
         raise InputError(f"{str(path)!r} is empty: it has no header row and no data") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, KeyError) as exc:  # openpyxl: a damaged or non-Excel file is a KeyError/zip error
         raise InputError(f"cannot read {str(path)!r}: {exc}") from None
+    except Exception as exc:  # zipfile.BadZipFile and openpyxl's own errors: a file that is not a workbook
+        raise InputError(f"cannot read {str(path)!r} as {kind}: {type(exc).__name__}: {exc}") from None
 
 
 def write_table(df: pd.DataFrame, path: Path, *, escape: bool = True) -> None:
-    """CSV or Parquet by extension, written atomically; CSV cells formula-escaped unless `escape=False`."""
+    """CSV, Excel or Parquet by extension, written atomically; CSV and Excel cells formula-escaped unless
+    `escape=False`."""
+    kind = table_format(path, WRITE_FORMATS, "write")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if kind == "Parquet":
         write_with(path, lambda tmp: df.to_parquet(tmp, index=False))
+        return
+    frame = escape_frame(df) if escape else df
+    if kind == "Excel":
+        sheet = excel_safe(frame)
+        write_with(path, lambda tmp: sheet.to_excel(tmp, index=False, engine="openpyxl", sheet_name="leads"))
     else:
-        frame = escape_frame(df) if escape else df
         write_with(path, lambda tmp: frame.to_csv(tmp, index=False, lineterminator=CSV_LINE_END))
+
+
+def excel_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with the characters an .xlsx cell cannot hold (C0 controls but tab, LF, CR) replaced by U+FFFD:
+    openpyxl refuses the whole file for one of them."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    def clean(value: Any) -> Any:
+        return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value) if isinstance(value, str) else value
+
+    out = df.copy()
+    for col in out.columns:
+        if is_object_dtype(out[col].dtype) or is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(clean)
+    out.columns = [clean(c) for c in out.columns]
+    return out
 
 
 def parse_map(items: list[str] | None) -> dict[str, str]:

@@ -20,11 +20,16 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.contract import codes
     from dqkit.contract.errors import InputError
 
-    names = [args.table] if args.table else list(codes.TABLES)
+    by_key = {_key(n): n for n in codes.TABLES}  # result_code, Result-Code and RESULT_CODE name one table
+    if args.table and _key(args.table) not in by_key:
+        raise InputError(f"unknown table {args.table!r}; known: {', '.join(codes.TABLES)}")
+    names = [by_key[_key(args.table)]] if args.table else list(codes.TABLES)
     for name in names:
-        if name not in codes.TABLES:
-            raise InputError(f"unknown table {name!r}; known: {', '.join(codes.TABLES)}")
         print(f"{name}")
         for code in codes.TABLES[name]:
             print(f"  {code:<6} {codes.meaning(name, code)}")
     return 0
+
+
+def _key(name: str) -> str:
+    return name.strip().upper().replace("-", "_").replace(" ", "_")

@@ -1,7 +1,8 @@
 """`dqkit report INPUT -o report.html`: verify a file of leads and write one self-contained HTML report.
 
-INPUT is a CSV or Parquet file of leads (columns found by forgiving names, as for `dqkit verify`), or a file that
-`dqkit verify` already wrote (its result columns are then reported as they are, nothing is verified again).
+INPUT is a CSV, Excel (.xlsx) or Parquet file of leads (columns found by forgiving names, as for `dqkit verify`),
+or a file that `dqkit verify` already wrote (its result columns are then reported as they are, nothing is
+verified again).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ def register(sub: Any) -> None:
                                    "HTML file with the result-code summary, the audit per lead source and the figures. "
                                    "It needs no network to open and can be mailed.",
                        epilog="example: dqkit report data/sample_leads.csv -o report.html")
-    p.add_argument("input", type=Path, help="CSV or Parquet file of leads, or the output of dqkit verify")
+    p.add_argument("input", type=Path,
+                   help="file of leads (.csv, .xlsx or .parquet), or the output of dqkit verify")
     p.add_argument("-o", "--output", type=Path, default=Path("report.html"),
                    help="HTML file to write (default: report.html)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",

@@ -57,6 +57,8 @@ def register(sub: Any) -> None:
                    help="time a client has to send its request line and headers (default 10; past it: 408)")
     p.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="time a client has to send its request body (default 30; past it: 408)")
+    p.add_argument("--send-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="a client that reads nothing of its answers for this long is disconnected (default 30)")
     p.add_argument("--trust-forwarded-for", action="append", default=[], metavar="CIDR",
                    help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For names the client: "
                         "failed logins, --allow-ip and rate limits then count that client, not the proxy")
@@ -116,6 +118,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         max_connections=args.max_connections,
         header_timeout_seconds=args.header_timeout,
         body_timeout_seconds=args.body_timeout,
+        send_timeout_seconds=getattr(args, "send_timeout", 30.0),
         demo=args.demo,
         trusted_proxies=parse_networks(getattr(args, "trust_forwarded_for", []), "--trust-forwarded-for"),
         public_url=getattr(args, "public_url", None),

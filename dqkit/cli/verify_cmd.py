@@ -1,5 +1,5 @@
-"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV or Parquet file, on the local engine or a service
-(`--service URL`, optionally `--prescreen`ed so that only leads worth a call are sent)."""
+"""`dqkit verify INPUT -o OUTPUT`: verify every lead of a CSV, Excel (.xlsx) or Parquet file, on the local engine
+or a service (`--service URL`, optionally `--prescreen`ed so that only leads worth a call are sent)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,17 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="verify every lead of a CSV or Parquet file and write it with result columns",
+    p = sub.add_parser("verify",
+                       help="verify every lead of a CSV, Excel or Parquet file and write it with result columns",
                        description="Verify every lead of INPUT on the local engine (no account, no network) and "
                                    "write OUTPUT: every input row, in order, with the result columns added "
                                    "(result_code, its meaning, phone status, the standardized address, ...). "
                                    "Columns are found by forgiving names (First Name, fname, zipcode, phone, ...); "
                                    "--map names the ones it cannot guess.",
                        epilog="example: dqkit verify data/sample_leads.csv -o checked.csv")
-    p.add_argument("input", type=Path, help="CSV or Parquet file of leads")
-    p.add_argument("-o", "--output", type=Path, required=True, help="CSV or Parquet file to write")
+    p.add_argument("input", type=Path, help="file of leads: .csv, .xlsx (the first sheet) or .parquet")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="file to write: .csv, .xlsx or .parquet (by its extension)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="read the lead field FIELD (PHONE_NUMBER, PARTNER_ID, ...) from the file's column COLUMN, "
                         "for columns dqkit does not find by name (repeatable), e.g. --map PHONE_NUMBER=cell")
@@ -62,12 +64,14 @@ def register(sub: Any) -> None:
                         "default store in the user data directory when no PATH is given; DQKIT_HISTORY=1 records "
                         "every run)")
     p.add_argument("--no-escape-formulas", action="store_true",
-                   help="write CSV cells exactly as they are (by default a cell starting with = + - @ tab or CR "
-                        "that is not a plain number gets a leading ' so spreadsheets do not run it)")
+                   help="write CSV and Excel cells exactly as they are (by default a cell starting with = + - @ "
+                        "tab or CR that is not a plain number gets a leading ' so spreadsheets do not run it)")
     p.set_defaults(handler=run)
 
 
 def local_backend(args: argparse.Namespace) -> LeadBackend:
+    from dataclasses import replace
+
     from dqkit.backends.local import LocalBackend
     from dqkit.engines.lead.engine import LeadProfile
 
@@ -77,12 +81,15 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
 
         records = LeadRecords.from_csv(args.records)
     points = None
+    engine: Any = None
     if getattr(args, "reference", None):
         from dqkit.engines.address import AddressEngine
 
         refs: list[Path] = list(args.reference)
         engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
                   else AddressEngine.from_files(refs))
+        engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in refs),
+                                   source="reference files")  # the id dqkit serve --reference gives them
         points = engine.index
     spoof_list = None
     if getattr(args, "spoof_list", None) is not None:
@@ -91,7 +98,7 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         spoof_list = SpoofList.from_file(args.spoof_list)
     profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
                           standardize_address=not args.no_address, points=points, spoof_list=spoof_list)
-    return LocalBackend(profile=profile)
+    return LocalBackend(profile=profile, address_engine=engine)  # the file's engine names the reference
 
 
 def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str] | None = None,
@@ -115,16 +122,35 @@ def summary(result_codes: pd.Series) -> str:
         return "no leads: the input has no data rows"
     lines = [f"{'code':<6} {'leads':>7} {'share':>7}  meaning"]
     for code, n in counts.items():
+        if not n:
+            continue  # a code of the table no lead got
         rc = RESULT_CODES.get(str(code))
         lines.append(f"{code!s:<6} {n:>7} {n / total:>7.1%}  {rc.condition if rc else 'not processed'}")
     lines.append(f"{'total':<6} {total:>7}")
     return "\n".join(lines)
 
 
+def chosen_columns(df: pd.DataFrame, mapping: dict[str, str], prefix: str) -> dict[str, str]:
+    """The lead field -> column mapping the run will use, printed to stderr with a warning when no ZIP, state or
+    street column was found (before any lead is run)."""
+    from dqkit.notebook.columns import CLI_MAP_HINT, describe_lead_columns, missing_lead_columns
+    from dqkit.notebook.leads import input_columns, lead_fields
+
+    fields = lead_fields(df.columns, mapping, prefix, map_hint=CLI_MAP_HINT)
+    print("columns read:\n" + describe_lead_columns(fields), file=sys.stderr)
+    missing = missing_lead_columns(fields, input_columns(df.columns, prefix), CLI_MAP_HINT)
+    if missing:
+        print(f"warning: {missing}", file=sys.stderr)
+    return fields
+
+
 def run(args: argparse.Namespace) -> int:
-    from dqkit.cli._leadio import parse_map, read_table, write_table
+    import warnings
+
+    from dqkit.cli._leadio import WRITE_FORMATS, parse_map, read_table, table_format, write_table
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
+    from dqkit.notebook.columns import ColumnWarning
 
     service = service_spec(args)
     if service is None and (args.prescreen or args.settled_codes or args.price is not None):
@@ -132,22 +158,25 @@ def run(args: argparse.Namespace) -> int:
                          "answered anyway")
     if args.settled_codes and not args.prescreen:
         raise InputError("--settled-codes applies to a pre-screened run: add --prescreen")
+    table_format(args.output, WRITE_FORMATS, "write")  # refused before any lead is run
     df = read_table(args.input)
+    fields = chosen_columns(df, parse_map(args.map), args.prefix)
     progress = False if args.quiet else None
-    if args.prescreen:
-        from dqkit.notebook.prescreen import summary_of, verify_prescreened
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ColumnWarning)  # said above, in the CLI's terms
+        if args.prescreen:
+            from dqkit.notebook.prescreen import summary_of, verify_prescreened
 
-        out = verify_prescreened(df, backend=service, local=local_backend(args), settled=args.settled_codes,
-                                 price=args.price, mapping=parse_map(args.map), prefix=args.prefix,
-                                 cache=None if not args.no_cache else False, progress=progress)
-        screened = summary_of(out, prefix=args.prefix, price=args.price)
-    else:
-        from dqkit.backends.select import lead_backend
+            out = verify_prescreened(df, backend=service, local=local_backend(args), settled=args.settled_codes,
+                                     price=args.price, mapping=fields, prefix=args.prefix,
+                                     cache=None if not args.no_cache else False, progress=progress)
+            screened = summary_of(out, prefix=args.prefix, price=args.price)
+        else:
+            from dqkit.backends.select import lead_backend
 
-        out = verify_frame(df, lead_backend(service) if service is not None else local_backend(args),
-                           parse_map(args.map),
-                           args.prefix, cache=not args.no_cache, progress=progress)
-        screened = None
+            out = verify_frame(df, lead_backend(service) if service is not None else local_backend(args),
+                               fields, args.prefix, cache=not args.no_cache, progress=progress)
+            screened = None
     write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"].astype(object).where(out[f"{args.prefix}result_code"].notna(),
                                                                          "(no answer)")))

@@ -17,37 +17,68 @@ from dqkit.contract.lead_flat import CORE_COLUMNS, RESULT_COLUMNS, error_row, fl
 from dqkit.contract.lead_input import normalize_lead
 
 # Seed field -> accepted spellings (compared after lower-casing and dropping everything but letters and digits).
+# Besides the plain names, the default headers of the common CRM and marketing exports (Salesforce, HubSpot,
+# Dynamics 365, Zoho, Pipedrive, Marketo, Mailchimp; one fixture each in tests/lead/crm_exports/). Split names
+# ("State/Province", "Mailing Zip/Postal Code", "Address 1: City", "Person - Phone - Work") are read by
+# `header_forms`. "title" is not a name prefix: in every CRM export it is the job title; a lead's "region" is not
+# its state: Mailchimp's REGION is where the subscriber's IP address was placed.
 ALIASES: Final[dict[str, tuple[str, ...]]] = {
-    "PREFIX": ("prefix", "title", "salutation", "nameprefix"),
+    "PREFIX": ("prefix", "salutation", "nameprefix"),
     "FIRST_NAME": ("firstname", "first", "fname", "givenname", "forename"),
     "MIDDLE_NAME": ("middlename", "middle", "mname", "middleinitial", "mi"),
     "LAST_NAME": ("lastname", "last", "lname", "surname", "familyname"),
     "SUFFIX": ("suffix", "namesuffix", "generation"),
-    "FULL_NAME": ("fullname", "name", "contactname", "customername", "leadname"),
+    "FULL_NAME": ("fullname", "name", "contactname", "customername", "leadname", "personname"),
     "BUSINESS_NAME": ("businessname", "company", "companyname", "business", "organization", "organisation",
-                      "firm", "employer"),
+                      "firm", "employer", "accountname", "organizationname", "organisationname", "companyaccount"),
     "ADDRESS_TYPE": ("addresstype",),
     "STREET1": ("street1", "street", "address", "address1", "addressline1", "addr1", "streetaddress",
-                "addressline"),
-    "STREET2": ("street2", "address2", "addressline2", "addr2", "apt", "apartment", "unit", "suite"),
-    "CITY": ("city", "town", "locality", "municipality"),
-    "STATE": ("state", "st", "statecode", "province", "region"),
-    "ZIP": ("zip", "zipcode", "zip5", "postalcode", "postcode", "postal"),
+                "addressline", "addressstreet", "streetline1", "mailingaddress", "streetroadname", "streetname"),
+    "STREET2": ("street2", "address2", "addressline2", "addr2", "apt", "apartment", "unit", "suite",
+                "streetline2", "apartmentsuiteno"),
+    "HOUSE_NUMBER": ("housenumber", "streetnumber", "buildingnumber"),
+    "CITY": ("city", "town", "locality", "municipality", "citytownvillagelocality"),
+    "STATE": ("state", "st", "statecode", "province", "stateprovince", "stateregion", "statecounty"),
+    "ZIP": ("zip", "zipcode", "zip5", "postalcode", "postcode", "postal", "zippostalcode", "billingcode"),
     "ZIPPLUS": ("zipplus", "zip4", "zipplus4", "plus4"),
     "COUNTY": ("county",),
-    "COUNTRY": ("country", "countrycode"),
+    "COUNTRY": ("country", "countrycode", "countryregion"),
     "PHONE_TYPE": ("phonetype",),
-    "PHONE_NUMBER": ("phonenumber", "phone", "telephone", "tel", "phone1", "mobile", "cell", "cellphone",
-                     "homephone", "workphone"),
+    "PHONE_NUMBER": ("phonenumber", "phone", "telephone", "tel", "phone1", "businessphone", "workphone",
+                     "mainphone", "phonework", "officephone", "mobile", "mobilephone", "mobilephonenumber",
+                     "phonemobile", "cell", "cellphone", "homephone", "phonehome", "phoneother"),
     "PHONE_EXTENSION": ("phoneextension", "extension", "ext"),
     "PHONE_COUNTRY_CODE": ("phonecountrycode",),
-    "PARTNER_ID": ("partnerid", "partner", "leadsource", "source", "vendor", "vendorid"),
+    "PARTNER_ID": ("partnerid", "partner", "leadsource", "source", "vendor", "vendorid", "originalsource"),
     "CLIENT_ID": ("clientid", "client"),
-    "CUST_REF_NO": ("custrefno", "customerreference", "customerref", "reference", "refno", "leadid", "id"),
+    "CUST_REF_NO": ("custrefno", "customerreference", "customerref", "reference", "refno", "leadid", "id",
+                    "recordid", "contactid", "personid"),
 }
+# HOUSE_NUMBER is no field of the service: a house number kept apart from its street (Pipedrive's "House
+# number" beside "Street/road name") is put before STREET1.
+_COMPOSED: Final = frozenset({"HOUSE_NUMBER"})
+# Leading header segments that only say whose field it is ("Person - Name", "Address 1: City").
+_RECORD_SEGMENTS: Final = frozenset({"person", "lead", "contact", "address", "address1", "postaladdress",
+                                     "primaryaddress"})
+# Leading words that only say which of a record's addresses it is ("Mailing Street", "Billing Zip/Postal Code").
+_ADDRESS_ROLES: Final = ("mailing", "billing", "primary", "main", "business")
+# Leading words of a record's other addresses: such a header is read whole only ("Shipping Zip/Postal Code" is
+# not the ZIP).
+_OTHER_ROLES: Final = ("shipping", "other", "alternate", "alternative", "secondary", "previous")
 _FIELD_SET: Final = frozenset(ALIASES)
-__all__ = ["ALIASES", "CORE_COLUMNS", "RESULT_COLUMNS", "cell_text", "error_row", "flatten_message", "lead_from_row",
-           "match_by_alias", "resolve_columns"]
+__all__ = [
+    "ALIASES",
+    "CORE_COLUMNS",
+    "RESULT_COLUMNS",
+    "cell_text",
+    "error_row",
+    "flatten_message",
+    "header_forms",
+    "lead_from_row",
+    "match_by_alias",
+    "one_line_address",
+    "resolve_columns",
+]
 _PHONE_KEYS: Final = ("PHONE_TYPE", "PHONE_NUMBER", "PHONE_EXTENSION", "PHONE_COUNTRY_CODE")
 
 
@@ -77,22 +108,53 @@ def match_by_alias(columns: Sequence[str], aliases: Mapping[str, tuple[str, ...]
     """Add to `found` (field -> column) every field not in it yet whose own name or alias names a free column.
 
     Names are compared lower-cased with everything but letters and digits dropped; earlier aliases win, and a
-    column feeds one field only. Shared by the lead and the address column finders.
+    column feeds one field only. Whole headers are matched first; then the forms `header_forms` reads from split
+    headers ("State/Province" -> state, "Mailing Street" -> street), so a header that names a field outright
+    always wins. Shared by the lead and the address column finders.
     """
     taken = set(found.values())
-    by_norm: dict[str, str] = {}
+    whole: dict[str, str] = {}
+    derived: dict[str, str] = {}
     for c in columns:
-        by_norm.setdefault(_norm(str(c)), str(c))
-    for field, names in aliases.items():
-        if field in found:
-            continue
-        for alias in (_norm(field), *names):
-            col = by_norm.get(alias)
-            if col is not None and col not in taken:
-                found[field] = col
-                taken.add(col)
-                break
+        whole.setdefault(_norm(str(c)), str(c))
+    headers = [str(c) for c in columns]
+    for c in headers:
+        if any(o.startswith(c + " - ") for o in headers):
+            continue  # a whole value whose parts have columns of their own ("Person - Postal address")
+        for form in header_forms(c)[1:]:
+            derived.setdefault(form, c)
+    for by_norm in (whole, derived):
+        for field, names in aliases.items():
+            if field in found:
+                continue
+            for alias in (_norm(field), *names):
+                col = by_norm.get(alias)
+                if col is not None and col not in taken:
+                    found[field] = col
+                    taken.add(col)
+                    break
     return found
+
+
+def header_forms(header: str) -> list[str]:
+    """The names a column header may be read as, whole header first: "Mailing Zip/Postal Code" -> mailingzip
+    postalcode, mailingzip, postalcode, zip; "Address 1: State/Province" -> ..., state, province; "Person - Phone
+    - Work" -> ..., phonework. Leading segments that name the record ("Person - ", "Address 1: ") and words that
+    name which address ("Mailing", "Billing") are dropped; "Other Street" and "Shipping City" keep theirs."""
+    forms = [_norm(header)]
+    if forms[0].startswith(_OTHER_ROLES):
+        return forms
+    segments = [s for s in re.split(r"\s+-\s+|:", header) if _norm(s)]
+    while len(segments) > 1 and _norm(segments[0]) in _RECORD_SEGMENTS:
+        segments.pop(0)
+    tail = [*segments]
+    candidates = [_norm("".join(tail)), *(_norm(p) for p in tail[-1].split("/"))] if tail else []
+    for form in candidates:
+        forms.append(form)
+        for role in _ADDRESS_ROLES:
+            if form.startswith(role) and len(form) > len(role):
+                forms.append(form[len(role):])
+    return list(dict.fromkeys(f for f in forms if f))
 
 
 def cell_text(value: Any) -> str:
@@ -117,8 +179,13 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
     row itself is never changed, so its raw text stays beside the results.
     """
     values = {f: cell_text(row.get(c)) for f, c in columns.items()}
+    house = values.pop("HOUSE_NUMBER", "")
+    if house and values.get("STREET1") and not values["STREET1"].startswith(house):
+        values["STREET1"] = f"{house} {values['STREET1']}"
+    if values.get("STREET1") and not values.get("ZIP"):
+        values.update(one_line_address(values["STREET1"]))
     phone = {k: values.pop(k) for k in _PHONE_KEYS if k in values}
-    kw: dict[str, Any] = {k.lower(): v for k, v in values.items()}
+    kw: dict[str, Any] = {k.lower(): v for k, v in values.items() if k not in _COMPOSED}
     for k in ("address_type",):
         if kw.get(k):
             kw[k] = _TYPE_WORD.get(kw[k].strip().upper(), kw[k].strip().upper())
@@ -130,6 +197,29 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
                         phone_extension=phone.get("PHONE_EXTENSION", ""),
                         phone_country_code=phone.get("PHONE_COUNTRY_CODE", "")),)
     return normalize_lead(LeadRequest(**kw, phones=phones))
+
+
+_ZIP_PART: Final = re.compile(r"^\d{5}(?:-?\d{4})?$")
+
+
+def one_line_address(street1: str) -> dict[str, str]:
+    """The parts of an address exported in one cell with its parts apart (Mailchimp's "Address": street, line 2,
+    city, state, ZIP and country joined by two spaces): STREET1, STREET2, CITY, STATE and ZIP, when the cell has a
+    ZIP at its place; else nothing, and the cell stays the street."""
+    parts = [p.strip() for p in re.split(r"\s{2,}|\t", street1) if p.strip()]
+    if len(parts) < 3:
+        return {}
+    if parts[-1].isalpha() and len(parts[-1]) in (2, 3) and not _ZIP_PART.match(parts[-1]):
+        parts = parts[:-1]  # the country ("US", "USA")
+    if len(parts) < 3 or not _ZIP_PART.match(parts[-1]):
+        return {}
+    zip_, state, city, street = parts[-1], parts[-2], parts[-3], parts[:-3]
+    if not street:
+        return {}
+    out = {"STREET1": street[0], "ZIP": zip_, "STATE": state, "CITY": city}
+    if len(street) > 1:
+        out["STREET2"] = " ".join(street[1:])
+    return out
 
 
 _TYPE_WORD: Final = {"HOME": "H", "BUSINESS": "B", "RESIDENTIAL": "H", "WORK": "B"}

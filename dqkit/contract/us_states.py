@@ -28,8 +28,19 @@ STATES: Final[Mapping[str, str]] = MappingProxyType({
 })
 
 # More ways people write a state name in a lead file (besides the names above and the codes).
-_NAME_VARIANTS: Final = {"WASHINGTON DC": "DC", "WASHINGTON D C": "DC", "US VIRGIN ISLANDS": "VI"}
+_NAME_VARIANTS: Final = {"WASHINGTON DC": "DC", "WASHINGTON D C": "DC", "US VIRGIN ISLANDS": "VI", "D C": "DC"}
+# The traditional abbreviations (GPO and AP style: "Calif.", "Mass.", "Penn.", "N.Y."), as a lead's STATE field holds
+# them; compared without their dots. Only for a whole STATE field: inside a one-line address "Miss" or "Wash" may be
+# a street word, so the standardizer does not read them.
+_ABBREVIATIONS: Final = {
+    "ALA": "AL", "ARIZ": "AZ", "ARK": "AR", "CALIF": "CA", "CAL": "CA", "COLO": "CO", "CONN": "CT", "DEL": "DE",
+    "FLA": "FL", "ILL": "IL", "IND": "IN", "KAN": "KS", "KANS": "KS", "MASS": "MA", "MICH": "MI", "MINN": "MN",
+    "MISS": "MS", "MONT": "MT", "NEB": "NE", "NEBR": "NE", "NEV": "NV", "N H": "NH", "N J": "NJ", "N M": "NM",
+    "N MEX": "NM", "N Y": "NY", "N C": "NC", "N D": "ND", "N DAK": "ND", "OKLA": "OK", "ORE": "OR", "OREG": "OR",
+    "PENN": "PA", "PENNA": "PA", "R I": "RI", "S C": "SC", "S D": "SD", "S DAK": "SD", "TENN": "TN", "TEX": "TX",
+    "WASH": "WA", "W VA": "WV", "WIS": "WI", "WISC": "WI", "WYO": "WY", "P R": "PR",
+}
 
 # Upper-case name (and the variants) -> code.
 STATE_CODES: Final[Mapping[str, str]] = MappingProxyType(
-    {**{name: code for code, name in STATES.items()}, **_NAME_VARIANTS})
+    {**{name: code for code, name in STATES.items()}, **_NAME_VARIANTS, **_ABBREVIATIONS})

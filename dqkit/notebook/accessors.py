@@ -61,6 +61,8 @@ class LeadsAccessor:
 
         backend:     None/"local" (the in-process engine), "vendor", a `dqkit serve` URL, or a backend object.
         mapping:     seed field -> column, for columns the forgiving names do not find ({"ZIP": "postcode"}).
+                     The mapping used is `result.attrs["lead_columns"]` (before a run: `df.leads.columns()`);
+                     no ZIP, state or street column found is a `ColumnWarning` naming the columns present.
         prefix:      of the result columns.
         cache:       None (the default cache unless switched off), False (none), or a ResultCache.
         progress:    draw a progress bar (default: yes, except under pytest or DQKIT_PROGRESS=0).
@@ -150,6 +152,7 @@ class AddressAccessor:
         concurrency: int | None = None,
         components: bool = False,
         reference: str | None = None,
+        bulk: bool = False,
     ) -> pd.DataFrame:
         """Validate every row as an address; a new frame with the `addr_*` results after the input's columns.
 
@@ -162,11 +165,13 @@ class AddressAccessor:
         `addr_note`. `reference` picks the local engine's data: None (the installed references, see
         `dqkit reference add`), "demo" (the synthetic demo, only when asked), or an installed reference id.
         `components=True` adds the component breakdown (`addr_street_name`, `addr_building_number`,
-        `addr_town`, ...). Other arguments as for `df.leads.verify`.
+        `addr_town`, ...). `bulk=True` (with `backend=URL`) sends the rows as the service's bulk batches, polled
+        to the end; a rerun after an interruption resumes (the cache, and the batches the server already holds);
+        bulk answers carry no `addr_global_address_key`. Other arguments as for `df.leads.verify`.
         """
         return addresses.validate(self._df, backend=backend, mapping=mapping, country=country, datasets=datasets,
                                   prefix=prefix, cache=cache, progress=progress, concurrency=concurrency,
-                                  components=components, reference=reference)
+                                  components=components, reference=reference, bulk=bulk)
 
     def search(
         self,

@@ -23,7 +23,7 @@ ADDRESS_ALIASES: Final[dict[str, tuple[str, ...]]] = {
                 "query", "text", "line1"),
     "STREET2": (*ALIASES["STREET2"], "line2"),
     "CITY": ALIASES["CITY"],
-    "STATE": ALIASES["STATE"],
+    "STATE": (*ALIASES["STATE"], "region"),  # OpenAddresses' name for the state
     "ZIP": ALIASES["ZIP"],
     "COUNTRY": (*ALIASES["COUNTRY"], "countryiso", "iso3", "countryiso3"),
 }
@@ -88,3 +88,39 @@ def address_parts(row: Mapping[str, Any]) -> list[str]:
         zip_ = zip_.zfill(5)
     last = " ".join(p for p in (state, zip_) if p)
     return [p for p in (street1, street2, city, last) if p]
+
+
+class ColumnWarning(UserWarning):
+    """A lead field the checks need (ZIP, state, street) has no column: said before any lead is run."""
+
+
+# Lead fields whose absence makes every lead fail or go unchecked: E601 without a ZIP; no street check without a
+# street; the state cross-check without a state.
+NEEDED_LEAD_FIELDS: Final = {"ZIP": "ZIP", "STATE": "state", "STREET1": "street"}
+
+
+# How to name a column, in the caller's terms ({field}: the first field missing).
+PYTHON_MAP_HINT: Final = "mapping={{'{field}': 'your column', ...}}"
+CLI_MAP_HINT: Final = "--map {field}='your column' (repeatable, one per field)"
+
+
+def missing_lead_columns(fields: Mapping[str, str], columns: Iterable[object],
+                         map_hint: str = PYTHON_MAP_HINT) -> str | None:
+    """One warning naming the needed lead fields no column was found for, and the columns present; None when
+    all are found. (A ZIP, state and city inside a one-line street column are read from it per row.)"""
+    missing_fields = [field for field in NEEDED_LEAD_FIELDS if field not in fields]
+    missing = [NEEDED_LEAD_FIELDS[f] for f in missing_fields]
+    if not missing:
+        return None
+    names = [str(c) for c in columns]
+    shown = ", ".join(map(repr, names[:40])) + (f" and {len(names) - 40} more" if len(names) > 40 else "")
+    also = (f" (a one-line address in {fields['STREET1']!r} with its ZIP is read whole)"
+            if "STREET1" in fields and "ZIP" not in fields else "")
+    how = map_hint.format(field=missing_fields[0])
+    return f"no {' or '.join(missing)} column found{also}; columns present: {shown or 'none'}. Name it with {how}"
+
+
+def describe_lead_columns(fields: Mapping[str, str]) -> str:
+    """The chosen mapping, one `FIELD <- 'column'` a line, as `dqkit verify` prints it."""
+    width = max((len(f) for f in fields), default=0)
+    return "\n".join(f"  {field:<{width}} <- {column!r}" for field, column in fields.items())

@@ -6,6 +6,7 @@ so a column means the same thing in a notebook and on the command line.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -25,11 +26,13 @@ from dqkit.contract.lead_columns import (
     lead_from_row,
     resolve_columns,
 )
+from dqkit.notebook.columns import PYTHON_MAP_HINT, ColumnWarning, missing_lead_columns
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
 from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
 
 PREFIX: Final = "lead_"
+COLUMNS_ATTR: Final = "lead_columns"  # result.attrs[COLUMNS_ATTR]: the field -> input column mapping used
 RESULT_NAMES: Final = tuple(RESULT_COLUMNS)
 # Answers a rerun should ask again for: the service or the account was at fault, not the lead.
 _RETRY_OUTCOMES: Final = frozenset({Outcome.SERVICE_FAULT, Outcome.ACCOUNT_CONFIGURATION})
@@ -53,16 +56,55 @@ def without_echo(msg: ELSGenericMessage) -> ELSGenericMessage:
     return msgspec.structs.replace(msg, input_data=None) if msg.input_data is not None else msg
 
 
-def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str) -> dict[str, str]:
-    """Seed field -> input column, never reading a result column of an earlier run."""
-    results = {f"{prefix}{n}" for n in RESULT_NAMES}
-    candidates = [str(c) for c in columns if str(c) not in results]
-    fields = resolve_columns(candidates, mapping)
+def lead_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str, *,
+                map_hint: str = PYTHON_MAP_HINT) -> dict[str, str]:
+    """Seed field -> input column, never reading a result column of an earlier run. `map_hint` says how to name
+    a column in the caller's terms (the Python `mapping=` or the CLI's `--map`)."""
+    fields = resolve_columns(input_columns(columns, prefix), mapping)
     if not fields:
+        candidates = input_columns(columns, prefix)
         shown = ", ".join(map(repr, candidates[:12])) + (" ..." if len(candidates) > 12 else "")
         raise InputError(f"no lead columns found among {shown or 'no columns'}: name them like first_name, "
-                         "last_name, zip, phone, or pass mapping={'FIRST_NAME': 'your column', ...}")
+                         f"last_name, zip, phone, or name them with {map_hint.format(field='FIRST_NAME')}")
     return fields
+
+
+def input_columns(columns: Iterable[object], prefix: str) -> list[str]:
+    """The columns of the input, without the result columns of an earlier run (and, in a verified frame, the
+    reference columns it carries)."""
+    names = [str(c) for c in columns]
+    results = {f"{prefix}{n}" for n in RESULT_NAMES}
+    if f"{prefix}result_code" in names:
+        results.update(f"{prefix}{n}" for n in REFERENCE_NAMES)
+    return [c for c in names if c not in results]
+
+
+# Which address reference the lead engine checked streets against, and its date: on every verified row.
+REFERENCE_NAMES: Final = ("reference", "reference_date")
+
+
+def lead_reference(backend: LeadBackend) -> tuple[str, str] | None:
+    """(id, date) of the address reference behind the lead answers of `backend`: the open-data-only id when the
+    lead engine has none (streets not checked); None for a remote backend (its server names it in the
+    X-Dqkit-Reference header) or a point source that names no reference."""
+    from dqkit.engines.address.provenance import OPEN_ONLY_ID
+
+    engine = getattr(backend, "lead_engine", None)
+    profile = getattr(engine, "profile", None)
+    if profile is None:
+        return None
+    points = profile.points
+    if points is None:
+        return OPEN_ONLY_ID, ""
+    own = getattr(backend, "_address_engine", None)
+    installed = type(points).__name__ == "InstalledPoints"
+    if not installed and (own is None or getattr(own, "index", None) is not points):
+        return None  # points given without their engine: nothing names them
+    try:
+        info = backend.reference_for("USA")  # type: ignore[attr-defined]
+    except Exception:  # a reference that cannot be opened is reported by the lead checks themselves
+        return None
+    return str(info.id), str(info.source_date or info.built)
 
 
 def flat_item(item: BatchItem[ELSGenericMessage]) -> dict[str, Any]:
@@ -137,8 +179,21 @@ def verify(
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = lead_backend(backend)
     fields = lead_fields(df.columns, mapping, prefix)
-    return run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache, progress=progress,
-                     concurrency=concurrency, chunk_size=chunk_size)
+    missing = missing_lead_columns(fields, input_columns(df.columns, prefix))
+    if missing:
+        warnings.warn(missing, ColumnWarning, stacklevel=3)
+    verified = f"{prefix}result_code" in df.columns
+    stale = [c for c in (f"{prefix}{n}" for n in REFERENCE_NAMES) if verified and c in df.columns]
+    if stale:  # a verified frame verified again: its reference columns are replaced like its results
+        df = df.drop(columns=stale)
+    out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
+                    progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+    named = lead_reference(be)
+    if named is not None:
+        for name, value in zip(REFERENCE_NAMES, named, strict=True):
+            out[f"{prefix}{name}"] = pd.Series(value, index=out.index, dtype="string")
+    out.attrs[COLUMNS_ATTR] = dict(fields)
+    return out
 
 
 # ---- the analyst's view: where the lead source is, and quality rates per source
@@ -174,9 +229,7 @@ def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX)
         if by not in df.columns:
             raise InputError(f"column {by!r} is not in the frame")
         return by
-    results = {f"{prefix}{n}" for n in RESULT_NAMES}
-    inputs = [str(c) for c in df.columns if str(c) not in results]
-    return resolve_columns(inputs).get("PARTNER_ID")
+    return resolve_columns(input_columns(df.columns, prefix)).get("PARTNER_ID")
 
 
 def _text(df: pd.DataFrame, column: str) -> pd.Series:

@@ -51,12 +51,13 @@ div.table { overflow-x: auto; } .figure { margin: 1rem 0; } .note { color: #555;
 
 def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_columns: Sequence[str] = (),
            points_columns: Sequence[str] = (), headers: dict[str, str] | None = None,
-           titles: dict[str, str] | None = None, wide: bool = False) -> str:
+           titles: dict[str, str] | None = None, wide: bool = False, unchecked: Sequence[str] = ()) -> str:
     """A plain, escaped HTML table (pandas' to_html is avoided: its output changes between versions).
 
     `percent_columns` are rates (fractions) shown as percentages, `points_columns` are percentages already (0-100);
     `headers` replaces column names by readable
-    ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover."""
+    ones (which can wrap, so a wide table fits the page); `titles` explains a header on hover; an empty cell of an
+    `unchecked` column reads "not checked" (no lead had that check), never a number."""
     headers = headers or {}
     titles = titles or {}
 
@@ -72,6 +73,8 @@ def _table(df: pd.DataFrame, text_columns: Sequence[str] = (), *, percent_column
         for c, v in zip(df.columns, values, strict=True):
             cls = "text" if c in text_columns else "num"
             text = (_percent(v) if c in percent_columns else _points(v) if c in points_columns else _fmt(v))
+            if c in unchecked and text == "–":
+                text = "not checked"
             cells.append(f'<td class="{cls}">{html.escape(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table_class = "dq wide" if wide else "dq"
@@ -118,7 +121,8 @@ def _audit_part(audit: pd.DataFrame, columns: Sequence[str]) -> str:
         shown += [str(c) for c in audit.columns if c != "source" and str(c) not in placed]
     part = audit[["source", *shown]]
     return _table(part, ("source",), points_columns=[c for c in shown if c.endswith("_pct")],
-                  headers={c: _audit_header(c) for c in shown}, titles=dict(AUDIT_COLUMNS), wide=True)
+                  headers={c: _audit_header(c) for c in shown}, titles=dict(AUDIT_COLUMNS), wide=True,
+                  unchecked=("phone_ok_pct",))
 
 
 def _audit_header(column: str) -> str:
@@ -277,6 +281,7 @@ def build_report(
     meta = [f"{n:,} leads" + (f" from <code>{html.escape(source)}</code>" if source else "")]
     if backend:
         meta.append(f"verified by <code>{html.escape(backend)}</code>")
+    meta.append(_reference_line(results, prefix))
     lines = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -295,6 +300,27 @@ def build_report(
         "</html>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _reference_line(results: pd.DataFrame, prefix: str) -> str:
+    """Which address reference the street checks used, and its date, from the results' reference columns."""
+    from dqkit.engines.address.provenance import OPEN_ONLY_ID
+
+    col = f"{prefix}reference"
+    if col not in results.columns:
+        return "address reference not recorded in these results"
+    dates = (plots.as_text(results[f"{prefix}reference_date"]) if f"{prefix}reference_date" in results.columns
+             else pd.Series("", index=results.index))
+    pairs = sorted({(i, d) for i, d in zip(plots.as_text(results[col]), dates, strict=True) if i})
+    if not pairs:
+        return "address reference not recorded in these results"
+    named = []
+    for ref, date in pairs:
+        if ref == OPEN_ONLY_ID:
+            named.append("none installed (streets not checked, only ZIP / city / state)")
+        else:
+            named.append(f"<code>{html.escape(ref)}</code>" + (f" of {html.escape(date)}" if date else ""))
+    return "address reference: " + ", ".join(named)
 
 
 def write_report(

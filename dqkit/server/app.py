@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
 from dqkit.server.address_routes import AddressRoutes
+from dqkit.server.bulk_routes import BulkRoutes
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
@@ -55,11 +56,39 @@ OPERATIONS: Final[tuple[Op, ...]] = (
     Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
     Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
     Op("/address/datasets/v1", ("GET",), "datasets"),
+    Op("/address/bulk/v1/batches", ("POST",), "bulk_create"),
+    Op("/address/bulk/v1/batches", ("GET",), "bulk_list"),
+    Op("/address/bulk/v1/batches/{batch_id}/start", ("POST",), "bulk_start"),
+    Op("/address/bulk/v1/batches/{batch_id}", ("GET",), "bulk_status"),
+    Op("/address/bulk/v1/batches/{batch_id}/results", ("GET",), "bulk_results"),
+    Op("/address/bulk/v1/batches/{batch_id}/stop", ("POST",), "bulk_stop"),
 )
 
 
+def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
+    """`takes_body(method, path)`: whether some route reads a body for that method and path (POST at an operation
+    that accepts it); everything else, /healthz and /openapi.json included, is answered without reading one."""
+    exact: set[str] = set()
+    prefixes: list[str] = []
+    for op in operations:
+        if "POST" not in op.methods:
+            continue
+        for path in (op.path, *op.aliases):
+            if path.endswith("{key:path}"):
+                prefixes.append(path[: -len("{key:path}")])
+            else:
+                exact.update((path, path + "/"))
+    frozen, starts = frozenset(exact), tuple(prefixes)
+
+    def takes_body(method: str, path: str) -> bool:
+        return method == "POST" and (path in frozen or path.startswith(starts))
+
+    return takes_body
+
+
 def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = False) -> Handler:
-    """Answer 503 (retried by clients) until the engines are loaded; address answers name their reference."""
+    """Answer 503 (retried by clients) until the engines are loaded; every answer names its reference (lead
+    answers the one their street checks used)."""
 
     async def guarded(request: Request) -> Response:
         if not engines.ready:
@@ -67,8 +96,9 @@ def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = F
             return Response(error_bytes(503, detail, request.url.path), status_code=503,
                              media_type="application/json", headers={"Retry-After": "1"})
         response = await handler(request)
-        if provenance and engines.loaded.reference_header:
-            response.headers["X-Dqkit-Reference"] = engines.loaded.reference_header
+        header = engines.loaded.reference_header if provenance else engines.loaded.lead_reference_header
+        if header:
+            response.headers["X-Dqkit-Reference"] = header
         return response
 
     return guarded
@@ -80,7 +110,9 @@ def create_app(config: ServerConfig | None = None, *,
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
     address_routes = AddressRoutes(engines)
-    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
+    bulk_routes = BulkRoutes(engines)
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers(),  # type: ignore[dict-item]
+                                    **bulk_routes.handlers(address_routes._guarded)}
     routes: list[Route] = []
     for op in OPERATIONS:
         handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
@@ -105,6 +137,7 @@ def create_app(config: ServerConfig | None = None, *,
         try:
             engines.load()
             log.info("dqkit serve: engines ready")
+            bulk_routes.service.resume()  # batches a stopped server was processing go on
         except Exception:
             log.exception("dqkit serve: the engines failed to load; /healthz answers 503")
 
@@ -146,7 +179,7 @@ def create_app(config: ServerConfig | None = None, *,
                                         RecursionError: service_error, UnicodeError: not_utf8,
                                         Exception: server_fault})
     app.router.redirect_slashes = False
-    gate = Gate(app, config)
+    gate = Gate(app, config, body_routes(OPERATIONS))
     if not config.trusted_proxies:
         return gate
     # Behind trusted reverse proxies the client is the rightmost X-Forwarded-For address that is not one of them:

@@ -21,6 +21,7 @@ DEFAULT_MAX_CONNECTIONS: Final = 1000  # also kept below the process's descripto
 DEFAULT_MAX_HEADER_BYTES: Final = 32_768  # request line plus headers
 DEFAULT_HEADER_TIMEOUT_SECONDS: Final = 10.0  # from connection (or end of the previous answer) to complete headers
 DEFAULT_BODY_TIMEOUT_SECONDS: Final = 30.0  # to receive the whole body once the headers are in
+DEFAULT_SEND_TIMEOUT_SECONDS: Final = 30.0  # a client that reads nothing of its answers for that long is dropped
 DEFAULT_AUTH_FAILURES: Final = 20  # failed Auth-Tokens per client address per window before 429
 
 
@@ -40,6 +41,8 @@ class ServerConfig:
     max_connections: open connections at most; the next one gets a 503 and is closed (also held below the
     descriptor limit). max_header_bytes: a longer request head gets 431. header_timeout_seconds /
     body_timeout_seconds: a client slower than that to send its head / body gets 408 and is disconnected.
+    send_timeout_seconds: a client that reads nothing of its answers for that long (the server's send buffer full)
+    is disconnected.
     auth_failures_per_window: failed Auth-Tokens per client address per rate window before 429 (0: off).
     trusted_proxies: networks of reverse proxies whose `X-Forwarded-For` (and `X-Forwarded-Proto`) name the client;
     from any other peer those headers are ignored.
@@ -62,6 +65,7 @@ class ServerConfig:
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     header_timeout_seconds: float = DEFAULT_HEADER_TIMEOUT_SECONDS
     body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    send_timeout_seconds: float = DEFAULT_SEND_TIMEOUT_SECONDS
     auth_failures_per_window: int = DEFAULT_AUTH_FAILURES
     demo: bool = False
     spoof_list: Path | None = None
@@ -94,8 +98,9 @@ class ServerConfig:
             raise InputError("the connection limit must be at least 1")
         if self.max_header_bytes < 1024:
             raise InputError("the header limit must be at least 1024 bytes")
-        if not 0 < self.header_timeout_seconds <= 3600 or not 0 < self.body_timeout_seconds <= 3600:
-            raise InputError("the header and body timeouts must be between 0 and 3600 seconds")
+        if not all(0 < t <= 3600 for t in (self.header_timeout_seconds, self.body_timeout_seconds,
+                                            self.send_timeout_seconds)):
+            raise InputError("the header, body and send timeouts must be between 0 and 3600 seconds")
         if self.auth_failures_per_window < 0:
             raise InputError("the failed-login limit must be 0 (off) or a positive number per window")
         if self.public_url is not None:
@@ -119,7 +124,7 @@ class ServerConfig:
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
                 f"max_connections={self.max_connections}, "
                 f"max_header_bytes={self.max_header_bytes}, header_timeout_seconds={self.header_timeout_seconds}, "
-                f"body_timeout_seconds={self.body_timeout_seconds}, "
+                f"body_timeout_seconds={self.body_timeout_seconds}, send_timeout_seconds={self.send_timeout_seconds}, "
                 f"auth_failures_per_window={self.auth_failures_per_window}, "
                 f"trusted_proxies={[str(n) for n in self.trusted_proxies]}, public_url={self.public_url!r}, "
                 f"trust_host_header={self.trust_host_header}, "

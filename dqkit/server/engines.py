@@ -40,6 +40,7 @@ class Loaded:
     address: AddressBackend
     dataset_ids: frozenset[str]
     reference_header: str = ""  # X-Dqkit-Reference of address answers: which reference, how old
+    lead_reference_header: str = ""  # the same for lead answers: the reference their street checks used
 
 
 @dataclass
@@ -137,7 +138,10 @@ def load_local(config: ServerConfig) -> Loaded:
     warm_up(backend)
     info = backend.reference
     log.info("dqkit serve: addresses from %s", info.line())
-    return Loaded(lead_engine, backend, backend, dataset_ids, info.header())
+    from dqkit.engines.address.provenance import open_only_info
+
+    lead_info = open_only_info() if points is None else backend.reference_for("USA")
+    return Loaded(lead_engine, backend, backend, dataset_ids, info.header(), lead_info.header())
 
 
 def warm_up(backend: LeadBackend | AddressBackend) -> None:

@@ -15,8 +15,9 @@ Order, so that the cheapest refusal comes first and nothing is read for a caller
      a body slower than the body timeout -> 408
   6. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
      deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
-Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread, so parsing a large
-XML or JSON body never stalls `/healthz` or other clients on the main loop.
+A body is read only where a route takes one (`takes_body`): any other request is answered without reading it, with
+`Connection: close`. Bodies over `OFFLOAD_BYTES` are decoded and answered on a second event loop in its own thread,
+so parsing a large XML or JSON body never stalls `/healthz` or other clients on the main loop.
 A client fault never produces a traceback: a ServiceError raised by a route answers with its status and the vendor
 body; a too-deeply nested input answers 400, text that is not UTF-8 400. Only a fault of the server (500, with the
 vendor's JSON body, never a plain-text one) logs one traceback.
@@ -65,6 +66,8 @@ MAX_QUERY_PARAMS: Final = 64
 # Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
 OFFLOAD_BYTES: Final = 16_384
 LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
+BULK_PATH: Final = "/address/bulk/v1/batches"
+BULK_BODY_BYTES: Final = 16 << 20
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -82,6 +85,14 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if k == name:
             return bytes(v)
     return None
+
+
+def _has_body(scope: Scope) -> bool:
+    """True when the request announces a body (a Content-Length above 0, or a Transfer-Encoding)."""
+    for k, v in scope["headers"]:
+        if k == b"transfer-encoding" or (k == b"content-length" and v.strip() not in (b"0", b"")):
+            return True
+    return False
 
 
 def _token_ok(token: bytes | None, accepted: tuple[bytes, ...]) -> bool:
@@ -139,9 +150,11 @@ class WorkerLoop:
 class Gate:
     """Wraps the application; see the module docstring for what it checks, in which order."""
 
-    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+    def __init__(self, app: ASGIApp, config: ServerConfig,
+                 takes_body: Callable[[str, str], bool] = lambda method, path: True) -> None:
         self.app = app
         self.config = config
+        self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
         self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds,
                                            counts=open_counts(config.rate_store, config.run_dir))
@@ -157,6 +170,11 @@ class Gate:
         start = time.perf_counter()
         extra: list[tuple[bytes, bytes]] = []
         started = False
+        # A body no route here reads (POST /healthz, a GET with a body) is never read nor buffered: the answer comes
+        # at once and closes the connection, so the unread rest is never parsed either.
+        skip_body = _has_body(scope) and not self.takes_body(scope["method"], scope["path"])
+        if skip_body:
+            extra.append((b"connection", b"close"))
 
         async def send_wrapped(message: Message) -> None:
             nonlocal started
@@ -243,7 +261,7 @@ class Gate:
         token_cv = deadline.set_current(dl)
         try:
             async with asyncio.timeout(self.config.body_timeout_seconds) as timer:
-                body = await self._read_body(scope, receive, send_wrapped, instance)
+                body = b"" if skip_body else await self._read_body(scope, receive, send_wrapped, instance)
                 if body is None:
                     return
                 phase = "app"
@@ -290,6 +308,8 @@ class Gate:
         limit = self.config.max_body_bytes
         if scope["path"].rstrip("/") in LEAD_PATHS:
             limit = min(limit, self.config.max_lead_body_bytes)
+        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: up to 10,000 addresses of 1,000 characters
+            limit = max(limit, BULK_BODY_BYTES)
         length = _header(scope, b"content-length")
         if length is not None:
             try:
@@ -302,19 +322,20 @@ class Gate:
                 return None
         if scope["method"] in ("GET", "HEAD"):
             return b""
-        chunks: list[bytes] = []
-        size = 0
+        # One growing buffer, not a list of the chunks: a body trickled a byte at a time would otherwise hold a
+        # million small objects per MiB, memory the allocator keeps after the connections close.
+        buffer = bytearray()
         while True:  # under the caller's body timeout
             message = await receive()
             if message["type"] == "http.disconnect":
                 return None
             chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
+            if not buffer and not message.get("more_body", False) and len(chunk) <= limit:
+                return bytes(chunk)  # the usual case: the whole body in one message
+            buffer += chunk
+            if len(buffer) > limit:
                 await send_error(send, 413, f"the request body is over the limit of {limit} bytes",
                                  instance, [(b"connection", b"close")])
                 return None
-            chunks.append(chunk)
             if not message.get("more_body", False):
-                break
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                return bytes(buffer)

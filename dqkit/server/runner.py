@@ -1,16 +1,20 @@
 """Run the app under uvicorn on a socket we bind ourselves (so `--port 0` works and the real port is printed).
 
 Connections are guarded by `guarded_protocol`, uvicorn's httptools protocol with the limits uvicorn lacks
-(docs/server-stack.md says why this and not another server):
-- a request head (request line and headers) must arrive within `header_timeout_seconds` of the connection or of
-  the previous answer, whatever the pace of its bytes: slower clients get 408 and are disconnected;
-- a head over `max_header_bytes` gets 431 at once: the parser never buffers more than that (an oversized token or
-  header costs nothing);
+(docs/server-stack.md says why this and not another server). They hold for every request of a connection, the
+pipelined ones (sent before the answer to the previous one) included:
+- a request head (request line and headers) must arrive within `header_timeout_seconds` of its first byte (or of
+  the connection), whatever the pace of its bytes: slower clients get 408 and are disconnected;
+- a head over `max_header_bytes` gets 431 at once: the parser never takes more than that (plus at most one read of
+  the socket after the previous request), so an oversized token or header costs nothing;
+- a refusal due while an earlier answer is being written waits for it (answers stay in order), reading nothing
+  meanwhile; a client that reads nothing of its answers for `send_timeout_seconds` is disconnected (its buffer is
+  the transport's high-water mark plus one answer);
 - at most `max_connections` connections are open, held below the process's descriptor limit (raised to its hard
-  limit at start). At the cap, the connection that has waited longest for its head is answered 408 and closed to
-  make room (slow-header floods evict each other, not clients with real requests); else the longest idle
-  kept-alive connection is closed (HTTP lets a server do that at any time); with neither, the new one gets a 503
-  with Retry-After. Nothing in the middle of a request is dropped without an answer.
+  limit at start). At the cap, the connection whose unfinished request (head or body still arriving) has waited
+  longest is answered 408 and closed to make room (slow floods evict each other, not clients with complete
+  requests); else the longest idle kept-alive connection is closed (HTTP lets a server do that at any time); with
+  neither, the new one gets a 503 with Retry-After. Nothing whose request is complete is dropped without an answer.
 Refusals carry the vendor's error body and `Connection: close`; the protocol then discards what the client still
 sends for a moment, so the client reads the answer instead of a reset.
 
@@ -137,27 +141,32 @@ def refusal_bytes(status: int, detail: str, extra: bytes = b"") -> bytes:
 
 
 def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio.Protocol]:
-    """uvicorn's httptools protocol with head timeout, head size limit and connection cap (module docstring)."""
+    """uvicorn's httptools protocol with head timeout, head size limit, send timeout and connection cap (module
+    docstring)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     header_timeout = config.header_timeout_seconds
+    send_timeout = config.send_timeout_seconds
     max_head = config.max_header_bytes
-    # Connections still waiting for their request head, and kept-alive connections idle between requests, oldest
-    # first (shared by all connections of the server): the ones to give up when the cap is reached.
-    waiting: OrderedDict[int, GuardedProtocol] = OrderedDict()
+    # Connections whose current request is not complete (its head or its body still arriving), oldest request
+    # first, and kept-alive connections idle between requests (shared by all connections of the server): the ones
+    # to give up when the cap is reached.
+    unfinished: OrderedDict[int, GuardedProtocol] = OrderedDict()
     idle: OrderedDict[int, GuardedProtocol] = OrderedDict()
     log = logging.getLogger("dqkit.server")
 
     class GuardedProtocol(HttpToolsProtocol):
-        _head_bytes = 0
-        _in_head = False
+        _head_bytes = 0  # bytes fed to the parser since the current head began (pipelined or not)
+        _in_head = False  # the next bytes belong to a request head
         _refused = False
+        _pending: tuple[int, str] | None = None  # a refusal waiting for the answer being written to finish
         _head_timer: asyncio.TimerHandle | None = None
+        _send_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             if len(self.connections) > max_connections:
-                victim = next(iter(waiting.values()), None)
+                victim = next(iter(unfinished.values()), None)
                 if victim is None and idle:  # an idle kept-alive connection may be closed at any time (RFC 9112)
                     _, quiet = idle.popitem(last=False)
                     quiet.transport.close()
@@ -167,37 +176,77 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
                                      "shortly", b"retry-after: 1\r\n")
                     return
                 if victim is not self:
-                    victim.refuse(408, "the request head was not complete and the server needed the connection")
-            self._start_head()
-
-        def _start_head(self) -> None:
+                    victim.evict()
             self._in_head = True
-            self._head_bytes = 0
-            waiting[id(self)] = self
+            self.on_message_begin_guard()  # a connection that sent nothing yet is waiting for its head too
+
+        # ---- request heads and bodies, every request of the connection (pipelined or not)
+
+        def on_message_begin_guard(self) -> None:
+            """A request starts (or a connection opens): it is unfinished, and its head is timed from now."""
+            if id(self) not in unfinished:
+                unfinished[id(self)] = self
             if self._head_timer is None:
                 self._head_timer = self.loop.call_later(header_timeout, self._head_timed_out)
 
-        def _end_head(self) -> None:
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self.on_message_begin_guard()
+
+        def on_headers_complete(self) -> None:
             self._in_head = False
-            waiting.pop(id(self), None)
             if self._head_timer is not None:
                 self._head_timer.cancel()
                 self._head_timer = None
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            unfinished.pop(id(self), None)  # head and body are in: a real request, never evicted
+            self._in_head = True  # what follows is the next request's head, counted from zero
+            self._head_bytes = 0
+
+        def _answering(self) -> bool:
+            """True while an answer is being written: a refusal must wait for it (HTTP answers in order)."""
+            return self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete
 
         def _head_timed_out(self) -> None:
             self._head_timer = None
             if self._in_head:
-                self.refuse(408, f"the request head did not arrive within {header_timeout:g} s")
+                self._refuse_in_turn(408, f"the request head did not arrive within {header_timeout:g} s")
+
+        def _refuse_in_turn(self, status: int, detail: str) -> None:
+            """Refuse now, or once the answer to an earlier request is written; nothing more is read meanwhile."""
+            earlier = self._in_head and self.cycle is not None and not self.cycle.response_complete
+            if earlier or self._answering():
+                if self._pending is None:
+                    self._pending = (status, detail)
+                    self.flow.pause_reading()
+                return
+            self.refuse(status, detail)
+
+        def evict(self) -> None:
+            """Give up this unfinished connection for a newcomer at the cap (answered unless an answer is midway)."""
+            unfinished.pop(id(self), None)
+            if self._answering():
+                self.transport.abort()
+            else:
+                self.refuse(408, "the request was not complete and the server needed the connection")
 
         def refuse(self, status: int, detail: str, extra: bytes = b"") -> None:
             """Answer `status` now, stop parsing, read and discard the rest for a moment, then close."""
-            self._end_head()
+            self._in_head = False
+            unfinished.pop(id(self), None)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
             if self._refused or self.transport.is_closing():
                 return
             self._refused = True
             peer = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
             log.info("%s - connection refused: %d %s", peer, status, detail)  # one line per refused connection
             self.transport.write(refusal_bytes(status, detail, extra))
+            self.flow.resume_reading()  # read (and discard) what the client still sends, so it sees the answer
             if len(self.connections) > max_connections or not self.transport.can_write_eof():
                 self.transport.close()  # at the cap: the descriptor is needed now (the answer is still flushed)
                 return
@@ -205,40 +254,71 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
             self.loop.call_later(REFUSAL_LINGER_SECONDS, self.transport.close)
 
         def send_400_response(self, msg: str) -> None:
-            self.refuse(400, "the request is not valid HTTP/1.1")
+            self._refuse_in_turn(400, "the request is not valid HTTP/1.1")
 
         def data_received(self, data: bytes) -> None:
             idle.pop(id(self), None)
-            if self._refused:
-                return
-            if not self._in_head:
-                if self.cycle is not None and self.cycle.response_complete and not self.pipeline:
-                    self._start_head()  # the next request on a kept-alive connection
-                else:
+            while data and not self._refused and self._pending is None:
+                if not self._in_head:  # a body (the parser knows its length): fed whole
                     super().data_received(data)
                     return
-            room = max_head - self._head_bytes
-            head, rest = data[:room], data[room:]
-            self._head_bytes += len(head)
-            super().data_received(head)
-            if rest and not self._refused:
-                if self._in_head:
-                    self.refuse(431, f"the request line and headers are over the limit of {max_head} bytes")
+                room = max_head - self._head_bytes
+                if room <= 0:
+                    self._refuse_in_turn(431, f"the request line and headers are over the limit of {max_head} "
+                                              "bytes")
                     return
-                self.data_received(rest)
-
-        def on_headers_complete(self) -> None:
-            self._end_head()
-            super().on_headers_complete()
+                head, data = data[:room], data[room:]
+                self._head_bytes += len(head)
+                super().data_received(head)
 
         def on_response_complete(self) -> None:
+            if self._pending is not None:
+                self.pipeline.clear()  # requests queued behind the refused one are not answered (the client retries)
             super().on_response_complete()
-            if not self.transport.is_closing() and not self.pipeline:
+            if self._pending is not None:
+                status, detail = self._pending
+                self._pending = None
+                self.refuse(status, detail)
+            elif not self.transport.is_closing() and not self.pipeline:
                 idle[id(self)] = self
 
+        # ---- a client that reads nothing of its answers
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self._send_timer is None:
+                self._send_timer = self.loop.call_later(send_timeout, self._send_timed_out)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self._send_timer is not None:
+                self._send_timer.cancel()
+                self._send_timer = None
+
+        def _send_timed_out(self) -> None:
+            self._send_timer = None
+            peer = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
+            log.info("%s - connection dropped: it read none of its answers for %g s", peer, send_timeout)
+            self.transport.abort()  # no answer can reach a client that does not read
+
+        def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+            self._running = cycle  # uvicorn's `cycle` is the newest request parsed, not the one being answered
+            super()._start_asgi_task(cycle, app)
+
         def connection_lost(self, exc: Exception | None) -> None:
-            self._end_head()
+            running: Any = getattr(self, "_running", None)
+            if running is not None and not running.response_complete:
+                # the answer in progress may be for an earlier request than `cycle` (pipelining): tell it too, or
+                # its send would write to the closed transport once the flow control lets it go
+                running.disconnected = True
+                running.message_event.set()
+            self.pipeline.clear()
+            unfinished.pop(id(self), None)
             idle.pop(id(self), None)
+            for timer in (self._head_timer, self._send_timer):
+                if timer is not None:
+                    timer.cancel()
+            self._head_timer = self._send_timer = None
             super().connection_lost(exc)
 
     return GuardedProtocol

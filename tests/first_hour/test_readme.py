@@ -71,6 +71,13 @@ def test_every_skipped_block_says_why_and_examples_read_files_that_exist() -> No
     assert "seed" not in text.lower(), "say what the services do instead of 'seed'"
 
 
+def test_the_browser_install_is_said_as_a_root_command() -> None:
+    """The install script runs as root (CI containers have no sudo): the README says so, not `sudo ...` alone."""
+    text = README.read_text(encoding="utf-8")
+    assert re.search(r"as root with\s+`bash \.ci/install-browser\.sh`", text), "say: as root, bash .ci/install-..."
+    assert "`sudo bash .ci/install-browser.sh`" not in text
+
+
 def test_the_readme_names_the_jupyter_that_is_installed() -> None:
     for b in blocks():
         if b.lang != "sh":
@@ -245,6 +252,9 @@ def test_the_readme_runs_as_written_in_a_fresh_checkout(tmp_path: Path) -> None:
     assert re.search(r"openaddresses-us-ca-alameda\s+openaddresses\s+US/CA\s+4\b", said), said[-3000:]
     assert any((home / "dqkit-references").iterdir())
     assert (clone / "checked.csv").is_file() and (clone / "report.html").is_file()
+    # The CRM export was read without --map (every lead S100, none E601) and written as a real workbook.
+    assert re.search(r"S100\s+2\s+100\.0%", said), said[-3000:]
+    assert (clone / "hubspot.xlsx").read_bytes()[:2] == b"PK" and (clone / "hubspot.html").is_file()
     # Nothing of the first hour shows in `git status`: the venv, the demo's output, the examples' files.
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone,
                             capture_output=True, text=True, check=True).stdout

@@ -18,6 +18,6 @@ from hostile import TOKEN
 
 @pytest.fixture(scope="package")
 def hostile_server() -> Iterator[ServedProcess]:
-    args = ["--header-timeout", "1.5", "--body-timeout", "2", "--max-connections", "40"]
+    args = ["--header-timeout", "1.5", "--body-timeout", "2", "--send-timeout", "2", "--max-connections", "40"]
     with serve_process(tokens=[TOKEN], demo=True, extra_args=args) as served:
         yield served

@@ -8,12 +8,13 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import uvicorn
 
 from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
-from dqkit.server.runner import bind
+from dqkit.server.runner import bind, guarded_protocol
 from dqkit.server.testing import ServedProcess
 
 TOKEN = "hardening-token"
@@ -43,12 +44,14 @@ def status_of(answer: bytes) -> int:
 
 
 @contextlib.contextmanager
-def served_in_thread(config: ServerConfig, loader: object) -> Iterator[int]:
-    """The app with swapped engines (fault injection) under uvicorn in a thread on 127.0.0.1; yields the port."""
+def served_in_thread(config: ServerConfig, loader: object, *, guarded_cap: int | None = None) -> Iterator[int]:
+    """The app with swapped engines (fault injection) under uvicorn in a thread on 127.0.0.1; yields the port.
+    With `guarded_cap`, under `dqkit serve`'s guarded protocol with that connection cap."""
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
+    protocol: Any = "auto" if guarded_cap is None else guarded_protocol(config, guarded_cap)
     server = uvicorn.Server(uvicorn.Config(create_app(config, loader=loader),  # type: ignore[arg-type]
-                                           log_level="warning", lifespan="on", access_log=False))
+                                           log_level="warning", lifespan="on", access_log=False, http=protocol))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

@@ -75,6 +75,13 @@ def test_help_reads_as_user_documentation(command: str) -> None:
         assert all(c in text for c in COMMANDS)
 
 
+@pytest.mark.parametrize("table", ["result_code", "Result_Code", "phone-status"])
+def test_codes_table_names_are_case_insensitive(table: str) -> None:
+    proc = dqkit("codes", table)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] in ("RESULT_CODE", "PHONE_STATUS") and "E" in proc.stdout
+
+
 def test_codes_into_a_closed_pipe_ends_quietly() -> None:
     """`dqkit codes | head`: the reader leaves early; no BrokenPipeError traceback, the usual SIGPIPE status."""
     import os

@@ -71,6 +71,16 @@ def test_e200_names_the_value(engine: LeadEngine, ch: str) -> None:
     assert f"Gar{ch}cia" in msg.message.value and "LAST_NAME" in msg.message.value
 
 
+@pytest.mark.parametrize("company", ["Zhang & Co", "AT&T"])
+def test_e200_for_an_ampersand_says_how_to_keep_the_company(engine: LeadEngine, company: str) -> None:
+    """The service's rule stays (E200 for '&'); the VALUE says what to write instead."""
+    msg = engine.verify(LeadRequest(business_name=company, address_type="B", zip="20500"))
+    assert msg.message.result_code == "E200" and company in msg.message.value
+    assert "write 'and'" in msg.message.value
+    kept = engine.verify(LeadRequest(business_name=company.replace("&", " and "), address_type="B", zip="20500"))
+    assert kept.message.result_code == "S100"
+
+
 def test_e200_checks_every_field(engine: LeadEngine) -> None:
     assert code(engine, LeadRequest(full_name="Ann Lee", zip="20500", city="Spring=field")) == "E200"
     assert code(engine, LeadRequest(full_name="Ann Lee", zip="20500", phones=(Phone(phone_number="555*1"),))) == "E200"

@@ -64,6 +64,15 @@ def test_row_normalization_zip4_state_names_blanks() -> None:
     assert normalize_lead(LeadRequest(zip="2134")).zip == "02134"
 
 
+@pytest.mark.parametrize(("written", "code"), [("Calif.", "CA"), ("Mass.", "MA"), ("Penn.", "PA"), ("N.Y.", "NY"),
+                                              ("W. Va.", "WV"), ("Wash.", "WA"), ("Fla", "FL"), ("D.C.", "DC")])
+def test_traditional_state_abbreviations_are_states_not_e300(written: str, code: str) -> None:
+    assert normalize_lead(LeadRequest(state=written)).state == code
+    frame = pd.DataFrame({"name": ["Maria Garcia"], "state": [written], "zip": ["20500"]})
+    out = frame.leads.verify(backend=LocalBackend(), cache=False, progress=False)
+    assert out.loc[0, "lead_result_code"] != "E300", out.loc[0, "lead_result_value"]
+
+
 def test_the_wire_stays_strict_for_encoded_requests() -> None:
     body = encode_lead_json(LeadRequest(full_name="Ann Lee", zip="62701",
                                         phones=(Phone(phone_number="(217) 555-0142"),)))

@@ -47,6 +47,8 @@ def test_verify_returns_a_new_frame_keeping_index_columns_and_every_row(frame: p
     assert out.index.equals(frame.index) and out.index.name == "lead_no"
     assert list(out.columns[: len(COLUMNS)]) == COLUMNS
     added = [str(c).removeprefix("lead_") for c in out.columns[len(COLUMNS):]]
+    assert added[-2:] == ["reference", "reference_date"]  # which address reference, last
+    added = added[:-2]
     assert added == [c for c in RESULT_COLUMNS if c in added]  # in the documented order
     assert set(CORE_COLUMNS) <= set(added)
     pd.testing.assert_frame_equal(out[COLUMNS], frame)

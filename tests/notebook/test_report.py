@@ -117,3 +117,20 @@ def test_a_link_in_a_lead_source_is_shown_as_text() -> None:
     assert "https://evil.example/x" in text
     assert '<a href="https://evil.example/x">' not in text
     assert "\\u003ca href" not in text.replace("&lt;a href", "")  # not even JSON-escaped inside a figure
+
+
+def test_valid_phone_reads_not_checked_when_no_phone_was_checked() -> None:
+    """A score profile without records checks no PHONE_STATUS: the valid phone % says "not checked", never a
+    number such as 0.0% for leads whose phones are good."""
+    from dqkit.backends.local import LocalBackend
+    from dqkit.engines.lead.engine import LeadProfile
+
+    good = pd.DataFrame({"name": ["Maria Garcia", "Ann Lee"], "zip": ["20500", "94501"],
+                         "phone": ["202-456-1111", "510-748-4000"], "source": ["web", "web"]})
+    results = good.leads.verify(backend=LocalBackend(profile=LeadProfile(stage1="score")), cache=False)
+    section = build_report(results).split("<h2>Audit by lead source</h2>")[1].split("<h2>")[0]
+    first = section.split("</table>")[0]
+    head = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>.*?</th>", first.split("</thead>")[0])]
+    row = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>.*?</td>", first.split("<tbody>")[1])]
+    cells = dict(zip(head, row, strict=True))
+    assert cells["valid phone %"] == "not checked", cells

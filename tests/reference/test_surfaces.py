@@ -43,8 +43,9 @@ def test_serve_answers_from_the_installed_reference_and_names_it(tmp_path: Path,
         ds = [d for c in http.get("/address/datasets/v1").json()["result"] for d in c["datasets"]]
         assert [d["id"] for d in ds] == ["us-address"] and "openaddresses-us-ca-alameda" in ds[0]["name"]
         assert "x-dqkit-reference" in http.post("/address/search/v1", json=BODY).headers
-        # the lead service shares the reference (its answers carry no address-reference header)
-        assert "x-dqkit-reference" not in http.get("/search", params={"first_name": "A"}).headers
+        # the lead service shares the reference, and names it on its answers too
+        lead = http.post("/search", json={"FIRST_NAME": "Ann", "LAST_NAME": "Lee", "ZIP": "94501"})
+        assert lead.status_code == 200 and lead.headers["x-dqkit-reference"] == got.headers["x-dqkit-reference"]
 
 
 def test_serve_without_any_reference_never_claims_a_street(refdir: Path) -> None:

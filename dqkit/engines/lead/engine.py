@@ -166,7 +166,8 @@ class LeadEngine:
             if m:
                 ch = m.group()
                 if ch in INVALID_CHARACTERS:
-                    return self.error_message("E200", f"invalid character {ch!r} in {name} {value!r}", echo)
+                    return self.error_message("E200", f"invalid character {ch!r} in {name} {value!r}"
+                                              + _KEEP_HINT.get(ch, ""), echo)
                 return self.error_message("E200", f"invalid character {_code_point(ch)} in {name}", echo)
         missing = self._missing(lead)
         if missing:
@@ -255,6 +256,11 @@ def _matched_records(lead: LeadRequest, name: NameParser, score: str, records: L
     if level not in (MatchLevel.NO_MATCH, MatchLevel.NONE):
         return True
     return records.address_match(lead, name)[0] in ("full", "surname", "business")
+
+
+# How to keep a value the service refuses for one of its characters (its E200 rule stays).
+_KEEP_HINT: Final = {"&": "; the service refuses '&' in every field: write 'and' (\"Zhang and Co\", \"AT and T\")",
+                     "%": "; the service refuses '%' in every field: write 'percent'"}
 
 
 def _code_point(ch: str) -> str:
