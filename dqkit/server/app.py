@@ -9,8 +9,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import msgspec
 from starlette.applications import Starlette
@@ -28,41 +27,10 @@ from dqkit.server.errors import error_bytes
 from dqkit.server.gate import ASGIApp, Gate
 from dqkit.server.lead_routes import lead_endpoint
 from dqkit.server.openapi import openapi_document
+from dqkit.server.operations import OPERATIONS, Op
 
 log = logging.getLogger("dqkit.server")
 Handler = Callable[[Request], Awaitable[Response]]
-
-
-@dataclass(frozen=True)
-class Op:
-    """One operation: its canonical path, methods, handler name and the aliases it also answers on."""
-
-    path: str
-    methods: tuple[str, ...]
-    handler: str
-    aliases: tuple[str, ...] = ()
-
-
-LEAD_PATHS: Final = ("/search", "/els/rest/enrich/v1/search")
-OPERATIONS: Final[tuple[Op, ...]] = (
-    Op("/search", ("GET", "POST"), "lead", ("/els/rest/enrich/v1/search",)),
-    Op("/address/search/v1", ("POST",), "search"),
-    Op("/address/validate/v1", ("POST",), "validate"),
-    Op("/address/suggestions/refine/v1/{key:path}", ("POST",), "refine"),
-    Op("/address/format/v1/{key:path}", ("GET", "POST"), "format"),
-    Op("/address/suggestions/stepin/v1/{key:path}", ("GET", "POST"), "step_in",
-       ("/address/suggestions/stepIn/v1/{key:path}",)),
-    Op("/address/suggestions/stepIn", ("POST",), "step_in", ("/address/suggestions/stepin",)),
-    Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
-    Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
-    Op("/address/datasets/v1", ("GET",), "datasets"),
-    Op("/address/bulk/v1/batches", ("POST",), "bulk_create"),
-    Op("/address/bulk/v1/batches", ("GET",), "bulk_list"),
-    Op("/address/bulk/v1/batches/{batch_id}/start", ("POST",), "bulk_start"),
-    Op("/address/bulk/v1/batches/{batch_id}", ("GET",), "bulk_status"),
-    Op("/address/bulk/v1/batches/{batch_id}/results", ("GET",), "bulk_results"),
-    Op("/address/bulk/v1/batches/{batch_id}/stop", ("POST",), "bulk_stop"),
-)
 
 
 def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
