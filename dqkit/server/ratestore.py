@@ -89,12 +89,7 @@ class RedisCounts:
     """Counts in Redis: one INCR per request on a key that expires with its window."""
 
     def __init__(self, url: str, *, timeout: float = 0.5) -> None:
-        try:
-            import redis
-        except ImportError:
-            from dqkit.contract.errors import InputError
-
-            raise InputError("--rate-store redis://... needs the redis client: pip install 'dqkit[redis]'") from None
+        import redis  # imported here: only a server with --rate-store redis://... needs it
 
         self._redis: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
 
