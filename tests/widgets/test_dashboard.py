@@ -126,4 +126,4 @@ def test_a_valid_phone_rate_nobody_was_checked_for_reads_not_checked() -> None:
     table = pd.DataFrame({"leads": [2], "phone_ok_pct": [float("nan")], "success_pct": [100.0]},
                          index=pd.Index(["web"], name="source"))
     out = audit_html(table)
-    assert "<td>not checked</td>" in out and "<td>100.0%</td>" in out and "0.0%" not in out
+    assert "<td>not checked</td>" in out and "<td>100.0%</td>" in out and "<td>0.0%</td>" not in out
