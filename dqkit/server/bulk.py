@@ -9,8 +9,9 @@ Why it is built this way:
   (`dqkit.server.engines.run_engine`). Several processes (`--workers`) share the file: a batch is taken with a
   lease (`LEASE_SECONDS`, renewed every chunk), so one process works on it at a time and another takes it over
   when its process died.
-- Removed after `KEEP_HOURS` (env `DQKIT_BULK_KEEP_HOURS`, default 24) from the batch's end, or from its creation
-  when it never ran; a batch is the caller's: only the token that created it sees it (stored as a hash).
+- Removed after `DQKIT_BULK_KEEP_HOURS` (default 24) from the batch's end, or from its creation when it never ran;
+  a batch is the caller's: only the token that created it sees it (stored as a hash). A caller holds at most
+  `MAX_OPEN_BATCHES` batches not yet ended (the next create is a 429).
 - Stopped with its reason when `max_processing_time` runs out; the addresses not reached come back in order with no
   confidence, counted under the statistic "Not processed".
 """
@@ -62,7 +63,7 @@ from dqkit.contract.address_bulk import (
     parse_max_processing_time,
 )
 from dqkit.contract.address_components import AddOns
-from dqkit.contract.errors import BadRequestError, NotFoundError, ServiceError
+from dqkit.contract.errors import BadRequestError, NotFoundError, RateLimitError, ServiceError
 from dqkit.server.engines import ServerEngines
 
 log = logging.getLogger("dqkit.server")
@@ -71,6 +72,7 @@ CHUNK: Final = 100
 LEASE_SECONDS: Final = 10.0
 IDLE_WAIT_SECONDS: Final = 1.0
 PURGE_EVERY_SECONDS: Final = 60.0
+MAX_OPEN_BATCHES: Final = 20  # per caller, created or processing
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS batches (
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, ref TEXT, status TEXT NOT NULL, reason TEXT,
@@ -137,6 +139,11 @@ class BatchStore:
     def create(self, owner: str, ref: str | None, config: BatchConfig, rows: list[dict[str, Any]]) -> str:
         batch_id = uuid.uuid4().hex
         with self._tx() as db:
+            (open_now,) = db.execute("SELECT COUNT(*) FROM batches WHERE owner = ? AND status IN ('created', "
+                                     "'processing')", (owner,)).fetchone()
+            if open_now >= MAX_OPEN_BATCHES:  # a caller cannot fill the disk or the queue
+                raise RateLimitError(f"{open_now} batches of this caller are waiting or processing (at most "
+                                     f"{MAX_OPEN_BATCHES}); start, finish or stop one first", retry_after=5)
             db.execute("INSERT INTO batches (id, owner, ref, status, records, submitted, config) VALUES "
                        "(?, ?, ?, ?, ?, ?, ?)", (batch_id, owner, ref, BatchStatus.CREATED, len(rows), time.time(),
                                                  _ENC.encode(config).decode()))

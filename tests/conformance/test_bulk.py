@@ -18,8 +18,9 @@ from conformance_helpers import Check
 
 from dqkit.client.address import AddressClient, AsyncAddressClient
 from dqkit.contract.address_bulk import BatchConfig, BatchStatus
+from dqkit.contract.errors import RateLimitError
 from dqkit.datagen.demo_reference import generate
-from dqkit.server.bulk import BatchStore
+from dqkit.server.bulk import MAX_OPEN_BATCHES, BatchStore
 from dqkit.server.testing import ServedProcess, serve_process
 
 pytestmark = pytest.mark.shared
@@ -204,6 +205,17 @@ def test_batches_are_removed_after_their_time(tmp_path: Path) -> None:
     assert store.purge(time.time() + 1) == 2  # past it: the ended and the never started ones go
     assert store.ids("me") == [running]  # a batch at work is never removed
     assert store.answers(ended) == [] and store.answers(never_started) == []
+
+
+def test_a_caller_holds_a_bounded_number_of_open_batches(tmp_path: Path) -> None:
+    store = BatchStore(tmp_path)
+    rows = [{"address": "1 Main St", "country_iso": "USA", "datasets": []}]
+    first = [store.create("me", None, BatchConfig(), rows) for _ in range(MAX_OPEN_BATCHES)]
+    with pytest.raises(RateLimitError, match="at most"):
+        store.create("me", None, BatchConfig(), rows)
+    store.create("someone else", None, BatchConfig(), rows)  # others are not held up
+    store.set_status("me", first[0], BatchStatus.STOPPED, only_from=("created",))
+    store.create("me", None, BatchConfig(), rows)  # one ended: room for one more
 
 
 def test_client_bulk_sync_async_progress_and_resume(server: ServedProcess) -> None:
