@@ -353,6 +353,9 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
 
     if config.workers > 1 and workers.can_fork():
         return workers.supervise(config, run_one)
+    if config.workers > 1:
+        logging.getLogger("dqkit.server").warning("dqkit serve: --workers needs fork(), which this system lacks; "
+                                                  "one process serves")
     run_one(replace(config, workers=1))
     return 0
 
