@@ -271,3 +271,11 @@ def test_a_bare_number_after_the_street_is_kept_as_the_unit(oa_engine: AddressEn
     listed = answer(oa_engine, "2614 Baton Rouge Dr 508, San Jose, CA 95133").result
     assert listed.confidence == Confidence.VERIFIED_MATCH and listed.address is not None
     assert listed.address.address_line_1 == "2614 Baton Rouge Dr # 508"
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("text", ["3127 Mabel St R 2, Berkeley, CA 94702",
+                                  "1849 Shattuck Av M 203, Berkeley, CA 94709"])
+def test_a_listed_unit_written_in_two_words_is_still_that_unit(oa_engine: AddressEngine, text: str) -> None:
+    got = answer(oa_engine, text)  # the reference writes these units "R 2" and "M203"
+    assert got.result.confidence == Confidence.VERIFIED_MATCH and got.note == "", (got.result, got.note)

@@ -26,6 +26,7 @@ only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -135,6 +136,8 @@ class Validator:
         and checked like one, not dropped without a word."""
         if q.unit or v.item is None:
             return q
+        if self._unit_typed(v, q):
+            return q
         s = self.ix.street(v.item.street)
         known = {*tokens(s.text), *tokens(s.city), *tokens(s.postcode)}
         bare = [w.text for w in q.words if w.maybe_unit and _BARE_UNIT.match(w.text) and w.text not in known]
@@ -142,9 +145,22 @@ class Validator:
             return q
         return replace(q, unit=bare[0], unit_desig="#", unit_marker=True)
 
+    def _unit_typed(self, v: Verdict, q: Query) -> bool:
+        """Whether the answer's own unit is in the typed text, however it was read ("3127 Mabel St R 2": unit R 2;
+        "M 203": unit M203; "R APT": unit R APT, though APT reads as a designator)."""
+        if v.item is None or v.item.kind != ADDRESS or not self.ix.has_unit(v.item.lo):
+            return False
+        if v.item.unit_level == 2:
+            return True
+        unit = self.ix.strings[int(self.ix.a_unit[v.item.lo])]
+        toks = tokens(q.raw)
+        return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
+
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
         """A typed unit is one the reference lists at the building, or it is kept as typed: never another one."""
         if not q.unit or v.item is None or v.item.kind == RANGE or v.confidence not in _BUILDING_CLAIMS:
+            return v
+        if self._unit_typed(v, q):
             return v
         ix = self.ix
         typed = " ".join(p for p in (q.unit_desig, q.unit) if p)
