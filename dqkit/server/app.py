@@ -91,7 +91,7 @@ def create_app(config: ServerConfig | None = None, *,
     document = msgspec.json.encode(openapi_document(config))
 
     async def healthz(request: Request) -> Response:
-        if engines.ready:
+        if engines.all_ready:  # with --workers: every worker's engines
             return Response(b'{"status":"ok"}', media_type="application/json")
         status = "failed" if engines.error else "starting"
         return Response(msgspec.json.encode({"status": status}), status_code=503, media_type="application/json")

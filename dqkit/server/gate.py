@@ -43,6 +43,7 @@ from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
 from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict, client_key
+from dqkit.server.ratestore import open_counts
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -155,7 +156,8 @@ class Gate:
         self.config = config
         self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
-        self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds)
+        self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds,
+                                           counts=open_counts(config.rate_store, config.run_dir))
                         if config.rate_limit else None)
         self.failures = (FailureLimiter(config.auth_failures_per_window, config.rate_window_seconds)
                          if config.auth_failures_per_window and config.tokens else None)

@@ -78,12 +78,14 @@ def _healthy(host: str, port: int) -> bool:
 def serve_process(*, tokens: Sequence[str] = (), client_ids: Sequence[str] = (), partner_ids: Sequence[str] = (),
                   allow_ips: Sequence[str] = (), references: Sequence[str | Path] = (), demo: bool = False,
                   extra_args: Sequence[str] = (), env: dict[str, str] | None = None,
-                  startup_timeout: float = 60.0, host: str = "127.0.0.1") -> Iterator[ServedProcess]:
+                  startup_timeout: float = 60.0, host: str = "127.0.0.1",
+                  workers: int = 1) -> Iterator[ServedProcess]:
     """Run `dqkit serve` on `host` with a free port until the block ends; see the module docstring.
 
     Addresses come from `references` (files), else the synthetic demo when `demo`, else the installed references
-    of the child's environment (`DQKIT_REFERENCE_DIR` in `env` picks a folder)."""
-    args = ["serve", "--host", host, "--port", "0", "--log-level", "info"]
+    of the child's environment (`DQKIT_REFERENCE_DIR` in `env` picks a folder). One process unless `workers`
+    says more (a later `--workers` in `extra_args` wins)."""
+    args = ["serve", "--host", host, "--port", "0", "--log-level", "info", "--workers", str(workers)]
     for flag, values in (("--client-id", client_ids), ("--partner-id", partner_ids), ("--allow-ip", allow_ips),
                          ("--reference", [str(r) for r in references])):
         for v in values:

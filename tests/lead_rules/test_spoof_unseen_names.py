@@ -75,8 +75,9 @@ def test_unseen_real_names_with_the_allowlist(capsys: pytest.CaptureFixture[str]
     with capsys.disabled():
         print(f"\nunseen real names flagged, allowlist as shipped: {len(flagged)}/{len(rows)} {flagged}")
     # The goal is 0. Measured 3/1,898 on 2026-11-25 (Aarse, Fuckinck, Peedo: a vulgar word once a doubled
-    # letter is read as one, a vulgar root inside a surname). The ceiling, 5, leaves room for two; more fails.
-    assert len(flagged) <= 5
+    # vowel is read as one, a vulgar root inside a surname); 1/1,898 (Fuckinck) once a doubled a, e or o was
+    # no longer read as one letter. The ceiling, 3, leaves room for two; more fails.
+    assert len(flagged) <= 3
 
 
 def test_unseen_real_names_without_the_allowlist(no_allowlist: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,5 +85,14 @@ def test_unseen_real_names_without_the_allowlist(no_allowlist: None, capsys: pyt
     flagged = _flagged_names(rows)
     with capsys.disabled():
         print(f"\nunseen real names flagged, allowlist emptied: {len(flagged)}/{len(rows)} {flagged}")
-    # Measured 3/1,898 too: on names it was not built from, the allowlist changes nothing (it holds none of them).
-    assert len(flagged) <= 5
+    # Measured the same (3, then 1): on names it was not built from, the allowlist changes nothing.
+    assert len(flagged) <= 3
+
+
+@pytest.mark.parametrize(("first", "last", "spoof_"), [
+    ("Anna", "Aarse", False), ("Peedo", "Okafor", False), ("Anna", "Koopman", False),  # Dutch, Estonian names
+    ("Shiit", "Head", True), ("Fuuck", "You", True), ("Anna", "Fuuuck", True), ("Baaastard", "Okafor", True),
+])
+def test_a_doubled_a_e_or_o_is_a_spelling_not_an_obfuscation(first: str, last: str, spoof_: bool) -> None:
+    lead = LeadRequest(first_name=first, last_name=last, zip="20500")
+    assert (spoof.explain_spoof(lead) is not None) is spoof_
