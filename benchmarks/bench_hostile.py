@@ -707,7 +707,10 @@ def host_and_location(srv: Server) -> tuple[int, Counter[int | str]]:
             out[status] += 1
             continue
         urls = [sug.get("format") or sug.get("stepin") or "" for sug in json.loads(data)["result"]["suggestions"]]
-        out["url names evil.example" if any("evil.example" in u for u in urls) else "url is the server's"] += 1
+        if not any(urls):
+            out["no url in the answer"] += 1
+        else:
+            out["url names evil.example" if any("evil.example" in u for u in urls) else "url is the server's"] += 1
     bad = json.dumps({**SEARCH, "location": "9" * 1_000_000}).encode()
     for _ in range(10):
         status, data = call("POST", srv.port, "/address/search/v1", bad, {"Content-Type": "application/json"},
@@ -822,8 +825,12 @@ def probe_window(srv: Server, seconds: float = 2.0) -> tuple[float, int]:
     return p99(times), failed
 
 
+# Server options an attack needs: answer URLs and `location` are only read when a reference is there to search.
+SERVER_ARGS: dict[str, list[str]] = {"host-location": ["--demo"]}
+
+
 def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict[str, Any]:
-    with server(dqkit, nofile, [], stack) as srv:
+    with server(dqkit, nofile, SERVER_ARGS.get(name, []), stack) as srv:
         wait_idle(srv, 10)
         tb0 = srv.tracebacks()
         rss_before = srv.rss_mb()
