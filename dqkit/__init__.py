@@ -14,6 +14,7 @@ import contextlib
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from dqkit._version import __version__ as __version__
 from dqkit.contract.address import (
     Address,
     Confidence,
@@ -42,8 +43,6 @@ from dqkit.contract.errors import (
     TransportTimeout,
 )
 from dqkit.contract.lead import Attribute, ELSGenericMessage, LeadRequest, Phone, StandardizedAddress
-
-__version__ = "0.1.0"
 
 # Public name -> module that defines it, imported on first access.
 _LAZY: dict[str, str] = {

@@ -316,11 +316,16 @@ const REFINE_PROMPT = {
  *
  * Staleness rule: every keystroke bumps a generation; an answer to a request issued in an older generation is
  * dropped (it would paint suggestions for text that is no longer in the box).
+ *
+ * A chosen address (picked here, or set by the kernel: `valueSet`) belongs to the text that names it: once the
+ * user types other text, the choice is dropped (`onChoiceDropped()`: the view clears `.value`), so an old address
+ * is never shown under the suggestions, or the "No matches", of new text.
  */
 export function createController({
   request,
   onChange = () => {},
   onListApplied = () => {},
+  onChoiceDropped = () => {},
   getCountry = () => "USA",
   debounceMs = 80,
   slowMs = 1000,
@@ -343,6 +348,7 @@ export function createController({
   };
   let generation = 0;
   let lastSearch = null; // {query, result} to restore when leaving refine mode
+  let pendingFormat = null; // the pick whose format answer is awaited
   let inFlight = 0;
   let slowTimer = null;
 
@@ -455,6 +461,10 @@ export function createController({
     generation += 1;
     state.query = String(text ?? "");
     state.active = -1;
+    if (state.chosen && state.query.trim() !== state.chosen) {
+      state.chosen = "";
+      onChoiceDropped();
+    }
     if (state.query.trim() === "" && !state.refine) {
       debounced.cancel();
       state.items = [];
@@ -511,10 +521,12 @@ export function createController({
   }
 
   // The kernel sets `.value` whatever happens here; the box only takes the address's text if the user has not
-  // typed since picking it.
+  // typed since picking it. If they have, the pick's address names other text: the choice is dropped.
   function format(item) {
     generation += 1;
     const gen = generation;
+    const pending = {};
+    pendingFormat = pending;
     debounced.cancel();
     state.open = false;
     state.active = -1;
@@ -524,17 +536,22 @@ export function createController({
       { key: item.key },
       (result) => {
         const line = singleLine(result?.address) || item.text;
-        state.chosen = line;
         if (gen === generation) {
+          state.chosen = line;
           state.refine = null;
           state.items = [];
           setQuery(line);
           state.status = `Address chosen: ${line}`;
+        } else {
+          state.chosen = "";
+          onChoiceDropped();
         }
         changed();
       },
       { generationBound: false },
-    );
+    ).finally(() => {
+      if (pendingFormat === pending) pendingFormat = null;
+    });
   }
 
   function pick(index) {
@@ -625,7 +642,29 @@ export function createController({
     slowTimer = null;
   }
 
-  return { state, input, key, pick, hover, close, leaveRefine, countryChanged, dispose };
+  /**
+   * The kernel set `.value` (a cell's `w.value = ...` or `w.select(key)`, or the answer to a pick): the address
+   * becomes the choice, and its text fills the box unless it already names it. An empty value drops the choice.
+   */
+  function valueSet(address) {
+    if (pendingFormat !== null) return; // the value of a pick in flight: its answer decides (see format)
+    const line = singleLine(address);
+    if (line === state.chosen) return;
+    state.chosen = line;
+    if (line && !state.refine) {
+      generation += 1;
+      debounced.cancel();
+      setQuery(line);
+      state.items = [];
+      state.open = false;
+      state.active = -1;
+      state.error = "";
+      state.status = `Address chosen: ${line}`;
+    }
+    changed();
+  }
+
+  return { state, input, key, pick, hover, close, leaveRefine, countryChanged, valueSet, dispose };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -702,10 +741,12 @@ function render({ model, el }) {
   const error = h("div", { class: "dqkit-ac__error", role: "alert" });
   const addressBox = h("div", { class: "dqkit-ac__address", role: "group", "aria-label": "Chosen address", hidden: true });
   const notice = h("div", { class: "dqkit-ac__notice", role: "note", hidden: true });
+  const reference = h("div", { class: "dqkit-ac__reference", role: "note", hidden: true });
   const root = h(
     "div",
     { class: "dqkit-ac" },
     notice,
+    reference,
     h("div", { class: "dqkit-ac__bar" }, label, country),
     h("div", { class: "dqkit-ac__field" }, chip, input, spinner),
     listbox,
@@ -724,6 +765,13 @@ function render({ model, el }) {
     getCountry: () => model.get("country") || "USA",
     debounceMs: Number(model.get("debounce_ms") ?? 80),
     onChange: paint,
+    // Text typed after a choice: the choice is withdrawn in the kernel too (`.value` is {} again).
+    onChoiceDropped: () => {
+      model.set("value", {});
+      model.set("address_key", "");
+      model.set("components", {});
+      model.save_changes();
+    },
     // Latency probe: one event per painted keystroke, with where the time went (cheap; nobody listens by default).
     onListApplied: ({ query, t0, sentAt, answeredAt, count }) => {
       afterPaint(() => {
@@ -817,6 +865,10 @@ function render({ model, el }) {
     const text = String(model.get("notice") || "");
     notice.textContent = text;
     notice.hidden = !text;
+    // The installed reference that answers, and how old: a quiet line (the warning banner says more when shown).
+    const named = String(model.get("reference") || "");
+    reference.textContent = named;
+    reference.hidden = !named || Boolean(text);
   }
 
   function paintCountries() {
@@ -829,13 +881,18 @@ function render({ model, el }) {
   }
 
   const onValue = () => paintValue();
+  const onNewValue = () => {
+    controller.valueSet(model.get("value"));
+    paintValue();
+  };
   model.on("change:components", onValue);
   model.on("change:notice", paintNotice);
+  model.on("change:reference", paintNotice);
   const onCountry = () => {
     paintCountries();
     controller.countryChanged();
   };
-  model.on("change:value", onValue);
+  model.on("change:value", onNewValue);
   model.on("change:country", onCountry);
   model.on("change:countries", paintCountries);
 
@@ -868,6 +925,7 @@ function render({ model, el }) {
 
   paintCountries();
   paintNotice();
+  controller.valueSet(model.get("value")); // a value set before the view was shown names its text in the box
   paintValue();
   paint(controller.state);
   input.placeholder = model.get("placeholder") || "";
@@ -876,9 +934,10 @@ function render({ model, el }) {
     controller.dispose();
     channel.dispose();
     model.off("msg:custom", onCustom);
-    model.off("change:value", onValue);
+    model.off("change:value", onNewValue);
     model.off("change:components", onValue);
     model.off("change:notice", paintNotice);
+    model.off("change:reference", paintNotice);
     model.off("change:country", onCountry);
     model.off("change:countries", paintCountries);
   };

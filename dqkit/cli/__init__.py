@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from dqkit import __version__
+from dqkit._version import __version__
 
 # Module name (under dqkit.cli) of each subcommand, in the order `--help` lists them.
 _COMMANDS: tuple[str, ...] = ("demo", "verify", "validate", "compare", "history", "report", "reference", "serve",

@@ -30,6 +30,9 @@ def register(sub: Any) -> None:
     b.add_argument("-o", "--out", default="reference.dqidx", help="index file to write (default: %(default)s)")
     b.add_argument("--country", help="two-letter country code of every file (overrides the paths)")
     b.add_argument("--synthetic", action="store_true", help="mark the datasets as synthetic (demo data)")
+    b.add_argument("--clean", action="store_true",
+                   help="drop rows with no postcode, no or impossible coordinates, placeholder streets (FAKE ST, "
+                        "ANYTOWN) and exact duplicates, as `dqkit reference add` does")
     b.set_defaults(handler=run_build)
     i = isub.add_parser("info", help="print the datasets, sizes and build id of an index",
                         description="Print what an index file holds: its datasets (country, number of addresses "
@@ -43,10 +46,14 @@ def run_build(args: argparse.Namespace) -> int:
     from dqkit.engines.reference import build_index
 
     report = build_index(args.files, args.out, country_iso2=args.country, synthetic=args.synthetic,
-                         progress=lambda msg: print(msg, file=sys.stderr))
+                         progress=lambda msg: print(msg, file=sys.stderr), clean=args.clean)
     per = ", ".join(f"{k}: {v:,}" for k, v in report.datasets.items())
     print(f"{report.path}: {report.addresses:,} addresses on {report.streets:,} streets ({per}); "
           f"{report.size_bytes / 1e6:.1f} MB, built in {report.seconds:.1f} s")
+    if report.dropped:
+        from dqkit.engines.reference.hygiene import summary
+
+        print(summary(report.dropped))
     return 0
 
 

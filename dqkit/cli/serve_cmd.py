@@ -1,7 +1,8 @@
 """`dqkit serve`: the local engine behind the vendors' HTTP APIs (lead `/search`, address `/address/...`).
 
 Tokens can also come from the environment variable DQKIT_SERVE_TOKENS (comma-separated), which keeps them out of
-the process list; they add to any `--token`.
+the process list; they add to any `--token`. The key secret comes from a file or DQKIT_KEY_SECRET, the rate store
+URL (which may hold a password) from `--rate-store` or DQKIT_RATE_STORE, for the same reason.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 TOKENS_ENV = "DQKIT_SERVE_TOKENS"
+KEY_SECRET_ENV = "DQKIT_KEY_SECRET"
+RATE_STORE_ENV = "DQKIT_RATE_STORE"
 
 
 def register(sub: Any) -> None:
@@ -67,6 +70,15 @@ def register(sub: Any) -> None:
                         "client following such a URL sends its token there)")
     p.add_argument("--spoof-list", type=Path, default=None, metavar="FILE",
                    help="your own list of fake names, one whole name a line: leads bearing one get E100")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes answering on the one port (default: one per core; 1: a single process). They "
+                        "share the address index file, the key secret and the rate limit")
+    p.add_argument("--key-secret-file", type=Path, default=None, metavar="FILE",
+                   help=f"file holding the secret that signs address keys (also ${KEY_SECRET_ENV}); replicas "
+                        "given the same secret and index file accept each other's keys")
+    p.add_argument("--rate-store", default=None, metavar="URL",
+                   help=f"where the rate limit counts, shared by replicas: redis://HOST:PORT/DB (also "
+                        f"${RATE_STORE_ENV}); default: shared by this server's workers, not by other machines")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--no-access-log", action="store_true", help="do not log one line per request")
     p.set_defaults(handler=run)
@@ -85,7 +97,13 @@ def config_from_args(args: argparse.Namespace) -> Any:
             raise InputError(f"no such file: {path}")
     if sum(map(bool, (args.index, args.reference, args.demo))) > 1:
         raise InputError("give one of --index, --reference files or --demo")
+    from dqkit.server.workers import default_workers
+
+    workers = args.workers if getattr(args, "workers", None) is not None else default_workers()
     return ServerConfig(
+        key_secret=key_secret(getattr(args, "key_secret_file", None)),
+        rate_store=(getattr(args, "rate_store", None) or os.environ.get(RATE_STORE_ENV, "")).strip(),
+        workers=workers,
         tokens=frozenset(tokens),
         client_ids=frozenset(args.client_id) if args.client_id else None,
         partner_ids=frozenset(args.partner_id) if args.partner_id else None,
@@ -108,6 +126,18 @@ def config_from_args(args: argparse.Namespace) -> Any:
     )
 
 
+def key_secret(path: Path | None) -> bytes:
+    """The key secret: the file's content (surrounding blanks dropped), else $DQKIT_KEY_SECRET, else none."""
+    from dqkit.contract.errors import InputError
+
+    if path is not None:
+        try:
+            return path.read_bytes().strip()
+        except OSError as exc:
+            raise InputError(f"cannot read the key secret file {path}: {exc.strerror or exc}") from None
+    return os.environ.get(KEY_SECRET_ENV, "").strip().encode()
+
+
 def run(args: argparse.Namespace) -> int:
     from dqkit.contract.errors import InputError
     from dqkit.server.runner import serve
@@ -116,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number")
     try:
-        serve(config, args.host, args.port, log_level=args.log_level, access_log=not args.no_access_log)
+        return serve(config, args.host, args.port, log_level=args.log_level, access_log=not args.no_access_log)
     except OSError as exc:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    return 0

@@ -17,7 +17,7 @@ from typing import Final, TypeVar
 
 import msgspec
 
-from dqkit import __version__
+from dqkit._version import __version__
 from dqkit.backends.base import BatchItem
 from dqkit.client._limits import Limits, Sleep
 from dqkit.client._policy import RETRY_STATUSES, ClientSettings, backoff_delay, rate_limit_wait, reset_epoch

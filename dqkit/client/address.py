@@ -27,6 +27,7 @@ from dqkit.client._loop import BACKGROUND
 from dqkit.client._policy import ClientSettings, resolve
 from dqkit.client._secret import Secret
 from dqkit.client._sync import SyncClient
+from dqkit.client.bulk import bulk_addresses, run_bulk
 from dqkit.contract.address import (
     DATASET_BY_COUNTRY,
     NOTE_HEADER,
@@ -45,6 +46,7 @@ from dqkit.contract.address import (
     ValidateResponse,
     note_from_header,
 )
+from dqkit.contract.address_bulk import MAX_BATCH_ADDRESSES, BulkResultAddress, as_validate_response
 from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import DqkitError, InputError, ProtocolError
 
@@ -246,6 +248,41 @@ class AsyncAddressClient:
 
         return await self._core.batch(list(keys), one, on_item, concurrency)
 
+    async def bulk(self, addresses: Sequence[SearchRequest | str], *, country_iso: str = "USA",
+                   add: AddOns | None = None, batch_size: int = MAX_BATCH_ADDRESSES, progress: bool = False,
+                   poll_seconds: float = 2.0, max_processing_time: str | None = None,
+                   on_progress: Callable[[int, int], None] | None = None) -> list[BulkResultAddress]:
+        """Validate many addresses as the vendor's bulk batches (`/address/bulk/v1/batches`): sent as batches of
+        `batch_size` (at most 10,000), each started and polled (`progress=True`: a progress bar; `on_progress(done,
+        total)`), answers in input order. Calling it again with the same addresses after an interruption finds
+        the batches the server already holds and fetches them instead of sending them again."""
+        bar: Any = None
+        if progress and addresses:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(addresses), desc="bulk validate", unit="address", dynamic_ncols=True)
+
+        def moved(done: int, total: int) -> None:
+            if bar is not None:
+                bar.update(done - bar.n)
+            if on_progress is not None:
+                on_progress(done, total)
+
+        try:
+            return await run_bulk(self._send, bulk_addresses(addresses, country_iso),
+                                  add=add if add is not None else self.add, batch_size=batch_size,
+                                  poll_seconds=poll_seconds, max_processing_time=max_processing_time,
+                                  on_progress=moved)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    async def validate_bulk(self, requests: Sequence[SearchRequest | str], *,
+                            add: AddOns | None = None) -> list[BatchItem[ValidateResponse]]:
+        """`bulk` in the shape of `validate_many` (one BatchItem per request, in order), for frames."""
+        answers = await self.bulk(requests, add=add)
+        return [BatchItem(i, as_validate_response(a)) for i, a in enumerate(answers)]
+
     async def aclose(self) -> None:
         await self._core.aclose()
 
@@ -320,3 +357,16 @@ class AddressClient(SyncClient[AsyncAddressClient]):
                     on_item: Callable[[BatchItem[FormatResponse]], None] | None = None,
                     concurrency: int | None = None) -> list[BatchItem[FormatResponse]]:
         return BACKGROUND.run(self._async.format_many(keys, on_item=on_item, concurrency=concurrency))
+
+    def bulk(self, addresses: Sequence[SearchRequest | str], *, country_iso: str = "USA", add: AddOns | None = None,
+             batch_size: int = MAX_BATCH_ADDRESSES, progress: bool = False, poll_seconds: float = 2.0,
+             max_processing_time: str | None = None,
+             on_progress: Callable[[int, int], None] | None = None) -> list[BulkResultAddress]:
+        """See `AsyncAddressClient.bulk`."""
+        return BACKGROUND.run(self._async.bulk(addresses, country_iso=country_iso, add=add, batch_size=batch_size,
+                                               progress=progress, poll_seconds=poll_seconds,
+                                               max_processing_time=max_processing_time, on_progress=on_progress))
+
+    def validate_bulk(self, requests: Sequence[SearchRequest | str], *,
+                      add: AddOns | None = None) -> list[BatchItem[ValidateResponse]]:
+        return BACKGROUND.run(self._async.validate_bulk(requests, add=add))

@@ -47,6 +47,8 @@ ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "PHONE_NUMBER": ("phonenumber", "phone", "telephone", "tel", "phone1", "businessphone", "workphone",
                      "mainphone", "phonework", "officephone", "mobile", "mobilephone", "mobilephonenumber",
                      "phonemobile", "cell", "cellphone", "homephone", "phonehome", "phoneother"),
+    "PHONE_OTHER": ("mobile", "mobilephone", "mobilephonenumber", "phonemobile", "cell", "cellphone", "homephone",
+                    "phonehome", "phoneother", "otherphone"),
     "PHONE_EXTENSION": ("phoneextension", "extension", "ext"),
     "PHONE_COUNTRY_CODE": ("phonecountrycode",),
     "PARTNER_ID": ("partnerid", "partner", "leadsource", "source", "vendor", "vendorid", "originalsource"),
@@ -54,9 +56,10 @@ ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "CUST_REF_NO": ("custrefno", "customerreference", "customerref", "reference", "refno", "leadid", "id",
                     "recordid", "contactid", "personid"),
 }
-# HOUSE_NUMBER is no field of the service: a house number kept apart from its street (Pipedrive's "House
-# number" beside "Street/road name") is put before STREET1.
-_COMPOSED: Final = frozenset({"HOUSE_NUMBER"})
+# HOUSE_NUMBER and PHONE_OTHER are no fields of the service: a house number kept apart from its street
+# (Pipedrive's "House number" beside "Street/road name") is put before STREET1; a second phone column (Salesforce's
+# "Mobile" beside "Phone") answers for a lead whose first is empty.
+_COMPOSED: Final = frozenset({"HOUSE_NUMBER", "PHONE_OTHER"})
 # Leading header segments that only say whose field it is ("Person - Name", "Address 1: City").
 _RECORD_SEGMENTS: Final = frozenset({"person", "lead", "contact", "address", "address1", "postaladdress",
                                      "primaryaddress"})
@@ -179,6 +182,9 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
     row itself is never changed, so its raw text stays beside the results.
     """
     values = {f: cell_text(row.get(c)) for f, c in columns.items()}
+    other_phone = values.pop("PHONE_OTHER", "")
+    if other_phone and not values.get("PHONE_NUMBER"):
+        values["PHONE_NUMBER"] = other_phone
     house = values.pop("HOUSE_NUMBER", "")
     if house and values.get("STREET1") and not values["STREET1"].startswith(house):
         values["STREET1"] = f"{house} {values['STREET1']}"

@@ -10,8 +10,11 @@ the models' own field types:
 - a string field takes a string, a number or a boolean (as text), a one-element list, or an object with only
   text (`{"content": ...}`, `{"code": ...}`, `#text`);
 - a list field takes a list or a single item; a code object (`Coded`) takes a bare code string;
-- anything else (an unknown member, a value of the wrong shape) is kept raw under its dotted path in the
-  message's `unparsed` member and named in a `DecodeWarning`, never dropped and never fatal.
+- anything else (an unknown member, a value of the wrong shape, `TRANSACTION_ID` as an object) is kept raw under
+  its dotted path in the message's `unparsed` member and named in a `DecodeWarning`, never dropped and never fatal;
+- one field sent twice with different values (a dotted `NameParser.FIRST_NAME` beside a nested
+  `NameParser{FIRST_NAME}`, or one member in two spellings of case) keeps the first in the field and the other in
+  `unparsed` under its path, named in the `DecodeWarning` as a conflict: neither is dropped.
 
 Only an answer that holds no Message at all is a ProtocolError.
 """
@@ -42,13 +45,21 @@ class DecodeWarning(UserWarning):
 
 
 class _Odd:
-    """Collects the members that could not be placed, by dotted path."""
+    """Collects the members that could not be placed, by dotted path, and which of them lost a conflict."""
 
     def __init__(self) -> None:
         self.raw: dict[str, Any] = {}
+        self.conflicts: list[str] = []
 
     def keep(self, path: str, value: Any) -> None:
+        while path in self.raw and self.raw[path] != value:  # two raw values on one path: both kept
+            path += "~"
         self.raw[path] = value
+
+    def conflict(self, path: str, value: Any) -> None:
+        """A second, different value of a field already set: kept raw, and named as a conflict."""
+        self.keep(path, value)
+        self.conflicts.append(path)
 
 
 @cache
@@ -120,10 +131,10 @@ def _convert(value: Any, tp: Any, path: str, odd: _Odd) -> tuple[bool, Any]:
         out = []
         for i, item in enumerate(items):
             ok, got = _convert(item, item_tp, f"{path}[{i}]", odd)
-            if ok:
-                out.append(got)
-            else:
+            if not ok:
                 odd.keep(f"{path}[{i}]", item)
+            elif got is not None:  # None: an item lacking a required member, already kept raw by _struct
+                out.append(got)
         return True, tuple(out) if origin is tuple else out
     if origin is dict:
         if not isinstance(value, Mapping):
@@ -156,10 +167,12 @@ def _struct(doc: Mapping[str, Any], cls: type, path: str, odd: _Odd) -> Any:
         if upper in fields:
             name, tp = fields[upper]
             ok, got = _convert(value, tp, where, odd)
-            if ok:
-                kw[name] = got
-            else:
+            if not ok:
                 odd.keep(where, value)
+            elif name in kw and kw[name] != got:  # the same field twice (an echo group and a flat member)
+                odd.conflict(where, value)
+            else:
+                kw[name] = got
             continue
         if upper in heads and isinstance(value, Mapping):  # {"ScoreInfo": {"Score": 1}} for "ScoreInfo.Score"
             pending.extend((f"{key}.{k}", v) for k, v in value.items())
@@ -177,32 +190,53 @@ def _required(cls: type) -> bool:
     return any(f.required for f in msgspec.structs.fields(cls))
 
 
-def _merge_dotted(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """Members written "A.B" merged into a nested A (so "NameParser.FIRST_NAME" and "NameParser": {...} meet)."""
+def _same_key(node: Mapping[str, Any], key: str) -> str:
+    """The key of `node` that is `key` but for case, or `key` itself."""
+    if key in node:
+        return key
+    upper = key.upper()
+    return next((k for k in node if k.upper() == upper), key)
+
+
+def _place(node: dict[str, Any], parts: list[str], value: Any, where: str, conflicts: list[tuple[str, Any]]) -> None:
+    """Put `value` at `parts` under `node` (objects made as needed, keys matched whatever their case); a value
+    that meets a different one there (or a non-object on the way) goes to `conflicts` under its path instead."""
+    for part in parts[:-1]:
+        key = _same_key(node, part)
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            conflicts.append((where, value))
+            return
+        node = child
+    key = _same_key(node, parts[-1])
+    if key not in node:
+        node[key] = value
+    elif isinstance(node[key], dict) and isinstance(value, Mapping):
+        for sub, v in value.items():
+            _place(node[key], [str(sub)], v, f"{where}.{sub}", conflicts)
+    elif node[key] != value:
+        conflicts.append((where, value))
+
+
+def _merge_dotted(doc: Mapping[str, Any], path: str, conflicts: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Members written "A.B" merged into a nested A (so "NameParser.FIRST_NAME" and "NameParser": {...} meet), and
+    members that differ only by case merged; where two forms disagree, the later one goes to `conflicts`."""
     out: dict[str, Any] = {}
     for key, value in doc.items():
         k = str(key)
+        where = f"{path}.{k}" if path else k
         if k.upper() == "DQKITUNPARSED":  # dqkit's own record of raw members: keys are paths, kept as they are
             out[k] = value
             continue
-        if "." in k and not k.upper().startswith("SCOREINFO."):
-            head, rest = k.split(".", 1)
-            target = out.setdefault(head, {})
-            if isinstance(target, dict):
-                node = target
-                parts = rest.split(".")
-                for p in parts[:-1]:
-                    node = node.setdefault(p, {})
-                node[parts[-1]] = value
-                continue
         if isinstance(value, Mapping):
-            value = _merge_dotted(value)
-            if isinstance(out.get(k), dict):
-                out[k] = {**value, **out[k]}
-                continue
+            value = _merge_dotted(value, where, conflicts)
         elif isinstance(value, list):
-            value = [_merge_dotted(v) if isinstance(v, Mapping) else v for v in value]
-        out[k] = value
+            value = [_merge_dotted(v, f"{where}[{i}]", conflicts) if isinstance(v, Mapping) else v
+                     for i, v in enumerate(value)]
+        if "." in k and not k.upper().startswith("SCOREINFO."):
+            _place(out, k.split("."), value, where, conflicts)
+        else:
+            _place(out, [k], value, where, conflicts)
     return out
 
 
@@ -217,8 +251,11 @@ def message_from_document(doc: Any, *, warn: bool = True) -> ELSGenericMessage:
             doc = doc[only]
     if not isinstance(doc, Mapping):
         raise ProtocolError("not an ELSGenericMessage: the answer is not an object")
-    doc = _merge_dotted(doc)
+    conflicts: list[tuple[str, Any]] = []
+    doc = _merge_dotted(doc, "", conflicts)
     odd = _Odd()
+    for where, value in conflicts:
+        odd.conflict(where, value)
     fields, _ = _fields(ELSGenericMessage)
     kw: dict[str, Any] = {}
     for key, value in doc.items():
@@ -232,7 +269,10 @@ def message_from_document(doc: Any, *, warn: bool = True) -> ELSGenericMessage:
         name, tp = fields[upper]
         if name == "transaction_id":  # "String or number": kept as sent
             text = _text(value)
-            kw[name] = value if isinstance(value, int) and not isinstance(value, bool) else text or ""
+            if text is None:  # an object or a list: not an id dqkit can show, kept raw
+                odd.keep(str(key), value)
+            else:
+                kw[name] = value if isinstance(value, int) and not isinstance(value, bool) else text
             continue
         ok, got = _convert(value, tp, str(key), odd)
         if ok and got is not None:
@@ -251,6 +291,10 @@ def message_from_document(doc: Any, *, warn: bool = True) -> ELSGenericMessage:
     if odd.raw:
         kw["unparsed"] = odd.raw
         if warn:
-            warnings.warn(f"dqkit: kept raw, not understood: {', '.join(sorted(odd.raw))}", DecodeWarning,
-                          stacklevel=3)
+            clash = set(odd.conflicts)
+            odd_ones = sorted(p for p in odd.raw if p not in clash)
+            parts = [f"kept raw, not understood: {', '.join(odd_ones)}"] if odd_ones else []
+            if clash:
+                parts.append(f"kept raw, a second value that disagrees with the one read: {', '.join(sorted(clash))}")
+            warnings.warn(f"dqkit: {'; '.join(parts)}", DecodeWarning, stacklevel=3)
     return ELSGenericMessage(**kw)

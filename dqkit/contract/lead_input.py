@@ -9,7 +9,9 @@ What is changed, and nothing else:
   removed, inner runs of blanks made one space;
 - PHONE_NUMBER: "(217) 555-0142", "+1 217-555-0142", "217.555.0142", "1-217-555-0142" -> "2175550142";
   an extension written "x12", "ext. 12", "extension 12" or "#12" after the number goes to PHONE_EXTENSION
-  (when that field is empty); "+44 20 7946 0958" -> PHONE_COUNTRY_CODE "44", PHONE_NUMBER "2079460958".
+  (when that field is empty); "+44 20 7946 0958", "011 44 20 7946 0958", "0044 20 7946 0958" ->
+  PHONE_COUNTRY_CODE "44", PHONE_NUMBER "2079460958" (libphonenumber reads the country code); "001 408 555 0142" ->
+  "4085550142".
   A number that is none of these (vanity letters, "n/a") is kept as written, so the engine answers E808 for it;
 - ZIP "94501-1234" / "945011234" -> ZIP "94501", ZIPPLUS "1234"; a ZIP that lost its leading zeros in a
   numeric column ("2134") is padded back to five digits;
@@ -24,15 +26,13 @@ from typing import Final
 import msgspec
 
 from dqkit.contract.lead import Attribute, LeadRequest, Phone
-from dqkit.contract.us_states import STATE_CODES
+from dqkit.contract.us_states import state_code_of_name
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
 _EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
                                re.IGNORECASE)
 _PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
 _ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
-
-_STATE_KEY: Final = re.compile(r"[^A-Z ]+")
 
 
 def clean_text(value: str) -> str:
@@ -43,7 +43,11 @@ def clean_text(value: str) -> str:
 
 
 def split_phone(text: str) -> tuple[str, str, str]:
-    """(number, extension, country code) of a phone as written; the number as written when it is no number."""
+    """(number, extension, country code) of a phone as written; the number as written when it is no number.
+
+    A number written with its country code ("+44 20 ...", the US exit code "011 44 20 ...", the "00 44 20 ..." /
+    "001 408 ..." most other countries dial) is read by `phonenumbers` (libphonenumber's country codes and lengths);
+    a domestic one is 10 digits, or 11 with a leading 1."""
     raw = clean_text(text)
     if not raw:
         return "", "", ""
@@ -52,24 +56,35 @@ def split_phone(text: str) -> tuple[str, str, str]:
     if m:
         raw, ext = m.group("num").strip(), m.group("ext")
     compact = raw.translate(_PHONE_PUNCT)
-    country = ""
-    if compact.startswith("+"):
-        body = compact[1:]
-        if body.startswith("1") and len(body) == 11 and body.isdigit():
-            return body[1:], ext, ""
-        if body.isdigit() and 8 <= len(body) <= 15:
-            # the country code is 1-3 digits; the written form's first group says where it ends
-            head = raw.lstrip("+").split(maxsplit=1)[0].translate(_PHONE_PUNCT)
-            cc_len = len(head) if 1 <= len(head) <= 3 and head.isdigit() else 2
-            country, national = body[:cc_len], body[cc_len:]
-            return national, ext, country
-        return raw, ext, ""
-    if compact.isascii() and compact.isdigit():
-        if len(compact) == 11 and compact[0] == "1":
-            return compact[1:], ext, ""
-        if len(compact) == 10:
-            return compact, ext, ""
+    if not (compact.isascii() and compact.removeprefix("+").isdigit()):
+        return raw, ext, ""  # letters (vanity numbers), "n/a": kept, the engine answers E808
+    exit_code = next((p for p in _EXIT_CODES if compact.startswith(p)), "")
+    if exit_code:
+        return _international(compact[len(exit_code):], raw, ext)
+    if len(compact) == 11 and compact[0] == "1":
+        return compact[1:], ext, ""
+    if len(compact) == 10:
+        return compact, ext, ""
     return raw, ext, ""
+
+
+# How a number written with its country code starts: "+", the US exit code, the exit code of most other countries.
+_EXIT_CODES: Final = ("+", "011", "00")
+
+
+def _international(digits: str, raw: str, ext: str) -> tuple[str, str, str]:
+    """(national number, extension, country code) of the digits after an exit code; NANP numbers without a country
+    code, as the domestic forms; the number as written when libphonenumber reads no country code there."""
+    import phonenumbers  # only for numbers written with an exit code: no import cost for the usual ones
+
+    try:
+        parsed = phonenumbers.parse("+" + digits, None)
+    except phonenumbers.NumberParseException:
+        return raw, ext, ""
+    national: str = phonenumbers.national_significant_number(parsed)  # Italy's leading 0 kept
+    if parsed.country_code == 1:
+        return (national, ext, "") if len(national) == 10 else (raw, ext, "")
+    return national, ext, str(parsed.country_code)
 
 
 def state_code(value: str) -> str:
@@ -77,8 +92,7 @@ def state_code(value: str) -> str:
     v = clean_text(value)
     if len(v) <= 2:
         return v.upper() if v.isalpha() else v
-    key = " ".join(_STATE_KEY.sub(" ", v.upper()).split())
-    return STATE_CODES.get(key, v)
+    return state_code_of_name(v) or v
 
 
 def split_zip(zip_: str, zipplus: str) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
 from xml.etree.ElementTree import Element, ParseError
@@ -525,8 +525,3 @@ def decode_message(body: bytes, content_type: str = "") -> ELSGenericMessage:
     except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
     return message_from_document(doc)
-
-
-def message_from_mapping(doc: Mapping[str, Any]) -> ELSGenericMessage:
-    """Build a message from already-decoded JSON (e.g. a cached row), tolerantly; raises ProtocolError."""
-    return message_from_document(doc, warn=False)

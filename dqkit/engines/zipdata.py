@@ -61,7 +61,6 @@ class ZipTables:
     states_by_area_code: Mapping[str, frozenset[str]]
     cities_by_state: Mapping[str, tuple[str, ...]]
     counties_by_city: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)  # (CITY, ST)
-    states_by_zip3: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "950" -> {"CA"}
 
 
 # Bump when the cached row layout changes.
@@ -197,9 +196,6 @@ def tables() -> ZipTables:
         for z5 in zips:
             if by_zip[z5].county and by_zip[z5].kind != "UNIQUE":
                 counties[key].add(by_zip[z5].county)
-    zip3: dict[str, set[str]] = defaultdict(set)
-    for info in by_zip.values():
-        zip3[info.zip[:3]].add(info.state)
     return ZipTables(
         by_zip=by_zip,
         by_city_state=by_city,
@@ -207,7 +203,6 @@ def tables() -> ZipTables:
         states_by_area_code={c: frozenset(s) for c, s in states_by_code.items()},
         cities_by_state={s: tuple(sorted(c)) for s, c in cities.items()},
         counties_by_city={k: frozenset(v) for k, v in counties.items()},
-        states_by_zip3={k: frozenset(v) for k, v in zip3.items()},
     )
 
 
@@ -269,11 +264,6 @@ def zips_for_city(city: str, state: str) -> tuple[str, ...]:
 def counties_for_city(city: str, state: str) -> frozenset[str]:
     """Counties the (non-unique) ZIPs of a city's preferred name lie in; more than one means status 10."""
     return tables().counties_by_city.get((city.upper(), state.upper()), frozenset())
-
-
-def zip3_states(zip5: str) -> frozenset[str]:
-    """States whose ZIPs share the first three digits of `zip5` (the state's ZIP ranges)."""
-    return tables().states_by_zip3.get(zip5[:3], frozenset())
 
 
 if __name__ == "__main__":  # regenerate the shipped rows after upgrading zipcodes or the county table

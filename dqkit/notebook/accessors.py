@@ -152,6 +152,7 @@ class AddressAccessor:
         concurrency: int | None = None,
         components: bool = False,
         reference: str | None = None,
+        bulk: bool = False,
     ) -> pd.DataFrame:
         """Validate every row as an address; a new frame with the `addr_*` results after the input's columns.
 
@@ -164,11 +165,13 @@ class AddressAccessor:
         `addr_note`. `reference` picks the local engine's data: None (the installed references, see
         `dqkit reference add`), "demo" (the synthetic demo, only when asked), or an installed reference id.
         `components=True` adds the component breakdown (`addr_street_name`, `addr_building_number`,
-        `addr_town`, ...). Other arguments as for `df.leads.verify`.
+        `addr_town`, ...). `bulk=True` (with `backend=URL`) sends the rows as the service's bulk batches, polled
+        to the end; a rerun after an interruption resumes (the cache, and the batches the server already holds);
+        bulk answers carry no `addr_global_address_key`. Other arguments as for `df.leads.verify`.
         """
         return addresses.validate(self._df, backend=backend, mapping=mapping, country=country, datasets=datasets,
                                   prefix=prefix, cache=cache, progress=progress, concurrency=concurrency,
-                                  components=components, reference=reference)
+                                  components=components, reference=reference, bulk=bulk)
 
     def search(
         self,

@@ -286,9 +286,11 @@ def validate(
     concurrency: int | None = None,
     components: bool = False,
     reference: str | None = None,
+    bulk: bool = False,
 ) -> pd.DataFrame:
     """Validate every row of `df` as an address; see `AddressAccessor.validate`. `components=True` also adds
-    the component breakdown of the address found (`COMPONENT_NAMES`), asked for with Add-Components."""
+    the component breakdown of the address found (`COMPONENT_NAMES`), asked for with Add-Components. `bulk=True`
+    sends the rows to a service's bulk batches (`AddressClient.validate_bulk`) instead of one call per row."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = _backend(backend, reference)
@@ -296,13 +298,19 @@ def validate(
     fields = address_fields(df.columns, mapping, prefix, names)
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
+    if bulk:
+        native = getattr(be, "validate_bulk", None)
+        if not callable(native):
+            raise InputError("bulk=True needs a service's address client (backend=URL or an AddressClient): "
+                             f"{getattr(be, 'name', type(be).__name__)} has no bulk batches")
     single: Any = be.validate
     if components:
         add = AddOns(components=True)
         native = functools.partial(native, add=add) if callable(native) else None
         single = functools.partial(be.validate, add=add)
     op: Operation[SearchRequest, ValidateResponse] = Operation(
-        namespace=namespace(be, "address.validate"), result_type=_NotedAnswer, stored=_stored,
+        namespace=namespace(be, "address.validate.bulk" if bulk else "address.validate"), result_type=_NotedAnswer,
+        stored=_stored,
         call=with_concurrency(native, concurrency) if callable(native) else one_by_one(single),
         remote=is_remote(be), batched=callable(native))
     job = FrameJob(fields=fields, names=names, request=_request_builder(country, None, None, datasets),

@@ -246,7 +246,7 @@ def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | N
                at: dt.datetime | None = None, references: str | None = None) -> int:
     """Record one verified frame as a run; returns the run's id. `at` (UTC) is for tests and backfills;
     `references` names the reference data when the backend cannot (default: `references_used(backend)`)."""
-    from dqkit import __version__
+    from dqkit._version import __version__
     from dqkit.notebook.pipeline import engine_build
 
     table = counts_of(results, prefix=prefix, by=by)

@@ -212,7 +212,8 @@ AUDIT_COLUMNS: Final[dict[str, str]] = {
     "negative_pct": "% of assessed: S101 or S102 (verified negative)",
     "no_match_pct": "% of assessed: S101 (no match to the reference records)",
     "address_invalid_pct": "% of assessed: S102 (address not valid; with a reference: street or house not found)",
-    "address_matched_pct": "% of assessed: ADDRESS_CODE 1 (matched to one point of the installed reference)",
+    "address_matched_pct": "% of assessed: GEOMATCH 0 (matched to one point of the installed reference; "
+                           "ADDRESS_CODE 1 when the point also has a ZIP+4)",
     "street_unchecked_pct": "% of assessed: street not checked, no reference or records (ELS address code 103)",
     "phone_ok_pct": "% of assessed leads with a PHONE_STATUS: valid area code (E800/E801)",
     "caller_fault_pct": "% of all leads: caller faults (shown apart)",
@@ -242,8 +243,8 @@ def _text(df: pd.DataFrame, column: str) -> pd.Series:
 def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = PREFIX) -> pd.DataFrame:
     """One row per lead source (and `(all)` when there are several): counts, and percentages (0-100, one
     decimal) over the leads the service could judge, with caller, configuration and service faults counted
-    apart (see AUDIT_COLUMNS). Address rates are real only with an installed reference (else ADDRESS_CODE is
-    blank and `street_unchecked_pct` says so)."""
+    apart (see AUDIT_COLUMNS). Address rates are real only with an installed reference (else GEOMATCH is never
+    0 and `street_unchecked_pct` says so)."""
     if f"{prefix}result_code" not in df.columns:
         raise InputError(f"column {prefix + 'result_code'!r} is missing: pass the frame returned by "
                          "df.leads.verify() (or the output of dqkit verify), or the prefix it was made with")
@@ -254,7 +255,7 @@ def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = PREFIX
         "outcome": _text(df, f"{prefix}outcome").replace("", NOT_PROCESSED).to_numpy(),
         "code": _text(df, f"{prefix}result_code").to_numpy(),
         "phone": _text(df, f"{prefix}phone_status").to_numpy(),
-        "addr": _text(df, f"{prefix}std_address_code").to_numpy(),
+        "geo": _text(df, f"{prefix}std_geomatch").to_numpy(),
         "els": _text(df, f"{prefix}els_address_verification").to_numpy(),
     })
     rows: list[dict[str, Any]] = []
@@ -280,7 +281,7 @@ def audit_table(df: pd.DataFrame, *, by: str | None = None, prefix: str = PREFIX
             "negative_pct": pct(int(judged["code"].isin(("S101", "S102")).sum()), assessed),
             "no_match_pct": pct(int((judged["code"] == "S101").sum()), assessed),
             "address_invalid_pct": pct(int((judged["code"] == "S102").sum()), assessed),
-            "address_matched_pct": pct(int((judged["addr"] == "1").sum()), assessed),
+            "address_matched_pct": pct(int((judged["geo"] == "0").sum()), assessed),
             "street_unchecked_pct": pct(int((judged["els"] == "103").sum()), assessed),
             "phone_ok_pct": pct(int(with_phone["phone"].isin(("E800", "E801")).sum()), len(with_phone)),
             "caller_fault_pct": pct(caller, n),

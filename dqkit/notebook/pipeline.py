@@ -99,7 +99,7 @@ def engine_build() -> str:
     """dqkit's version and a hash of the engines' and the contract's code and bundled tables: an answer cached by
     one build is never served by another, after an upgrade or between two commits of a development checkout with
     the same version number (about 1.5 MB read once per process)."""
-    from dqkit import __version__
+    from dqkit._version import __version__
 
     return f"{__version__}+{code_hash(Path(__file__).resolve().parents[1])}"
 

@@ -6,8 +6,9 @@ addresses (a city hall) into invalid ones. So each reference records the ZIPs it
 call a street absent only there; elsewhere it is "not checked".
 
 An OpenAddresses county file ("alameda.csv", "us_ca_santa_clara-addresses-county.geojson.gz") covers its county
-completely: the ZIPs it holds whose county (bundled ZIP data) is the one the file is named after. Anything else,
-or any file added with `--partial`, covers nothing completely.
+completely: the ZIPs it holds whose county (bundled ZIP data) is the one the file is named after, except a ZIP
+one of whose cities reaches into another county (the ZIP may too: Palo Alto, Los Gatos), where a street the
+file lacks may lie over the line. Anything else, or any file added with `--partial`, covers nothing completely.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ def complete_zips(place: str, postcodes: Iterable[tuple[str, str]]) -> list[str]
     want = _key(place)
     if not want:
         return []
-    by_zip = zipdata.tables().by_zip
+    tables = zipdata.tables()
     out = set()
     for _state, zip5 in postcodes:
-        info = by_zip.get(zip5[:5])
-        if info is not None and info.county and _key(info.county) == want:
+        info = tables.by_zip.get(zip5[:5])
+        if info is None or not info.county or _key(info.county) != want:
+            continue
+        if all(tables.counties_by_city.get((c, info.state), frozenset()) <= {info.county} for c in info.cities):
             out.add(zip5[:5])
     return sorted(out)

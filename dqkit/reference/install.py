@@ -30,9 +30,9 @@ from typing import Any, Final
 import msgspec
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.reference.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
 from dqkit.engines.reference.reader import Record
 from dqkit.reference.coverage import complete_zips
-from dqkit.reference.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part
 from dqkit.reference.store import (

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Final
 import pandas as pd
 import plotly.graph_objects as go
 
-from dqkit import __version__, plots
+from dqkit import plots
 from dqkit._files import write_text
+from dqkit._version import __version__
 from dqkit.contract import codes
 from dqkit.contract.errors import InputError
 from dqkit.notebook.leads import AUDIT_COLUMNS

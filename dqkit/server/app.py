@@ -9,8 +9,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import msgspec
 from starlette.applications import Starlette
@@ -21,41 +20,17 @@ from starlette.routing import Route
 
 from dqkit.contract.errors import ServiceError
 from dqkit.server.address_routes import AddressRoutes
+from dqkit.server.bulk_routes import BulkRoutes
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, ServerEngines, load_local
 from dqkit.server.errors import error_bytes
 from dqkit.server.gate import ASGIApp, Gate
 from dqkit.server.lead_routes import lead_endpoint
 from dqkit.server.openapi import openapi_document
+from dqkit.server.operations import OPERATIONS, Op
 
 log = logging.getLogger("dqkit.server")
 Handler = Callable[[Request], Awaitable[Response]]
-
-
-@dataclass(frozen=True)
-class Op:
-    """One operation: its canonical path, methods, handler name and the aliases it also answers on."""
-
-    path: str
-    methods: tuple[str, ...]
-    handler: str
-    aliases: tuple[str, ...] = ()
-
-
-LEAD_PATHS: Final = ("/search", "/els/rest/enrich/v1/search")
-OPERATIONS: Final[tuple[Op, ...]] = (
-    Op("/search", ("GET", "POST"), "lead", ("/els/rest/enrich/v1/search",)),
-    Op("/address/search/v1", ("POST",), "search"),
-    Op("/address/validate/v1", ("POST",), "validate"),
-    Op("/address/suggestions/refine/v1/{key:path}", ("POST",), "refine"),
-    Op("/address/format/v1/{key:path}", ("GET", "POST"), "format"),
-    Op("/address/suggestions/stepin/v1/{key:path}", ("GET", "POST"), "step_in",
-       ("/address/suggestions/stepIn/v1/{key:path}",)),
-    Op("/address/suggestions/stepIn", ("POST",), "step_in", ("/address/suggestions/stepin",)),
-    Op("/address/lookup/v2", ("POST",), "lookup", ("/address/lookup/v1",)),
-    Op("/address/suggestions/format/v1", ("POST",), "suggestions_format"),
-    Op("/address/datasets/v1", ("GET",), "datasets"),
-)
 
 
 def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
@@ -103,7 +78,9 @@ def create_app(config: ServerConfig | None = None, *,
     config = config or ServerConfig()
     engines = ServerEngines(config, loader)
     address_routes = AddressRoutes(engines)
-    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers()}  # type: ignore[dict-item]
+    bulk_routes = BulkRoutes(engines)
+    handlers: dict[str, Handler] = {"lead": lead_endpoint(engines), **address_routes.handlers(),  # type: ignore[dict-item]
+                                    **bulk_routes.handlers(address_routes._guarded)}
     routes: list[Route] = []
     for op in OPERATIONS:
         handler = _not_ready(engines, handlers[op.handler], provenance=op.handler != "lead")
@@ -114,7 +91,7 @@ def create_app(config: ServerConfig | None = None, *,
     document = msgspec.json.encode(openapi_document(config))
 
     async def healthz(request: Request) -> Response:
-        if engines.ready:
+        if engines.all_ready:  # with --workers: every worker's engines
             return Response(b'{"status":"ok"}', media_type="application/json")
         status = "failed" if engines.error else "starting"
         return Response(msgspec.json.encode({"status": status}), status_code=503, media_type="application/json")
@@ -128,6 +105,7 @@ def create_app(config: ServerConfig | None = None, *,
         try:
             engines.load()
             log.info("dqkit serve: engines ready")
+            bulk_routes.service.resume()  # batches a stopped server was processing go on
         except Exception:
             log.exception("dqkit serve: the engines failed to load; /healthz answers 503")
 

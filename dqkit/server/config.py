@@ -72,6 +72,16 @@ class ServerConfig:
     trusted_proxies: tuple[IPNetwork, ...] = ()
     public_url: str | None = None
     trust_host_header: bool = False
+    # Several processes and machines (issue 21): see `dqkit.server.workers` and the README's "Running on more than
+    # one machine". key_secret signs address keys (with the index build) so every replica given it accepts the
+    # keys of the others; rate_store is where the rate limit counts (redis://..., sqlite:PATH; "" = the workers'
+    # run folder, else this process); workers / run_dir / worker_slot describe this process's place among the
+    # workers of one `dqkit serve`.
+    key_secret: bytes = field(default=b"", repr=False)
+    rate_store: str = field(default="", repr=False)
+    workers: int = 1
+    run_dir: Path | None = None
+    worker_slot: int = 0
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -97,6 +107,13 @@ class ServerConfig:
             object.__setattr__(self, "public_url", public_base_url(self.public_url))
         if any(not t or t != t.strip() for t in self.tokens):
             raise InputError("a token must be non-empty and carry no surrounding spaces")
+        if self.workers < 1:
+            raise InputError("--workers must be at least 1")
+        if self.key_secret and len(self.key_secret) < 16:
+            raise InputError("the key secret must be at least 16 bytes (e.g. `python -c 'import secrets; "
+                             "print(secrets.token_urlsafe(32))'`)")
+        if self.rate_store and not self.rate_store.startswith(("redis://", "rediss://", "unix://", "sqlite:")):
+            raise InputError("--rate-store must be a redis://, rediss:// or unix:// URL, or sqlite:PATH")
 
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
@@ -110,7 +127,9 @@ class ServerConfig:
                 f"body_timeout_seconds={self.body_timeout_seconds}, send_timeout_seconds={self.send_timeout_seconds}, "
                 f"auth_failures_per_window={self.auth_failures_per_window}, "
                 f"trusted_proxies={[str(n) for n in self.trusted_proxies]}, public_url={self.public_url!r}, "
-                f"trust_host_header={self.trust_host_header})")
+                f"trust_host_header={self.trust_host_header}, "
+                f"key_secret=<{'set' if self.key_secret else 'none'}>, rate_store={_shown_store(self.rate_store)!r}, "
+                f"workers={self.workers})")
 
     @property
     def auth_required(self) -> bool:
@@ -129,6 +148,12 @@ class ServerConfig:
         if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
             addr = addr.ipv4_mapped
         return any(addr.version == net.version and addr in net for net in self.allow_ips)
+
+
+def _shown_store(url: str) -> str:
+    from dqkit.server.ratestore import describe
+
+    return describe(url)
 
 
 def parse_networks(values: Iterable[str], option: str = "--allow-ip") -> tuple[IPNetwork, ...]:

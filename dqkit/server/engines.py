@@ -54,15 +54,26 @@ class ServerEngines:
 
     def load(self) -> None:
         """Load the engines (blocking); a failure is kept and reported by /healthz instead of crashing."""
+        from dqkit.server.workers import mark_ready
+
         try:
             self._loaded = self.loader(self.config)
         except Exception as exc:
             self.error = exc
             raise
+        mark_ready(self.config)
 
     @property
     def ready(self) -> bool:
+        """This process's engines are loaded (it can answer)."""
         return self._loaded is not None
+
+    @property
+    def all_ready(self) -> bool:
+        """Every worker of the server is ready: what /healthz reports."""
+        from dqkit.server.workers import all_ready
+
+        return self._loaded is not None and all_ready(self.config)
 
     @property
     def loaded(self) -> Loaded:
@@ -88,11 +99,12 @@ def load_local(config: ServerConfig) -> Loaded:
     index file, reference files, the synthetic demo when asked for, else the installed references (or, with none,
     the open-data-only engine, which never claims a street)."""
     from dqkit.backends.local import LocalBackend
-    from dqkit.engines.address import AddressEngine
+    from dqkit.engines.address import AddressEngine, keys
     from dqkit.engines.address.provenance import ReferenceInfo
     from dqkit.engines.lead.engine import LeadEngine, LeadProfile
     from dqkit.engines.lead.spoof_list import SpoofList
 
+    keys.use_secret(config.key_secret)  # before any engine is built: its keys are signed with it
     points: object = None
     address: object
     if config.index is not None:

@@ -43,6 +43,7 @@ from dqkit.engines.deadline import Deadline
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import send_error
 from dqkit.server.ratelimit import FailureLimiter, FixedWindowLimiter, Verdict, client_key
+from dqkit.server.ratestore import open_counts
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -65,6 +66,8 @@ MAX_QUERY_PARAMS: Final = 64
 # Bodies at least this long are decoded and answered off the main event loop (a lead or a search is < 2 KiB).
 OFFLOAD_BYTES: Final = 16_384
 LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
+BULK_PATH: Final = "/address/bulk/v1/batches"
+BULK_BODY_BYTES: Final = 16 << 20
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -153,7 +156,8 @@ class Gate:
         self.config = config
         self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
-        self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds)
+        self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds,
+                                           counts=open_counts(config.rate_store, config.run_dir))
                         if config.rate_limit else None)
         self.failures = (FailureLimiter(config.auth_failures_per_window, config.rate_window_seconds)
                          if config.auth_failures_per_window and config.tokens else None)
@@ -304,6 +308,8 @@ class Gate:
         limit = self.config.max_body_bytes
         if scope["path"].rstrip("/") in LEAD_PATHS:
             limit = min(limit, self.config.max_lead_body_bytes)
+        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: up to 10,000 addresses of 1,000 characters
+            limit = max(limit, BULK_BODY_BYTES)
         length = _header(scope, b"content-length")
         if length is not None:
             try:

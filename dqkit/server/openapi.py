@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import msgspec
 
-from dqkit import __version__
+from dqkit._version import __version__
 from dqkit.contract.address import (
     DatasetsResponse,
     FormatRequest,
@@ -25,6 +25,13 @@ from dqkit.contract.address import (
     SuggestionsFormatResponse,
     ValidateResponse,
 )
+from dqkit.contract.address_bulk import (
+    BatchListResponse,
+    BatchRefResponse,
+    BatchResultsResponse,
+    BatchStatusResponse,
+    BulkCreateRequest,
+)
 from dqkit.contract.errors import ErrorBody
 from dqkit.contract.lead import (
     ADDRESS_FIELDS,
@@ -36,6 +43,7 @@ from dqkit.contract.lead import (
     ELSGenericMessage,
 )
 from dqkit.server.config import ServerConfig
+from dqkit.server.operations import OPERATIONS
 from dqkit.server.status import status_table_markdown
 
 REF: Final = "#/components/schemas/{name}"
@@ -149,6 +157,29 @@ _KEY_PARAM: Final = {"name": "key", "in": "path", "required": True,
                      "schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_.~-]+$"}}
 
 
+_BATCH_ID: Final = {"name": "batch_id", "in": "path", "required": True, "description": "A batch_id from create",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
+
+
+def _bulk_paths(addr: Any, adds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The vendor's bulk batch operations (`dqkit.server.bulk`)."""
+    extra = _add_header("Add-ExtraMatchInfo", "Add match_info to every answer of the batch")
+    one = "/address/bulk/v1/batches/{batch_id}"
+    return {
+        "/address/bulk/v1/batches": {
+            "post": addr("bulkCreate", "Create a batch of up to 10,000 addresses", "BatchRefResponse",
+                         body="BulkCreateRequest", params=[*adds[:2], extra]),
+            "get": addr("bulkList", "The caller's batches", "BatchListResponse"),
+        },
+        one: {"get": addr("bulkStatus", "A batch's status", "BatchStatusResponse", params=[_BATCH_ID, adds[1]])},
+        one + "/start": {"post": addr("bulkStart", "Start a batch", "BatchRefResponse", params=[_BATCH_ID])},
+        one + "/stop": {"post": addr("bulkStop", "Stop a batch (its answers so far are kept)", "BatchRefResponse",
+                                     params=[_BATCH_ID])},
+        one + "/results": {"get": addr("bulkResults", "A batch's answers, in input order, with statistics",
+                                       "BatchResultsResponse", params=[_BATCH_ID])},
+    }
+
+
 def _op(op_id: str, summary: str, ok: dict[str, Any], *, body: dict[str, Any] | None = None,
         params: list[dict[str, Any]] | None = None, errors: tuple[int, ...] = _COMMON_ERRORS,
         headers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -200,10 +231,13 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
         ref_template=REF,
     )
     from dqkit.server.address_routes import REQUIRED_MEMBERS, StepInRequest
-    from dqkit.server.app import OPERATIONS
 
     _, step_components = msgspec.json.schema_components([StepInRequest], ref_template=REF)
     components.update(step_components)
+    _, bulk_components = msgspec.json.schema_components(
+        [BulkCreateRequest, BatchRefResponse, BatchStatusResponse, BatchListResponse, BatchResultsResponse],
+        ref_template=REF)
+    components.update(bulk_components)
     for name, required in REQUIRED_MEMBERS.items():  # what the server checks on the wire
         if name in components and name != "RefineRequest":
             components[name]["required"] = sorted({*components[name].get("required", ()), *required})
@@ -268,6 +302,7 @@ def openapi_document(config: ServerConfig | None = None) -> dict[str, Any]:
             "suggestionsFormat", "Search and format in one call", "SuggestionsFormatResponse",
             body="SuggestionsFormatRequest", params=[_ADD_COMPONENTS, _ADD_METADATA])}}
            if "suggestions_format" in routed else {}),
+        **_bulk_paths(addr, adds),
         "/healthz": {"get": {"operationId": "healthz", "summary": "200 once the engines are ready", "security": [],
                              "responses": {"200": {"description": "ready"},
                                            "503": {"description": "still loading, or failed to load"}}}},

@@ -13,6 +13,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dqkit.server.ratestore import Counts, MemoryCounts
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -33,27 +35,24 @@ class Verdict:
 
 
 class FixedWindowLimiter:
-    """`limit` requests per `window` seconds per key; windows are aligned to the epoch so resets are predictable."""
+    """`limit` requests per `window` seconds per key; windows are aligned to the epoch so resets are predictable
+    and the same in every process. The counts live in `counts` (`dqkit.server.ratestore`): this process's memory
+    by default, or a store that all workers and replicas share, so they enforce one limit together."""
 
-    def __init__(self, limit: int, window: int, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, limit: int, window: int, clock: Callable[[], float] = time.time,
+                 counts: Counts | None = None) -> None:
         self.limit = limit
         self.window = window
         self._clock = clock
-        self._window_index = -1
-        self._counts: dict[str, int] = {}
+        self.counts: Counts = counts if counts is not None else MemoryCounts()
 
     def hit(self, key: str) -> Verdict:
-        now = self._clock()
-        index = int(now // self.window)
-        if index != self._window_index:  # a new window: forget every count (bounded memory)
-            self._window_index = index
-            self._counts.clear()
-        used = self._counts.get(key, 0)
+        index = int(self._clock() // self.window)
+        used = self.counts.add(key, index, self.window)  # refused requests count too: a flood stays refused
         reset_at = (index + 1) * self.window
-        if used >= self.limit:
+        if used > self.limit:
             return Verdict(False, self.limit, 0, reset_at)
-        self._counts[key] = used + 1
-        return Verdict(True, self.limit, self.limit - used - 1, reset_at)
+        return Verdict(True, self.limit, self.limit - used, reset_at)
 
 
 def client_key(host: str) -> str:

@@ -33,6 +33,7 @@ import resource
 import socket
 import sys
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any, Final
 
 from dqkit.server.config import ServerConfig
@@ -324,17 +325,35 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
 
 
 def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info",
-          access_log: bool = True) -> None:
-    """Serve until interrupted. Prints one line `dqkit serve: listening on http://HOST:PORT` to stdout."""
-    import uvicorn
-
-    from dqkit.server.app import create_app
+          access_log: bool = True) -> int:
+    """Serve until interrupted. Prints one line `dqkit serve: listening on http://HOST:PORT` to stdout. With
+    `config.workers` > 1, that many processes answer on the one socket (`dqkit.server.workers`)."""
+    from dqkit.server import workers
 
     descriptors = raise_descriptor_limit()
     max_connections = connection_cap(config, descriptors)
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(f"{LISTENING_PREFIX}http://{shown}:{bound_port}", flush=True)
+    sys.stdout.flush()
+
+    def run_one(cfg: ServerConfig) -> None:
+        _run_server(cfg, sock, log_level=log_level, access_log=access_log, max_connections=max_connections)
+
+    if config.workers > 1 and workers.can_fork():
+        return workers.supervise(config, run_one)
+    run_one(replace(config, workers=1))
+    return 0
+
+
+def _run_server(config: ServerConfig, sock: socket.socket, *, log_level: str, access_log: bool,
+                max_connections: int) -> None:
+    """One process answering on `sock` under uvicorn until it is told to stop."""
+    import uvicorn
+
+    from dqkit.server.app import create_app
+
     uv_config = uvicorn.Config(
         create_app(config),
         log_config=log_config(log_level, config.tokens),
@@ -345,7 +364,4 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
         timeout_graceful_shutdown=5,
         http=guarded_protocol(config, max_connections),
     )
-    server = uvicorn.Server(uv_config)
-    print(f"{LISTENING_PREFIX}http://{shown}:{bound_port}", flush=True)
-    sys.stdout.flush()
-    server.run(sockets=[sock])
+    uvicorn.Server(uv_config).run(sockets=[sock])

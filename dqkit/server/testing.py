@@ -5,7 +5,8 @@
 
 The server picks a free port itself (`--port 0`) and prints it, so there is no race for ports. The helper waits
 for `/healthz` to answer 200, and stops the process (SIGTERM, then SIGKILL) on exit. The server's log goes to a
-temporary file readable with `.log_text()`.
+temporary file readable with `.log_text()`. Bulk batches go to a temporary folder removed on exit, unless `env`
+names a `DQKIT_BULK_DIR`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import http.client
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,12 +78,14 @@ def _healthy(host: str, port: int) -> bool:
 def serve_process(*, tokens: Sequence[str] = (), client_ids: Sequence[str] = (), partner_ids: Sequence[str] = (),
                   allow_ips: Sequence[str] = (), references: Sequence[str | Path] = (), demo: bool = False,
                   extra_args: Sequence[str] = (), env: dict[str, str] | None = None,
-                  startup_timeout: float = 60.0, host: str = "127.0.0.1") -> Iterator[ServedProcess]:
+                  startup_timeout: float = 60.0, host: str = "127.0.0.1",
+                  workers: int = 1) -> Iterator[ServedProcess]:
     """Run `dqkit serve` on `host` with a free port until the block ends; see the module docstring.
 
     Addresses come from `references` (files), else the synthetic demo when `demo`, else the installed references
-    of the child's environment (`DQKIT_REFERENCE_DIR` in `env` picks a folder)."""
-    args = ["serve", "--host", host, "--port", "0", "--log-level", "info"]
+    of the child's environment (`DQKIT_REFERENCE_DIR` in `env` picks a folder). One process unless `workers`
+    says more (a later `--workers` in `extra_args` wins)."""
+    args = ["serve", "--host", host, "--port", "0", "--log-level", "info", "--workers", str(workers)]
     for flag, values in (("--client-id", client_ids), ("--partner-id", partner_ids), ("--allow-ip", allow_ips),
                          ("--reference", [str(r) for r in references])):
         for v in values:
@@ -92,6 +96,9 @@ def serve_process(*, tokens: Sequence[str] = (), client_ids: Sequence[str] = (),
     child_env = {**os.environ, **(env or {})}
     if tokens:  # through the environment, so they are not in the process list
         child_env["DQKIT_SERVE_TOKENS"] = ",".join(tokens)
+    own_bulk = "DQKIT_BULK_DIR" not in child_env  # bulk batches of a throwaway server never go to the user's folder
+    if own_bulk:
+        child_env["DQKIT_BULK_DIR"] = tempfile.mkdtemp(prefix="dqkit-serve-bulk-")
     log_file = tempfile.NamedTemporaryFile(prefix="dqkit-serve-", suffix=".log", delete=False)  # noqa: SIM115
     log_path = Path(log_file.name)
     proc = subprocess.Popen([sys.executable, "-c", _LAUNCH, *args], stdout=subprocess.PIPE, stderr=log_file,
@@ -137,6 +144,8 @@ def serve_process(*, tokens: Sequence[str] = (), client_ids: Sequence[str] = (),
         with contextlib.suppress(OSError):
             if os.environ.get("DQKIT_KEEP_SERVER_LOG") != "1":
                 log_path.unlink()
+        if own_bulk:
+            shutil.rmtree(child_env["DQKIT_BULK_DIR"], ignore_errors=True)
 
 
 def serve_fixture(scope: Literal["session", "package", "module", "class", "function"] = "session",

@@ -72,6 +72,8 @@ class AddressAutocomplete(anywidget.AnyWidget):
                      `.components` holds it as a flat dict
     notice           a banner over the box: set by the widget when the backend answers from a synthetic demo
                      reference (its datasets answer says so), "" otherwise
+    reference        a line over the box naming the installed reference that answers (id, source, dates), set
+                     by the widget for the local engine; "" when it cannot say (a remote backend)
     threaded         answer on a worker thread (default: for remote backends; in-process ones answer inline)
     warm_up          open the local engine's reference in the background now (default: for the local engine)
     """
@@ -90,6 +92,8 @@ class AddressAutocomplete(anywidget.AnyWidget):
     components = traitlets.Dict(help="component breakdown of the chosen address, {} when none").tag(sync=True)
     show_components = traitlets.Bool(True, help="ask for and show the component breakdown").tag(sync=True)
     notice = traitlets.Unicode("", help="banner shown over the box (demo reference warning)").tag(sync=True)
+    reference = traitlets.Unicode("", help="which installed reference answers, and how old (a line over the box)"
+                                  ).tag(sync=True)
 
     def __init__(
         self,
@@ -184,8 +188,7 @@ class AddressAutocomplete(anywidget.AnyWidget):
         {"type", "message"}}` with the message the widget shows. A format answer also sets `.value`."""
         request = Request(PROTOCOL, "request", 0, op, params)
         answer = self._handler.answer(request)
-        if answer.chosen is not None:
-            self._apply(answer.chosen)
+        self._settle(request, answer)
         return answer.message
 
     def clear(self) -> None:
@@ -194,8 +197,10 @@ class AddressAutocomplete(anywidget.AnyWidget):
         self.components = {}
 
     def check_reference(self) -> str:
-        """Ask the backend which reference answers and set `.notice` (the banner) from it; returns the notice."""
+        """Ask the backend which reference answers and set `.notice` (the banner) and `.reference` from it;
+        returns the notice."""
         self.notice = reference_notice(self.backend, self.country)
+        self.reference = reference_line(self.backend, self.country)
         return self.notice
 
     def close(self) -> None:
@@ -228,11 +233,20 @@ class AddressAutocomplete(anywidget.AnyWidget):
             return
         loop.call_soon_threadsafe(self._finish, request, answer)
 
-    def _finish(self, _request: Request, answer: Answer) -> None:
-        if answer.chosen is not None:
-            self._apply(answer.chosen)
+    def _finish(self, request: Request, answer: Answer) -> None:
+        self._settle(request, answer)
         if self.comm is not None:
             self.send(answer.message)
+
+    def _settle(self, request: Request, answer: Answer) -> None:
+        """A format answer becomes the value; a search for other text than the chosen address's withdraws it (the
+        box no longer names it: an old address must not stay under new suggestions or "No matches")."""
+        if answer.chosen is not None:
+            self._apply(answer.chosen)
+        elif request.op == "search" and self.value and answer.message.get("ok"):
+            text = " ".join(str(request.params.get("text", "")).split())
+            if text != single_line(self.value):
+                self.clear()
 
     def _apply(self, fmt: FormatResult) -> None:
         with self.hold_trait_notifications():
@@ -244,15 +258,45 @@ class AddressAutocomplete(anywidget.AnyWidget):
         # Failures are not reported here: the first real keystroke reports any problem to the user.
         # The banner first: it may tell the user that no reference is installed, before any search warns of it.
         notice = reference_notice(self.backend, self.country)
+        named = reference_line(self.backend, self.country)
         if search:
             with contextlib.suppress(Exception):
                 self.backend.search(SearchRequest.of("1", self.country, max_suggestions=1))
-        if not notice:
-            return
+        for trait, text in (("notice", notice), ("reference", named)):
+            if text:
+                self._set_on_loop(trait, text)
+
+    def _set_on_loop(self, trait: str, value: str) -> None:
         loop = self._init_loop
         if loop is not None and not loop.is_closed():
             # Traits are set on the kernel's loop, where the widget's messages are sent from.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(setattr, self, "notice", notice)
+                loop.call_soon_threadsafe(setattr, self, trait, value)
                 return
-        self.notice = notice
+        setattr(self, trait, value)
+
+
+def single_line(value: dict[str, str]) -> str:
+    """The chosen address as the box shows it (`singleLine` in autocomplete.js): "10 Main St, Apt 2, Springfield IL
+    62701, UNITED STATES OF AMERICA"."""
+    v = {k: str(value.get(k) or "").strip() for k in ADDRESS_LINES}
+    last = " ".join(p for p in (v["locality"], " ".join(p for p in (v["region"], v["postal_code"]) if p)) if p)
+    return ", ".join(p for p in (v["address_line_1"], v["address_line_2"], v["address_line_3"], last, v["country"])
+                     if p)
+
+
+def reference_line(backend: AddressBackend, country: str) -> str:
+    """ "Reference: openaddresses-us-ca (openaddresses, US/CA, source date ..., built ...)" for a local backend on
+    a real reference; "" for the synthetic demo and the open-data-only engine (their banner says more) and for a
+    backend that cannot say (a remote one names its data in its own answers)."""
+    pick = getattr(backend, "reference_for", None)
+    if not callable(pick):
+        return ""
+    try:
+        info = pick(country)
+    except Exception:  # the banner is information, never a failure
+        return ""
+    if getattr(info, "synthetic", False) or not getattr(info, "street_checked", True):
+        return ""
+    line = getattr(info, "line", None)
+    return str(line()) if callable(line) else ""

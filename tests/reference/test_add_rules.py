@@ -151,3 +151,15 @@ def test_reference_actions_have_a_description(action: str, capsys: pytest.Captur
     text = " ".join(capsys.readouterr().out.split())
     head = text.split("positional arguments")[0].split("options:")[0]
     assert len(head.split("usage:")[1].split("]", 1)[-1].split()) > 8, text  # more than the usage line
+
+
+def test_index_build_can_clean_the_same_way(shared_dir: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from dqkit.engines.address import AddressEngine
+
+    files = [str(shared_dir / "data" / "openaddresses" / f"{n}.csv") for n in ("alameda", "santa_clara")]
+    out = tmp_path / "clean.dqidx"
+    assert main(["index", "build", *files, "-o", str(out), "--country", "US", "--clean"]) == 0
+    assert "dropped 7 rows: 7 no postcode" in capsys.readouterr().out
+    got = AddressEngine.open(out).validate(SearchRequest.of("123 Fake St, Anytown")).result
+    assert got.confidence != Confidence.VERIFIED_MATCH

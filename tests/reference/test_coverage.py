@@ -85,3 +85,16 @@ def test_the_address_engine_notes_follow_coverage(shared_dir: Path, tmp_path: Pa
     assert got.result.confidence != Confidence.VERIFIED_MATCH
     assert "not checked: reference openaddresses-us-ca-alameda holds only part of ZIP 94612" in got.note
     assert "not found" not in got.note
+
+
+def test_a_zip_whose_city_reaches_into_another_county_is_not_complete(shared_dir: Path, tmp_path: Path) -> None:
+    dst = tmp_path / "dl" / "us" / "ca" / "santa_clara.csv"
+    dst.parent.mkdir(parents=True)
+    shutil.copyfile(shared_dir / "data" / "openaddresses" / "santa_clara.csv", dst)
+    (m,) = reference.add(dst, progress=False)
+    assert "95124" in m.complete_zips  # San Jose: Santa Clara County only
+    assert "94301" not in m.complete_zips and "95032" not in m.complete_zips  # Palo Alto, Los Gatos: two counties
+    got = dqkit.LocalBackend().lead_engine.verify(LeadRequest(first_name="Ann", last_name="Lee",
+                                                              street1="820 Talwrn Ct", city="Palo Alto", state="CA",
+                                                              zip="94301"))
+    assert got.message.result_code != "S102" and _els(got) == "103"

@@ -120,3 +120,16 @@ def test_a_killed_atomic_write_leaves_no_tmp_after_the_next_write(tmp_path: Path
         proc.wait(30)
     write_text(out, "y\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "y\n"
+
+
+def test_index_build_reads_files_within_the_same_bounds(tmp_path: Path) -> None:
+    from dqkit.engines.reference import build_index
+
+    (tmp_path / "us" / "ca").mkdir(parents=True)
+    line = _gz_repeating(tmp_path / "us" / "ca" / "line.csv.gz", b"a" * (1 << 20), 2048)
+    with pytest.raises(InputError, match=r"line\.csv\.gz, line 2: longer than 1,048,576 characters"):
+        build_index([line], tmp_path / "x.dqidx")
+    newlines = _gz_repeating(tmp_path / "us" / "ca" / "nl.csv.gz", b"\n" * (1 << 20), 2048)
+    with pytest.raises(InputError, match=r"nl\.csv\.gz, line 100,001: 100,000 empty lines in a row"):
+        build_index([newlines], tmp_path / "x.dqidx")
+    assert not (tmp_path / "x.dqidx").exists()

@@ -26,7 +26,7 @@ def _right(c: Case, r: Standardized, *, with_points: bool) -> bool:
           == (exp.number, exp.predir, exp.name, exp.suffix, exp.postdir, exp.unit)
           and a.city == c.city and a.zip == c.zip and r.valid)
     if with_points:
-        ok = ok and a.address_code == "1" and a.geomatch == "0"
+        ok = ok and a.address_code == "" and a.geomatch == "0"  # matched; "1" only with a ZIP+4
     if c.kind == "city_typo":
         ok = ok and "04" in r.codes
     elif c.kind in ("no_zip", "wrong_zip"):

@@ -41,10 +41,14 @@ def test_in_memory_source_is_a_point_source(source: InMemoryPoints) -> None:
     assert source.street_names("99999") == () and source.points_on_street("95124", "NOPE") == ()
 
 
-def test_unique_match_gives_code_1_and_the_point(source: InMemoryPoints) -> None:
+def test_unique_match_gives_the_point_and_code_1_only_with_a_zip4(source: InMemoryPoints) -> None:
+    # ADDRESS_CODE 1 says "add-on assigned" (seed 000): a point without a ZIP+4 is matched (GEOMATCH 0), not coded 1
     r = standardize("2653 meridian avenue, san jose, ca 95124", points=source)
     a = r.address
-    assert (a.address_code, a.geomatch, a.geo_lat, a.geo_lng) == ("1", "0", "37.274209", "-121.908518")
+    assert (a.address_code, a.geomatch, a.geo_lat, a.geo_lng) == ("", "0", "37.274209", "-121.908518")
+    assert (a.zipplus, a.matchzipnine) == ("", "F")
+    with_zip4 = standardize("55 Almaden Expressway, San Jose, CA 95125", points=source).address
+    assert (with_zip4.address_code, with_zip4.zipplus, with_zip4.matchzipnine) == ("1", "1234", "T")
     assert r.match == MatchLevel.ADDRESS and r.point_id == "p0" and r.valid and r.codes == []
 
 
@@ -58,7 +62,7 @@ def test_several_candidates_give_their_number(source: InMemoryPoints) -> None:
     r = standardize("100 Willow St, San Jose, CA 95124", points=source)
     assert r.match == MatchLevel.MULTIPLE and r.address.address_code == "2" and r.candidates == 2
     one = standardize("100 S Willow St, San Jose, CA 95124", points=source)
-    assert one.address.address_code == "1" and one.point_id == "p2"
+    assert one.address.address_code == "" and one.point_id == "p2" and one.match == MatchLevel.ADDRESS
 
 
 def test_house_number_not_on_street_61(source: InMemoryPoints) -> None:
@@ -71,7 +75,7 @@ def test_units_exist_and_none_given_47(source: InMemoryPoints) -> None:
     r = standardize("700 Cherry Ave, San Jose, CA 95124", points=source)
     assert "47" in r.codes and r.match == MatchLevel.PREMISES and r.address.address_code == "2" and r.valid
     ok = standardize("700 Cherry Ave Apt 2, San Jose, CA 95124", points=source)
-    assert ok.address.address_code == "1" and ok.point_id == "p4" and ok.address.street1 == "700 CHERRY AVE APT 2"
+    assert ok.match == MatchLevel.ADDRESS and ok.point_id == "p4" and ok.address.street1 == "700 CHERRY AVE APT 2"
     unknown = standardize("700 Cherry Ave Apt 9, San Jose, CA 95124", points=source)
     assert "14" in unknown.codes and unknown.secondary_retained and unknown.address.sec_range == "9"
 
@@ -87,13 +91,13 @@ def test_name_suffix_and_directional_corrected_20_45_46(source: InMemoryPoints) 
 
 def test_wrong_zip_of_the_same_city_is_corrected_01(source: InMemoryPoints) -> None:
     r = standardize("12 Rose Ct, San Jose, CA 95124", points=source)
-    assert (r.address.zip, r.address.address_code) == ("95126", "1") and r.codes[0] == "01"
+    assert (r.address.zip, r.address.geomatch) == ("95126", "0") and r.codes[0] == "01"
     assert "zip" in r.corrected
 
 
 def test_missing_zip_is_found_from_the_points_01(source: InMemoryPoints) -> None:
     r = standardize(AddressInput(street1="12 Rose Court", city="San Jose", state="CA"), points=source)
-    assert (r.address.zip, r.address.address_code) == ("95126", "1") and "01" in r.codes and "zip" in r.added
+    assert (r.address.zip, r.address.geomatch) == ("95126", "0") and "01" in r.codes and "zip" in r.added
 
 
 def test_an_area_the_reference_does_not_hold_is_not_invalid(source: InMemoryPoints) -> None:
@@ -109,5 +113,5 @@ def test_csv_with_units_and_no_city(tmp_path: Path) -> None:
     src = InMemoryPoints.from_csv([f], state="OR")
     assert len(src) == 2
     r = standardize("14824 sw scholls ferry road unit 101 beaverton or 97007", points=src)
-    assert (r.address.street1, r.address.address_code, r.point_id) == ("14824 SW SCHOLLS FERRY RD UNIT 101", "1",
+    assert (r.address.street1, r.address.geomatch, r.point_id) == ("14824 SW SCHOLLS FERRY RD UNIT 101", "0",
                                                                      "ba9f")

@@ -215,6 +215,39 @@ def test_a_synthetic_demo_reference_shows_a_banner() -> None:
     assert is_synthetic({"id": "us-address", "metadata": {"source": "dqkit synthetic demo"}})
 
 
+def test_a_search_for_other_text_withdraws_the_value_a_cell_set() -> None:
+    """A cell chose an address; the user then types something else: the old address must not stay shown (or held
+    in `.value`) under the new suggestions or "No matches". The chosen address's own text keeps it."""
+    from dqkit.widgets.autocomplete import single_line
+
+    w, sent = make()
+    w.select("F-12-OAK")
+    line = single_line(w.value)
+    assert line.startswith("12 Oak St, ")
+    w._on_custom(w, request("search", 1, text=f" {line} "), [])
+    assert w.value["address_line_1"] == "12 Oak St", "the box still names the chosen address"
+    w._on_custom(w, request("search", 2, text="zzz no such street"), [])
+    assert sent[-1]["ok"] and (w.value, w.address_key, w.components) == ({}, "", {})
+    w.select("F-12-OAK")
+    assert w.ask("search", text="5 Main")["ok"] and w.value == {}
+
+
+def test_an_installed_reference_is_named_over_the_box(tmp_path: Any) -> None:
+    from dqkit.backends.local import LocalBackend
+    from dqkit.engines.address import AddressEngine
+
+    path = tmp_path / "us_ca_alameda.csv"
+    path.write_text("LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID,HASH\n"
+                    "-122.2637604,37.7727802,1216,SANTA CLARA AV,,ALAMEDA,,CA,94501,,\n", encoding="utf-8")
+    engine = AddressEngine.from_files([path])
+    w = AddressAutocomplete(LocalBackend(address_engine=engine), warm_up=False)
+    assert w.check_reference() == "" and w.reference == engine.reference.line()
+    assert w.reference.startswith(f"Reference: {engine.reference.id}")
+    demo = AddressAutocomplete("demo", warm_up=False)
+    demo.check_reference()
+    assert demo.reference == "" and "synthetic" in demo.notice  # the demo's banner says more
+
+
 def test_the_default_local_engine_announces_its_demo_reference() -> None:
     w = AddressAutocomplete()
     deadline = threading.Event()

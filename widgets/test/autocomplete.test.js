@@ -556,16 +556,23 @@ describe("controller: keyboard and picking", () => {
     assert.deepEqual(k.requests.at(-1).params, { key: "A" });
   });
 
-  it("the format answer does not overwrite text typed after the pick", async () => {
-    const { c, t, k } = await withList([final("10 A St", "A")]);
+  it("the format answer does not overwrite text typed after the pick, and the pick is dropped", async () => {
+    let dropped = 0;
+    const env = setup({ onChoiceDropped: () => (dropped += 1) });
+    env.c.input("10");
+    env.k.requests[0].resolve(list([final("10 A St", "A")]));
+    await flush();
+    const { c, t, k } = env;
     c.pick(0);
     const fmt = k.requests.at(-1);
+    c.valueSet({ address_line_1: "10 A St" }); // the kernel's value arrives before the answer: the answer decides
     t.advance(100);
     c.input("20 B");
     fmt.resolve({ address: { address_line_1: "10 A St" } });
     await flush();
     assert.equal(c.state.query, "20 B");
-    assert.equal(c.state.chosen, "10 A St");
+    assert.equal(c.state.chosen, "", "an address is never kept for text that does not name it");
+    assert.equal(dropped, 1, "the view clears .value");
   });
 
   it("a format error is shown", async () => {
@@ -574,6 +581,42 @@ describe("controller: keyboard and picking", () => {
     k.requests.at(-1).reject(new Error("404 Not Found: unknown address key"));
     await flush();
     assert.match(c.state.error, /unknown address key/);
+  });
+});
+
+describe("controller: a value set by the kernel", () => {
+  const VALUE = { address_line_1: "10 Main St", locality: "Town", region: "ST", postal_code: "00001", country: "USA" };
+  const LINE = "10 Main St, Town ST 00001, USA";
+
+  it("names its address in the box, and typing other text drops it before any No matches", async () => {
+    let dropped = 0;
+    const { c, t, k } = setup({ onChoiceDropped: () => (dropped += 1) });
+    const rev = c.state.inputRevision;
+    c.valueSet(VALUE); // a cell ran w.select(key) or set w.value
+    assert.equal(c.state.query, LINE);
+    assert.ok(c.state.inputRevision > rev, "the view is told to show the address's text");
+    assert.equal(c.state.chosen, LINE);
+    t.advance(100);
+    c.input("zzz");
+    assert.equal(dropped, 1, "the old address is withdrawn as soon as other text is typed");
+    assert.equal(c.state.chosen, "");
+    k.requests.at(-1).resolve({ confidence: "No matches", suggestions: [] });
+    await flush();
+    assert.equal(c.state.status, "No matches");
+    c.input("zzzz");
+    assert.equal(dropped, 1, "dropped once");
+  });
+
+  it("typing the chosen address's own text keeps it; an empty value drops it quietly", () => {
+    let dropped = 0;
+    const { c } = setup({ onChoiceDropped: () => (dropped += 1) });
+    c.valueSet(VALUE);
+    c.input(`${LINE} `);
+    assert.equal(dropped, 0);
+    assert.equal(c.state.chosen, LINE);
+    c.valueSet({});
+    assert.equal(c.state.chosen, "");
+    assert.equal(dropped, 0, "the kernel cleared it: nothing to tell it");
   });
 });
 

@@ -10,6 +10,21 @@ grouping, ranking), `validate` (confidence, corrections, match type), `layout` (
 `keys` (opaque signed keys), `cache` (building indexes into the user cache), `engine` (the AddressBackend methods).
 """
 
-from dqkit.engines.address.engine import AddressEngine
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dqkit.engines.address.engine import AddressEngine
 
 __all__ = ["AddressEngine"]
+
+
+def __getattr__(name: str) -> Any:
+    """`AddressEngine` imported on first use: a lead check without a reference (`dqkit verify` on its own) needs
+    only `provenance` of this package, not the engine and the reference index machinery behind it."""
+    if name == "AddressEngine":
+        from dqkit.engines.address.engine import AddressEngine
+
+        return AddressEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

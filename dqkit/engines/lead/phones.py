@@ -49,12 +49,17 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
+from dqkit.contract.us_states import state_code_of_name
 from dqkit.engines import zipdata
 
-if TYPE_CHECKING:
-    from dqkit.engines.lead.records import LeadRecords
+
+class LineClasses(Protocol):
+    """What the phone check needs of the records (`LeadRecords` is one): the line class a number is on, if any.
+    A protocol, so that this module does not import `records`, which imports it."""
+
+    def line_class(self, digits: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +102,7 @@ def nanp_digits(number: str) -> str:
     return s if len(s) == 10 else ""
 
 
-def check_phone(number: str, zip5: str, *, records: LeadRecords | None = None) -> PhoneCheck:
+def check_phone(number: str, zip5: str, *, records: LineClasses | None = None) -> PhoneCheck:
     """PHONE_STATUS and phone-alone SCORE_RESULT of `number` for a lead in ZIP `zip5`."""
     if not number.strip():
         return MISSING
@@ -183,10 +188,9 @@ def _numbering() -> _Numbering:
     geo = _nanp_geodata()
     places: dict[str, tuple[str, str]] = {}
     state_of_npa: dict[str, str] = {}
-    states = _state_abbreviations()
     for key, desc in geo.items():
         if len(key) == 3:
-            st = states.get(desc.upper(), "")
+            st = state_code_of_name(desc)
             if st:
                 state_of_npa[key] = st
             elif ", " in desc:  # one-city area codes: "New York, NY"
@@ -210,14 +214,6 @@ def _numbering() -> _Numbering:
         if any(g.fullmatch(d) and t.fullmatch(d) for d in probes for g, t in relevant):
             by_npa[npa] = relevant
     return _Numbering(regions_by_npa=by_npa, places=places, state_of_npa=state_of_npa)
-
-
-def _state_abbreviations() -> dict[str, str]:
-    import us
-
-    out = {s.name.upper(): s.abbr for s in us.states.STATES_AND_TERRITORIES}
-    out["WASHINGTON D.C."] = out["WASHINGTON DC"] = "DC"
-    return out
 
 
 _GEO_LINE: Final = re.compile(r"^\s*'1(\d{3,6})':\{'en': (?:u\()?'((?:[^'\\]|\\.)*)'", re.MULTILINE)

@@ -167,10 +167,6 @@ class LeadRecords:
         """The records holding this 10-digit number (for the reverse phone append)."""
         return list(self._by_phone.get(digits, ()))
 
-    def has_name_address(self, lead: LeadRequest, name: NameParser) -> bool:
-        """Whether the lead's person (full name) or business and its address are in the records."""
-        return bool(self.address_match(lead, name)[0] in ("full", "business"))
-
     def address_match(self, lead: LeadRequest, name: NameParser) -> tuple[str, str]:
         """(what matched, line class) of the records at the lead's address (house number, street, ZIP):
         "full" (first and last name), "business", "surname", "none" (records there, no name matched), or

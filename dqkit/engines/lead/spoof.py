@@ -155,7 +155,7 @@ _REPEATS: Final = re.compile(r"([a-z])\1\1|([aeiouy])\2")  # what _variants can 
 _RUN3: Final = re.compile(r"([a-z])\1{2,}")
 _RUN4: Final = re.compile(r"([a-z])\1{3,}")
 _ROMAN: Final = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii", "xiii"})
-_DOUBLE_VOWEL: Final = re.compile(r"([aeiouy])\1+")
+_DOUBLE_VOWEL: Final = re.compile(r"([iuy])\1+")  # a doubled a, e or o is a spelling of many names
 _CHUNK_REPEAT: Final = re.compile(r"(.{2,4})\1{2,}")  # lololol, hahaha, asdasdasd
 # Three-letter keyboard runs without a vowel (jkl, sdf); Census names of three consonants (Khn, Vlk, Wms) are not.
 _SHORT_RUNS: Final = frozenset({"sdf", "dfg", "fgh", "ghj", "hjk", "jkl", "zxc", "xcv", "cvb", "vbn", "bnm",
@@ -254,8 +254,9 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _variants(token: str) -> list[tuple[str, bool]]:
     """Readings of a token with repeated letters undone, each with "vowels only": runs of three or more to one
-    or two letters (fuuuck, asss), doubled vowels to one (shiit, True). Doubled consonants stay: Fagg, Crapp and
-    Loll are surnames."""
+    or two letters (fuuuck, asss), a doubled i, u or y to one (shiit, fuuck: True). Doubled consonants stay:
+    Fagg, Crapp and Loll are surnames; so do doubled a, e and o, which Dutch, Nordic and Estonian names spell
+    (Aarse, Peedo, Koopman: read as "arse" and "pedo" before issue 23)."""
     out: list[tuple[str, bool]] = []
     if _RUN3.search(token):
         out += [(_RUN3.sub(r"\1", token), False), (_RUN3.sub(r"\1\1", token), False)]

@@ -23,7 +23,16 @@ import numpy.typing as npt
 from dqkit.contract.errors import InputError
 from dqkit.engines.reference.container import write_container
 from dqkit.engines.reference.countries import country, dataset_id
-from dqkit.engines.reference.reader import NUMINT_MAX, Record, SourceFile, numint, read_records, source_of
+from dqkit.engines.reference.hygiene import REASON_DUPLICATE, Hygiene
+from dqkit.engines.reference.reader import (
+    NUMINT_MAX,
+    Record,
+    SourceFile,
+    numint,
+    open_text,
+    read_records,
+    source_of,
+)
 from dqkit.engines.reference.strings import pack_strings
 from dqkit.engines.reference.tokens import street_word_forms, tokens
 
@@ -44,6 +53,7 @@ class BuildReport:
     size_bytes: int
     files: list[str] = field(default_factory=list)
     duplicates: int = 0  # exact duplicate rows dropped (only when the build was asked to)
+    dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
 
 
 class _Interner:
@@ -100,25 +110,45 @@ def build_index(
     country_iso2: str | None = None,
     synthetic: bool = False,
     progress: Callable[[str], None] | None = None,
+    clean: bool = False,
 ) -> BuildReport:
-    """Build the index of `files` (OpenAddresses CSV or .csv.gz) into the single file `out`."""
+    """Build the index of `files` (OpenAddresses CSV or .csv.gz) into the single file `out`.
+
+    `clean` drops the rows `hygiene` says must not be served and exact duplicates, counted in
+    `BuildReport.dropped`, as `reference add` always does (off by default: test fixtures and synthetic data
+    hold rows without coordinates on purpose)."""
     t0 = time.perf_counter()
     sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
     if not sources:
         raise InputError("no reference files given")
-    return _build(_records_of(sources, progress), sources, Path(out), synthetic=synthetic, t0=t0,
-                  progress=progress)
+    hygiene = Hygiene() if clean else None
+    report = _build(_records_of(sources, progress, hygiene), sources, Path(out), synthetic=synthetic, t0=t0,
+                    progress=progress, dedupe=hygiene is not None)
+    if hygiene is not None:
+        report.dropped = {k: v for k, v in ({**hygiene.dropped, REASON_DUPLICATE: report.duplicates}).items() if v}
+    return report
 
 
-def _records_of(sources: Sequence[SourceFile],
-                progress: Callable[[str], None] | None) -> Iterable[tuple[str, Record]]:
+def _records_of(sources: Sequence[SourceFile], progress: Callable[[str], None] | None,
+                hygiene: Hygiene | None) -> Iterable[tuple[str, Record]]:
     for src in sources:
         if not src.path.is_file():
             raise InputError(f"reference file {src.path} does not exist")
         if progress:
             progress(f"reading {src.path} ({src.iso2}{'/' + src.region if src.region else ''})")
-        for rec in read_records(src):
+        rows = read_records(src)
+        if hygiene is not None:
+            hygiene.coordinates = _has_coordinates(src)
+            rows = hygiene.keep(src.iso2, rows)
+        for rec in rows:
             yield src.iso2, rec
+
+
+def _has_coordinates(src: SourceFile) -> bool:
+    """Whether the file has LON and LAT columns (without them no row is dropped for lacking coordinates)."""
+    with open_text(src.path) as f:
+        head = {h.strip().upper() for h in f.readline(65536).split(",")}
+    return {"LON", "LAT"} <= head
 
 
 def build_from_records(records: Iterable[tuple[str, Record]], out: str | Path, *,

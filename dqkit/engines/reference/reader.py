@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.reference.bounded import bounded_lines
 from dqkit.engines.reference.countries import country, known_countries, normalize_postcode
 from dqkit.engines.reference.tokens import tokens
 from dqkit.engines.usaddr.points import EXTRA_COLUMNS
@@ -146,8 +147,10 @@ def read_records(src: SourceFile, stream: Iterable[str] | None = None) -> Iterat
     facts = country(src.iso2)
     parts = _UsParts() if src.iso2 == "US" else None
     zips: Any = None  # ZIP facts, loaded on the first row that lacks a city or a state
-    with open_text(src.path) if stream is None else contextlib.nullcontext(stream) as f:
-        reader = csv.reader(f)
+    opened = open_text(src.path) if stream is None else None
+    lines: Iterable[str] = bounded_lines(opened, str(src.path)) if opened is not None else (stream or ())
+    with opened if opened is not None else contextlib.nullcontext():
+        reader = csv.reader(lines)
         try:
             header = [h.strip().upper() for h in next(reader)]
         except StopIteration:

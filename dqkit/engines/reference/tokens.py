@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Final
 
@@ -90,15 +89,6 @@ def query_word_forms(word: str) -> tuple[str, ...]:
     if state:
         forms.append(state)
     return tuple(dict.fromkeys(forms))
-
-
-def words_of(parts: Iterable[str]) -> list[str]:
-    """Tokens of several text parts, concatenated."""
-    out: list[str] = []
-    for p in parts:
-        if p:
-            out += tokens(p)
-    return out
 
 
 def is_unit_designator(word: str) -> bool:

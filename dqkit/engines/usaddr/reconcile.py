@@ -56,30 +56,6 @@ class Reconciled:
         """MATCHZIPFIVE: the last line matched a city / ZIP record."""
         return self.info is not None or bool(self.city_zips)
 
-    def use_zip(self, zip5: str, code: str = "01") -> None:
-        """Switch to another ZIP (the matcher found the address there)."""
-        info = zipdata.zip_info(zip5)
-        if info is None or zip5 == self.zip:
-            return
-        if self.zip:
-            self.corrected.add("zip")
-        else:
-            self.added.add("zip")
-        self.zip, self.info = zip5, info
-        if code and code not in self.codes:
-            self.codes.append(code)
-        if "58" in self.codes:
-            self.codes.remove("58")
-        if self.city and city_key(self.city) not in {city_key(c) for c in info.cities}:
-            self.city = info.city
-            self.corrected.add("city")
-            if "04" not in self.codes:
-                self.codes.append("04")
-        elif self.city and self.city != info.city and self.city in info.acceptable_cities:
-            self.city, self.alias = info.city, True
-            if "16" not in self.codes:
-                self.codes.append("16")
-
 
 def reconcile(ll: LastLine, *, box: bool = False) -> Reconciled:
     """Check `ll` against the ZIP data (`box`: the delivery line is a PO box); never raises."""

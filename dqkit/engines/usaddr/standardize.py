@@ -62,7 +62,7 @@ class AddressInput:
 class MatchLevel(StrEnum):
     """How far the address was verified (for the address-validation engine's confidence)."""
 
-    ADDRESS = "address"  # one address point (ADDRESS_CODE 1, GEOMATCH 0)
+    ADDRESS = "address"  # one address point (GEOMATCH 0; ADDRESS_CODE 1 only when it carries a ZIP+4)
     MULTIPLE = "multiple"  # several points fit (ADDRESS_CODE = their number)
     PREMISES = "premises"  # the building matched, its unit is missing (47) or unknown (14)
     STREET = "street"  # the street matched, the house number did not (61) or was not given
@@ -346,11 +346,14 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
     if "57" in codes:
         address_code = "-99"
     elif level == MatchLevel.ADDRESS:
-        address_code = "1"
+        # "1" says a ZIP+4 add-on was assigned (seed 000): only with one from the reference. A point without one
+        # (OpenAddresses) is matched (GEOMATCH 0) with no add-on, which no code of the table says: left blank
+        # rather than -1, whose meaning (delivery point validation failed) was not checked either
+        address_code = "1" if zip4 else ""
     elif level in (MatchLevel.MULTIPLE, MatchLevel.PREMISES) and m is not None and m.candidates > 1:
         address_code = str(m.candidates)
     elif level == MatchLevel.PREMISES:
-        address_code = "1"
+        address_code = ""  # the building, not one delivery point: no add-on
     elif "05" in codes and (street.po_box or street.rr_type):
         address_code = "-3"
     elif m is not None and m.covered:

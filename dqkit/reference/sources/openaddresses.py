@@ -21,10 +21,11 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any, Final
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.reference.bounded import check_zip_member
 from dqkit.engines.reference.countries import known_countries
 from dqkit.engines.reference.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
-from dqkit.reference.sources.common import Part, check_zip_member, csv_lines, normalized, text_lines
+from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
 
 KIND: Final = "openaddresses"
 LICENCE: Final = "per source (see openaddresses.io; mostly public domain or CC-BY)"

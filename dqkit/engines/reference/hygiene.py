@@ -1,4 +1,4 @@
-"""Rows a reference must not serve, dropped on add and counted by reason.
+"""Rows a reference must not serve, dropped on add (and by `build_index(clean=True)`) and counted by reason.
 
 Real county files carry junk: "123 FAKE ST, ANYTOWN" with no ZIP, points at 0/0 or in projected metres, rows that
 repeat. Served, such a row makes a made-up address come back Verified match, the worst answer there is. So every
