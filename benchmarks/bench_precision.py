@@ -45,25 +45,31 @@ import argparse
 import csv
 import os
 import random
+import re
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from dqkit.contract.address import Confidence, SearchRequest, SearchType
+from dqkit.contract.address import Components, Confidence, SearchRequest, SearchType
 from dqkit.engines import zipdata
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.reference.reader import Record, read_records, source_of
+from dqkit.engines.usaddr.pub28 import DIRECTIONAL_WORDS, DIRECTIONALS, SUFFIX_WORDS, UNITS
+from dqkit.engines.usaddr.pub28 import SUFFIXES as PUB28_SUFFIXES
 
 REPO = Path(__file__).resolve().parent.parent
 COUNTIES: dict[str, str] = {"alameda": "CA", "santa_clara": "CA", "portland_metro": "OR"}
 CONFIDENT = frozenset({Confidence.VERIFIED_MATCH.value, Confidence.INTERACTION_REQUIRED.value})
-CORPORA = ("a", "b", "c", "d")
+CORPORA = ("a", "b", "c", "d", "e", "f", "g", "h", "i")
 CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos",
-                "d": "(d) made-up, ref number"}
+                "d": "(d) made-up, ref number", "e": "(e) 1 typo, any word", "f": "(f) firm / attn / c/o",
+                "g": "(g) unlisted unit", "h": "(h) number forms", "i": "(i) junk rows"}
+WAYS = ("lower case", "spelled-out suffix", "ZIP only", "city only", "ZIP+4", "periods", "split components",
+        "neighbouring ZIP")
 SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum",
              "wex", "lin", "ca", "do", "ri", "mo", "sel", "har", "nob", "vik", "yel", "ost", "ur", "ep", "al"]
 SUFFIXES = ["St", "Ave", "Way", "Ct", "Dr", "Rd", "Ln", "Pl", "Blvd", "Cir", "Ter"]
@@ -101,7 +107,9 @@ class Row:
 class Query:
     text: str
     row: Row
-    corpus: str
+    corpus: str  # a..i, or "o" for the over-caution table
+    parts: tuple[str, ...] = ()  # the components as separate lines (else `text` is the one line)
+    way: str = ""  # over-caution: how the clean row was typed
 
 
 @dataclass(slots=True)
@@ -118,8 +126,12 @@ class Tally:
     peer_confident_wrong: int = 0
     search_verified: int = 0
     search_verified_wrong: int = 0
+    other_unit: int = 0  # answers naming a unit of the building other than the typed one
+    verified_right: int = 0  # Verified match with the row's address (the over-caution share)
 
     def add(self, other: Tally) -> None:
+        self.other_unit += other.other_unit
+        self.verified_right += other.verified_right
         self.count.update(other.count)
         self.right.update(other.right)
         self.confident_wrong += other.confident_wrong
@@ -264,6 +276,242 @@ def make_queries(rows: list[Row], seed: int, n_typos: int) -> tuple[list[Row], l
     return ref, out
 
 
+PUB28_FORMS = frozenset(PUB28_SUFFIXES) | frozenset(DIRECTIONALS) | frozenset(UNITS)
+_ORDINAL = re.compile(r"^(\d+)(ST|ND|RD|TH)$")
+FIRM_WORDS = ["Inc", "LLC", "Corp", "Co", "Ltd", "Group", "Associates", "Building", "Tower", "Medical Center"]
+ATTENTION = ["Attn: {}", "ATTN: {}", "Attn {}", "Attention: {}", "c/o {}", "C/O {}", "Care of {}", "Dept. of {}"]
+PEOPLE = ["Accounts Payable", "Billing", "Receiving", "J. Okafor", "Maria Lopez", "Shipping Dept", "Finance",
+          "Human Resources", "Dr. Chen", "Facilities"]
+
+
+def _swap(word: str, rng: random.Random) -> str:
+    idx = [i for i in range(len(word) - 1) if word[i] != word[i + 1]]
+    if not idx:
+        return word
+    j = rng.choice(idx)
+    return word[:j] + word[j + 1] + word[j] + word[j + 2:]
+
+
+def typo_any_word(row: Row, rng: random.Random, names_in_zip: set[str]) -> str | None:
+    """(e) The row with one typo (swap, drop, add, replace) in one word of its street part: a name word of 4
+    letters or more takes any of them, a three-letter name word a swap (one edit on three letters is another
+    name), an ordinal one slip in its two letters (the digits kept), a suffix, direction or unit designator any
+    typo that leaves two letters or more and does not make another valid form. None when no word can take one."""
+    words = row.street_raw.upper().split()
+    unit_words = row.unit_raw.upper().split()
+    name_words = set(row.name.split())
+    targets = [("s", i) for i in range(len(words))] + \
+        [("u", 0)] * bool(unit_words and unit_words[0] in UNITS and len(unit_words) > 1)
+    for _ in range(30):
+        part, i = rng.choice(targets)
+        ws = list(words if part == "s" else unit_words)
+        w = ws[i]
+        m = _ORDINAL.match(w)
+        if m:
+            digits, letters = m.groups()
+            op = rng.choice(("swap", "drop", "other"))
+            new = digits + (letters[::-1] if op == "swap" else letters[0] if op == "drop" else
+                            rng.choice([x for x in ("ST", "ND", "RD", "TH") if x != letters]))
+        elif part == "s" and w in name_words:
+            if not w.isalpha() or len(w) < 3:
+                continue
+            new = typo(w, rng) if len(w) >= 4 else _swap(w, rng)
+        elif len(w) >= 2 and w.isalpha():
+            new = typo(w, rng)
+            if new in PUB28_FORMS or len(new) < 2:
+                continue  # another valid form, or one letter left ("R" for RD): no reading can tell
+        else:
+            continue
+        if new == w:
+            continue
+        ws[i] = new
+        street = " ".join(ws) if part == "s" else row.street_raw
+        name = " ".join(x for j, x in enumerate(ws) if part == "s" and words[j] in name_words)
+        if part == "s" and name != row.name and name in names_in_zip:
+            continue  # the typo made another street of this ZIP
+        unit = " ".join(ws) if part == "u" else row.unit_raw
+        return replace(row, unit_raw=unit).text(street)
+    return None
+
+
+def _made_up_word(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
+
+
+def with_firm_line(row: Row, rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """(f) The row with a firm, attention, care-of, department or building line: before the street (as its own
+    component, or in the same line), or after it on a line of its own (attention lines)."""
+    if rng.random() < 0.5:
+        line = f"{_made_up_word(rng)} {rng.choice(FIRM_WORDS)}"
+        attention = False
+    else:
+        line = rng.choice(ATTENTION).format(rng.choice(PEOPLE))
+        attention = True
+    unit = f" {row.unit_raw}" if row.unit_raw else ""
+    street = f"{row.number} {row.street_raw}{unit}"
+    last = f"{row.city}, {row.state} {row.zip5}"
+    r = rng.random()
+    if r < 0.15:
+        return "", (line, street, last)
+    if r < 0.3 and attention:
+        return f"{street}, {line}, {last}", ()
+    if r < 0.4:
+        return f"{line} {street}, {last}", ()
+    return f"{line}, {street}, {last}", ()
+
+
+def unlisted_unit(row: Row, rng: random.Random, units: set[str]) -> Row | None:
+    """(g) The row typed with a unit its building does not list (the building lists one or several)."""
+    for _ in range(10):
+        value = rng.choice((str(rng.randrange(100, 999)), rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ"),
+                            f"{rng.randrange(1, 9)}{rng.choice('ABCDEF')}"))
+        if _ukey(value) not in units:
+            desig = rng.choice(("Apt", "Unit", "#", "Ste", "Apt"))
+            return replace(row, unit_raw=f"{desig} {value}", unit=_ukey(value))
+    return None
+
+
+def number_form(row: Row, rng: random.Random, truth_numbers: set[tuple[str, str, str]]) -> Query | None:
+    """(h) A house number written another way: a form the reference holds (2653.5 as "2653 1/2", 4208-L as
+    "4208L") must find it; a plain number typed with a letter or a half the reference lacks ("2653A",
+    "2653 1/2") is another address and must not come back as the plain one."""
+    n = row.number
+    held = re.match(r"^(\d+)(?:\.5|-1/2| 1/2)$", n)
+    letter = re.match(r"^(\d+)-?([A-Z])$", n)
+    if held:
+        typed = rng.choice((f"{held.group(1)} 1/2", f"{held.group(1)}-1/2", f"{held.group(1)}.5"))
+        return Query(row.text().replace(n, typed, 1), row, "h") if typed != n else None
+    if letter:
+        typed = rng.choice((f"{letter.group(1)}{letter.group(2)}", f"{letter.group(1)}-{letter.group(2)}",
+                            f"{letter.group(1)} {letter.group(2)}"))
+        return Query(row.text().replace(n, typed, 1), row, "h") if typed != n else None
+    if not n.isdigit() or row.unit_raw:
+        return None
+    kind = rng.choice(("letter", "letter", "half"))
+    if kind == "half":
+        typed, canon = rng.choice((f"{n} 1/2", f"{n}-1/2", f"{n}½")), f"{n} 1/2"
+    else:
+        c = rng.choice("ABCD")
+        typed, canon = rng.choice((f"{n}{c}", f"{n}-{c}", f"{n} {c}")), f"{n}{c}"
+    alike = {canon, canon.replace(" 1/2", ".5"), canon.replace(" ", "-"), f"{n}-{canon[-1]}"}
+    if any((row.street, a, row.zip5) in truth_numbers for a in alike):
+        return None
+    return Query(row.text().replace(n, typed, 1), replace(row, number=canon), "h")
+
+
+def junk_queries(junk: list[dict[str, str]], state: str, zips: list[str], rng: random.Random) -> list[Query]:
+    """(i) The placeholder rows of a county file ("123 FAKE ST, ANYTOWN"), typed the ways they would be."""
+    out: list[Query] = []
+    for r in junk:
+        row = Row(r["ID"], r["NUMBER"].strip(), r["STREET"].strip(), "", r["CITY"].strip(), state, "", "", "", "")
+        zip5 = rng.choice(zips) if zips else ""
+        city = row.city.title()
+        for text in (f"{row.number} {row.street_raw}, {row.city}", f"{row.number} {row.street_raw.title()}, {city}",
+                     f"{row.number} {row.street_raw} {row.city} {state}",
+                     f"{row.number} {row.street_raw.title()}, {city}, {state} {zip5}"):
+            out.append(Query(text, row, "i"))
+    return out
+
+
+def _spelled_out(street: str) -> str:
+    out = []
+    for w in street.upper().split():
+        std = PUB28_SUFFIXES.get(w) or ""
+        full = SUFFIX_WORDS.get(std, "") if std else DIRECTIONAL_WORDS.get(DIRECTIONALS.get(w, ""), "")
+        out.append(full or w)
+    return " ".join(out).title()
+
+
+def _periods(street: str) -> str:
+    return " ".join(f"{w}." if w.upper() in PUB28_FORMS and w.upper() not in SUFFIX_WORDS.values()
+                    and len(w) <= 4 else w for w in street.split())
+
+
+def over_caution(row: Row, way: str, rng: random.Random, zips_of_city: dict[str, list[str]]) -> Query | None:
+    """A clean reference row typed one of the eight ordinary ways of the over-caution table."""
+    unit = f" {row.unit_raw}" if row.unit_raw else ""
+    line = f"{row.number} {row.street_raw}{unit}"
+    parts: tuple[str, ...] = ()
+    if way == "lower case":
+        text = row.text().lower()
+    elif way == "spelled-out suffix":
+        text = f"{row.number} {_spelled_out(row.street_raw)}{unit}, {row.city}, {row.state} {row.zip5}"
+    elif way == "ZIP only":
+        text = f"{line}, {row.state} {row.zip5}"
+    elif way == "city only":
+        text = f"{line}, {row.city}, {row.state}"
+    elif way == "ZIP+4":
+        text = f"{line}, {row.city}, {row.state} {row.zip5}-{rng.randrange(1, 9999):04d}"
+    elif way == "periods":
+        text = f"{row.number} {_periods(row.street_raw)}{unit}, {row.city}, {row.state}. {row.zip5}"
+    elif way == "split components":
+        parts = (line, row.city, f"{row.state} {row.zip5}")
+        text = ", ".join(parts)
+    else:  # neighbouring ZIP: another ZIP of the same city
+        others = [z for z in zips_of_city.get(row.city, []) if z != row.zip5]
+        if not others:
+            return None
+        text = f"{line}, {row.city}, {row.state} {rng.choice(others)}"
+    return Query(text, row, "o", parts, way)
+
+
+def make_new_queries(ref: list[Row], seed: int, n: int, junk: list[dict[str, str]],
+                     state: str) -> list[Query]:
+    """Corpora (e) to (i) and the over-caution rows, from the reference rows (see the module docstring)."""
+    rng = random.Random(seed * 7919 + 1)
+    names_by_zip: dict[str, set[str]] = {}
+    units: dict[tuple[str, str, str], set[str]] = {}
+    zips_of_city: dict[str, list[str]] = {}
+    for r in ref:
+        names_by_zip.setdefault(r.zip5, set()).add(r.name)
+        units.setdefault(r.truth, set()).add(r.unit)
+        if r.zip5 not in zips_of_city.setdefault(r.city, []):
+            zips_of_city[r.city].append(r.zip5)
+    truth_numbers = {r.truth for r in ref}
+    out: list[Query] = []
+    for r in rng.sample(ref, min(n, len(ref))):
+        t = typo_any_word(r, rng, names_by_zip.get(r.zip5, set()))
+        if t is not None:
+            out.append(Query(t, r, "e"))
+    for r in rng.sample(ref, min(n, len(ref))):
+        text, parts = with_firm_line(r, rng)
+        out.append(Query(text or ", ".join(parts), r, "f", parts))
+    with_units = [r for r in ref if r.unit and len(units[r.truth] - {""}) >= 1]
+    for r in rng.sample(with_units, min(n, len(with_units))):
+        g = unlisted_unit(r, rng, units[r.truth])
+        if g is not None:
+            out.append(Query(g.text(), g, "g"))
+    formed = [r for r in ref if not r.number.isdigit()]
+    plain = rng.sample(ref, min(n, len(ref)))
+    for r in formed + plain:
+        h = number_form(r, rng, truth_numbers)
+        if h is not None:
+            out.append(h)
+    out += junk_queries(junk, state, sorted(names_by_zip), rng)
+    for r in rng.sample(ref, min(max(n // 4, 1), len(ref))):
+        for way in WAYS:
+            o = over_caution(r, way, rng, zips_of_city)
+            if o is not None:
+                out.append(o)
+    return out
+
+
+JUNK_WORDS = frozenset({"FAKE", "ANYTOWN", "TEST", "PLACEHOLDER"})
+
+
+def junk_rows(csv_path: Path) -> list[dict[str, str]]:
+    """The rows of a county file that are placeholders, not addresses: "123 FAKE ST, ANYTOWN" (no ZIP)."""
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for i, r in enumerate(rows):
+        words = set(f"{r.get('STREET', '')} {r.get('CITY', '')}".upper().split())
+        if r.get("NUMBER", "").strip() and words & JUNK_WORDS:
+            r["ID"] = f"{csv_path.stem}-junk-{i}"
+            out.append(r)
+    return out
+
+
 class Truth:
     """What the reference holds, for judging answers."""
 
@@ -276,16 +524,20 @@ class Truth:
         self.city_of = {r.zip5: r.city for r in ref}
 
 
-def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, bool, str]:
-    """(confidence, right, confident wrong, what was answered) of validate for one query."""
-    res = engine.validate(SearchRequest.of(q.text)).result
+UNIT_CHECKED = frozenset("cefgho")  # corpora typed from reference rows: a confident answer names the row's unit
+
+
+def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, bool, tuple[str, str, str, str]]:
+    """(confidence, right, confident wrong, what was answered: street, number, ZIP, unit) of validate."""
+    req = SearchRequest(components=Components(list(q.parts))) if q.parts else SearchRequest.of(q.text)
+    res = engine.validate(req).result
     conf = str(res.confidence)
     got = _answer(engine, res.global_address_key)
     t = q.row.truth if q.corpus not in ("b", "d") else ("", q.row.number, q.row.zip5)  # a street nobody has
     in_ref = t in truth.addresses
     right = False
     if conf in CONFIDENT:
-        right = in_ref and got[:3] == t and (q.corpus != "c" or not q.row.unit or got[3] == q.row.unit)
+        right = in_ref and got[:3] == t and (q.corpus not in UNIT_CHECKED or not q.row.unit or got[3] == q.row.unit)
     elif conf == Confidence.PREMISES_PARTIAL:
         right = in_ref and got[:3] == t and (not q.row.unit or q.row.unit not in truth.units.get(t, set()))
     elif conf == Confidence.STREET_PARTIAL:  # the street, in the ZIP or the city typed
@@ -294,7 +546,7 @@ def judge(engine: AddressEngine, truth: Truth, q: Query) -> tuple[str, bool, boo
     elif conf in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
         right = not in_ref and (t[0], t[2]) not in truth.streets
     confident_wrong = conf in CONFIDENT and got[:3] != t
-    return conf, right, confident_wrong, " ".join(got)
+    return conf, right, confident_wrong, got
 
 
 def judge_search(engine: AddressEngine, q: Query) -> tuple[bool, bool]:
@@ -341,32 +593,45 @@ class Peer:
         return got == t and t in truth.addresses, True, got != t
 
 
+def _key(q: Query) -> str:
+    return f"o:{q.way}" if q.corpus == "o" else q.corpus
+
+
+KEYS = (*CORPORA, *(f"o:{w}" for w in WAYS))
+
+
 def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_typos: int, peer: bool,
-               limit: int | None = None) -> dict[str, Tally]:
-    rows, raw, header = load_rows(shared / "data" / "openaddresses" / f"{name}.csv", state, work)
+               limit: int | None = None, n_new: int | None = None) -> dict[str, Tally]:
+    path = shared / "data" / "openaddresses" / f"{name}.csv"
+    rows, raw, header = load_rows(path, state, work)
     ref, queries = make_queries(rows, seed, n_typos)
+    junk = junk_rows(path)
+    queries += make_new_queries(ref, seed, n_typos if n_new is None else n_new, junk, state)
     ref_ids = {r.id for r in ref}
     ref_csv = work / f"{name}-ref.csv"
-    write_csv(ref_csv, header, (r for r in raw if r["ID"] in ref_ids))
+    # the reference is built from the county file's rows as they are, its placeholder rows included
+    write_csv(ref_csv, header, [*(r for r in raw if r["ID"] in ref_ids), *junk])
     engine = AddressEngine.from_files([ref_csv], out=work / f"{name}.dqidx", country_iso2="US")
     truth = Truth(ref)
     the_peer = Peer(ref) if peer else None
-    tallies = {c: Tally() for c in CORPORA}
+    tallies = {c: Tally() for c in KEYS}
     if limit is not None:
         by: dict[str, list[Query]] = {}
         for q in queries:
-            by.setdefault(q.corpus, []).append(q)
-        queries = [q for c in CORPORA for q in random.Random(seed).sample(by.get(c, []),
-                                                                       min(limit, len(by.get(c, []))))]
+            by.setdefault(_key(q), []).append(q)
+        queries = [q for c in KEYS for q in random.Random(seed).sample(by.get(c, []),
+                                                                    min(limit, len(by.get(c, []))))]
     for q in queries:
-        t = tallies[q.corpus]
+        t = tallies[_key(q)]
         conf, right, cwrong, got = judge(engine, truth, q)
         t.n += 1
         t.count[conf] += 1
         t.right[conf] += right
         t.confident_wrong += cwrong
+        t.verified_right += right and conf == Confidence.VERIFIED_MATCH
+        t.other_unit += bool(got[3] and got[3] != q.row.unit and got[:3] == q.row.truth)
         if cwrong and len(t.examples) < 8:
-            t.examples.append(f"{q.text!r} -> {conf}: {got}")
+            t.examples.append(f"{q.text!r} -> {conf}: {' '.join(got)}")
         s_verified, s_wrong = judge_search(engine, q)
         t.search_verified += s_verified
         t.search_verified_wrong += s_wrong
@@ -379,14 +644,14 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
 
 
 def run(shared: Path, *, seed: int = 10, n_typos: int = 1000, peer: bool = True, limit: int | None = None,
-        counties: Iterable[str] = tuple(COUNTIES)) -> dict[str, Tally]:
-    """All counties, tallies summed per corpus."""
-    total = {c: Tally() for c in CORPORA}
+        counties: Iterable[str] = tuple(COUNTIES), n_new: int | None = None) -> dict[str, Tally]:
+    """All counties, tallies summed per corpus (and per way of the over-caution table, "o:WAY")."""
+    total = {c: Tally() for c in KEYS}
     with tempfile.TemporaryDirectory(prefix="dqkit-precision-") as d:
         for name in counties:
             got = run_county(name, COUNTIES[name], shared, Path(d), seed=seed, n_typos=n_typos, peer=peer,
-                             limit=limit)
-            for c in CORPORA:
+                             limit=limit, n_new=n_new)
+            for c in KEYS:
                 total[c].add(got[c])
     return total
 
@@ -409,7 +674,25 @@ def table(total: dict[str, Tally], peer: bool) -> str:
         if peer:
             row += f"{t.peer_right / n:>12.1%}{t.peer_confident / n:>16.1%}{t.peer_confident_wrong / n:>18.2%}"
         lines.append(row)
+    g = total["g"]
+    lines.append(f"\n(g) answers naming another unit of the building than the typed one: {g.other_unit} of {g.n}")
+    lines.append(f"\nover-caution: clean reference rows typed {len(WAYS)} ways, share answered Verified match "
+                 "with the row's address")
+    lines.append(f"{'typed as':<22}{'n':>6}{'Verified match':>16}{'conf. wrong':>13}" +
+                 (f"{'peer right':>12}" if peer else ""))
+    all_o = Tally()
+    for w in WAYS:
+        t = total[f"o:{w}"]
+        all_o.add(t)
+        lines.append(_caution_row(w, t, peer))
+    lines.append(_caution_row("ALL", all_o, peer))
     return "\n".join(lines)
+
+
+def _caution_row(label: str, t: Tally, peer: bool) -> str:
+    n = max(t.n, 1)
+    return f"{label:<22}{t.n:>6}{t.verified_right / n:>16.1%}{t.confident_wrong / n:>13.2%}" + \
+        (f"{t.peer_right / n:>12.1%}" if peer else "")
 
 
 def main() -> None:
@@ -417,6 +700,7 @@ def main() -> None:
     ap.add_argument("--shared", default=os.environ.get("DQKIT_SHARED_DIR", str(REPO.parent / "shared")))
     ap.add_argument("--seed", type=int, default=10)
     ap.add_argument("--typos", type=int, default=1000, help="typo queries per county")
+    ap.add_argument("--new", type=int, default=None, help="queries per county of each of (e) to (h) (default --typos)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many queries per corpus and county")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--examples", action="store_true", help="print confident wrong answers")
@@ -425,7 +709,7 @@ def main() -> None:
     if not (shared / "data" / "openaddresses").is_dir():
         sys.exit(f"no OpenAddresses samples under {shared}/data/openaddresses (use --shared)")
     t0 = time.perf_counter()
-    total = run(shared, seed=args.seed, n_typos=args.typos, peer=not args.no_peer, limit=args.limit)
+    total = run(shared, seed=args.seed, n_typos=args.typos, peer=not args.no_peer, limit=args.limit, n_new=args.new)
     print(f"validate precision on {', '.join(COUNTIES)} (80% reference / 20% held out, seed {args.seed}); "
           f"peer: rapidfuzz extractOne fuzz.ratio >= {PEER_CUTOFF:.0f} over the reference's address strings")
     print(table(total, not args.no_peer))

@@ -9,9 +9,10 @@ For each size: writes a SYNTHETIC OpenAddresses CSV with the state-sized demo ge
 so the vocabulary grows with the size as on real statewide data), builds the index from it with `build_index`
 in a fresh subprocess (peak memory = that process's `ru_maxrss`), then in another fresh process opens it,
 types ~300 addresses one keystroke at a time (every prefix of 3..30 characters, a tenth with a typo; the texts
-are addresses of the index itself) and validates 2,000 full addresses. The named peer is a plain SQLite FTS5
-table with a prefix index over the same CSV rows, built and queried with exact prefixes in the same run (no
-typo tolerance, ranking or grouping: the floor a "plain" approach gives).
+are addresses of the index itself) and validates 2,000 full addresses, then half as many on made-up streets
+(real number, suffix, city and ZIP) and half as many with one swap in the street part, each timed apart.
+The named peer is a plain SQLite FTS5 table with a prefix index over the same CSV rows, built and queried with
+exact prefixes in the same run (no typo tolerance, ranking or grouping: the floor a "plain" approach gives).
 
 Timings are wall time in process, one core; on a shared machine they are pessimistic and noisy (the CPU-time
 columns are steadier).
@@ -68,6 +69,35 @@ def _texts(idx_path: str, n: int, seed: int) -> list[str]:
     return out
 
 
+SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum"]
+
+
+def _made_up(idx_path: str, n: int, seed: int) -> list[str]:
+    """Addresses of the index with the street name replaced by a made-up one (the number, suffix, city and ZIP
+    real): the precision case, which must end in Verified place."""
+    from dqkit.engines.reference import ReferenceIndex
+
+    ix = ReferenceIndex(idx_path)
+    rng = random.Random(seed)
+    out = []
+    for a in rng.sample(range(ix.address_count), n):
+        r = ix.address(a)
+        s = r.street
+        name = "".join(rng.choice(SYLLABLES) for _ in range(3))
+        street = " ".join(p for p in (s.predir, name, s.suffix, s.postdir) if p)
+        out.append(f"{r.number} {street}, {s.city}, {s.region} {s.postcode}".lower())
+    return out
+
+
+def _timed_validate(eng: Any, texts: list[str]) -> tuple[float, float, list[str]]:
+    """(per second wall, per second CPU, confidences) of validating `texts` one by one."""
+    from dqkit.contract.address import SearchRequest
+
+    vt, vc = time.perf_counter(), time.thread_time()
+    got = [str(eng.validate(SearchRequest.of(x)).result.confidence) for x in texts]
+    return len(texts) / (time.perf_counter() - vt), len(texts) / (time.thread_time() - vc), got
+
+
 def _queries(full: list[str], seed: int) -> list[str]:
     rng = random.Random(seed)
     qs: list[str] = []
@@ -103,11 +133,24 @@ def child_measure(idx_path: str, n_addr: int, n_val: int) -> dict[str, Any]:
     vt, vc = time.perf_counter(), time.thread_time()
     verified = sum(eng.validate(SearchRequest.of(x)).result.confidence == "Verified match" for x in texts)
     val_s, val_cpu = time.perf_counter() - vt, time.thread_time() - vc
+    # made-up streets (must end in Verified place) and one swap in the street part (must be found)
+    n_kind = max(n_val // 2, 1)
+    made = _made_up(idx_path, min(n_kind, n_addr), 13)
+    made = (made * (n_kind // len(made) + 1))[:n_kind]
+    rng = random.Random(14)
+    typod = [typo(x, rng) for x in texts[:n_kind]]
+    mu_s, mu_cpu, mu_got = _timed_validate(eng, made)
+    ty_s, ty_cpu, ty_got = _timed_validate(eng, typod)
     p50, p99 = _pcts(lat)
     c50, c99 = _pcts(cpu)
+    confident = ("Verified match", "Interaction required")
     return {"open_ms": open_ms, "first_query_ms": first_ms, "p50": p50, "p99": p99, "cpu_p50": c50,
             "cpu_p99": c99, "queries": len(qs), "validate_per_s": n_val / val_s,
             "validate_cpu_per_s": n_val / val_cpu, "verified": verified / n_val,
+            "made_up_per_s": mu_s, "made_up_cpu_per_s": mu_cpu,
+            "made_up_confident": sum(c in confident for c in mu_got) / len(mu_got),
+            "typo_per_s": ty_s, "typo_cpu_per_s": ty_cpu,
+            "typo_verified": sum(c == "Verified match" for c in ty_got) / len(ty_got),
             "rss_delta_mb": _maxrss_mb() - rss0}
 
 
@@ -219,6 +262,13 @@ def main() -> None:
             print(" | ".join(f"{x:>12}" for x in (
                 "plain FTS5", f"{rows:,}", "", f"{f['build_s']:.1f}", "", f"{f['index_mb']:.0f}",
                 f"{f['open_ms']:.2f}", "", f"{f['p50']:.3f}", f"{f['p99']:.3f}", "", "", "", "", "")))
+    print("\nvalidate by kind of query (per second wall / CPU; made-up streets must not be confident, typo'd ones "
+          "found):")
+    for rows, _gen, _b, m, _f in results:
+        print(f"  {rows:>12,} rows: clean {m['validate_per_s']:,.0f} / {m['validate_cpu_per_s']:,.0f} "
+              f"({m['verified']:.1%} Verified match); made-up street {m['made_up_per_s']:,.0f} / "
+              f"{m['made_up_cpu_per_s']:,.0f} ({m['made_up_confident']:.2%} confident); one swap in the street "
+              f"{m['typo_per_s']:,.0f} / {m['typo_cpu_per_s']:,.0f} ({m['typo_verified']:.1%} Verified match)")
     if len(results) >= 2:
         (r0, _, b0, m0, _), (r1, _, b1, m1, _) = results[0], results[-1]
         k = r1 / r0

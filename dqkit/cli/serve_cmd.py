@@ -51,7 +51,8 @@ def register(sub: Any) -> None:
     p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                    help="default and ceiling of the Timeout-Seconds header (default 15; past it: 408)")
     p.add_argument("--max-connections", type=int, default=1000, metavar="N",
-                   help="open connections at most (default 1000, always below the descriptor limit); past it the "
+                   help="open connections at most, per worker (default 1000, always below the descriptor limit); "
+                        "past it the "
                         "slowest unfinished request head is dropped with 408, or the newcomer gets 503")
     p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="time a client has to send its request line and headers (default 10; past it: 408)")

@@ -3,10 +3,11 @@
     dqkit.reference.add("us/ca/alameda.csv")           # an OpenAddresses file, a .zip bundle, GeoJSON lines ...
     dqkit.reference.add("NAD_r18.zip", state="CA", county="Alameda")
     dqkit.reference.add("s3", source="overture", country="US", region="CA")
-    dqkit.reference.list_installed(); dqkit.reference.info("openaddresses-us-ca"); dqkit.reference.remove(...)
+    dqkit.reference.list_installed(); dqkit.reference.info("openaddresses-us-ca-alameda"); dqkit.reference.remove(...)
 
 Modules: `store` (where references live, manifests, atomic install/remove), `install` (parts -> staged records
--> index, resumable), `api` (the functions above), `progress`, and `sources/` (one module per source kind).
+-> index, resumable; junk rows dropped by `dqkit.engines.reference.hygiene`), `coverage` (the ZIPs a reference
+holds every street of), `api` (the functions above), `progress`, and `sources/` (one module per source kind).
 From then on `LocalBackend()`, the accessors, `dqkit serve` and the lead engine answer from these references.
 """
 

@@ -17,8 +17,6 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-COMPLETE: Final = "complete"
-PARTIAL: Final = "partial"
 _COUNTY_WORDS: Final = re.compile(r"\b(COUNTY|PARISH|BOROUGH|CENSUS AREA|MUNICIPALITY|CITY AND)\b")
 
 

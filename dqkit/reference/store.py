@@ -149,6 +149,7 @@ def unfinished() -> list[str]:
     base = references_dir()
     if not base.is_dir():
         return []
+    sweep_stale(base)
     return sorted(d.name[len(STAGING_PREFIX):] for d in base.iterdir() if d.name.startswith(STAGING_PREFIX))
 
 
@@ -158,13 +159,22 @@ _REPLACED: Final = re.compile(r"^\.replaced-.+-(\d+)-\d+$")
 
 def sweep_stale(base: Path) -> None:
     """Folders a killed process left mid-remove or mid-replace (`.removing-<id>-<pid>`,
-    `.replaced-<id>-<pid>-<time>`): removed once their process is gone (never one a live process still owns)."""
+    `.replaced-<id>-<pid>-<time>`): removed once their process is gone (never one a live process still owns); and
+    staging folders of adds killed before any input finished (nothing to resume; not while an add holds them)."""
     if not base.is_dir():
         return
     for d in base.iterdir():
-        m = _REMOVING.match(d.name) or _REPLACED.match(d.name)
-        if m and not pid_alive(int(m.group(1))):
+        if _stale(d):
             shutil.rmtree(d, ignore_errors=True)
+
+
+def _stale(d: Path) -> bool:
+    m = _REMOVING.match(d.name) or _REPLACED.match(d.name)
+    if m:
+        return not pid_alive(int(m.group(1)))
+    # a staging folder: only one a minute old (an add creates it a moment before it locks it), unlocked, empty
+    return d.name.startswith(STAGING_PREFIX) and d.is_dir() and os.name != "nt" and \
+        time.time() - d.stat().st_mtime > 60 and not any((d / "parts").glob("*.rec")) and not _locked(d / "lock")
 
 
 def remove_unfinished(ref_id: str) -> Manifest:

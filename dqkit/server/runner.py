@@ -20,7 +20,8 @@ sends for a moment, so the client reads the answer instead of a reset.
 
 Logging: uvicorn's access log is kept (it is how operators see traffic) behind a filter that blanks every query
 string value whose name looks like a credential, replaces any configured token text with `***` and an address key
-in a path (format, step-in, refine) with `<key>`. The gate
+in a path (format, step-in, refine) with `<key>` and every query value of an address path but `country_iso`
+with `***`. The gate
 already refuses such requests and blanks the query string in the scope; the filter is the second guard.
 """
 
@@ -43,6 +44,14 @@ LISTENING_PREFIX: Final = "dqkit serve: listening on "
 _QUERY_TOKEN = re.compile(r"(?i)([?&](?:auth[-_]?token|token|access[-_]?token|api[-_]?key|api[-_]?token)=)[^&\s\"]*")
 # Address keys ride in the path of format, step-in and refine: even encrypted, a log holds none of them.
 _PATH_KEY = re.compile(r"(/address/(?:format/v1|suggestions/(?:refine|stepin)/v1)/)[^\s?\"]+")
+# An address path's query string is no part of the API but `country_iso`: any other value (typed text sent where it
+# does not belong) is blanked, so no log line holds a typed address.
+_ADDRESS_QUERY = re.compile(r"(/address/[^\s?\"]*\?)([^\s\"]*)")
+
+
+def _kept_query(m: re.Match[str]) -> str:
+    pairs = (p.partition("=") for p in m.group(2).split("&"))
+    return m.group(1) + "&".join(k + s + (v if k.lower() == "country_iso" else "***") for k, s, v in pairs)
 
 
 class RedactSecrets(logging.Filter):
@@ -55,6 +64,7 @@ class RedactSecrets(logging.Filter):
     def _clean(self, text: str) -> str:
         text = _QUERY_TOKEN.sub(r"\1***", text)
         text = _PATH_KEY.sub(r"\1<key>", text)
+        text = _ADDRESS_QUERY.sub(_kept_query, text)
         for s in self._secrets:
             text = text.replace(s, "***")
         return text
@@ -343,6 +353,9 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
 
     if config.workers > 1 and workers.can_fork():
         return workers.supervise(config, run_one)
+    if config.workers > 1:
+        logging.getLogger("dqkit.server").warning("dqkit serve: --workers needs fork(), which this system lacks; "
+                                                  "one process serves")
     run_one(replace(config, workers=1))
     return 0
 

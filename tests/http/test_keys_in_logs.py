@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 
+import httpx
 from http_helpers import TEST_TOKEN
 
 from dqkit.client.address import AddressClient
@@ -31,6 +32,9 @@ def test_no_log_line_holds_a_key_or_a_typed_address(dqkit_server: ServedProcess)
             client.step_in(groups[0].global_address_key)
         final = next(s for s in found.suggestions if s.is_final)
         client.format(final.global_address_key)
+    # typed text where it does not belong (a query string): answered, never logged
+    httpx.post(dqkit_server.url + "/address/search/v1", params={"q": typed, "country_iso": "USA"},
+               headers={"Auth-Token": TEST_TOKEN}, json={"country_iso": "USA", "components": {"unspecified": ["1"]}})
     for key in keys:  # nothing of the typed text inside a key
         raw = _raw(key)
         assert typed.encode() not in raw.lower() and typed.split()[-1].encode() not in raw.lower(), key
@@ -38,4 +42,5 @@ def test_no_log_line_holds_a_key_or_a_typed_address(dqkit_server: ServedProcess)
     assert "/address/suggestions/refine/v1/<key>" in log and "/address/format/v1/<key>" in log  # the log is on
     for key in keys:
         assert key not in log
-    assert typed not in log.lower()
+    assert typed not in log.lower() and typed.replace(" ", "+") not in log.lower()
+    assert "country_iso=USA" in log  # what is no secret stays readable

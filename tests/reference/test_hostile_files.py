@@ -133,3 +133,20 @@ def test_index_build_reads_files_within_the_same_bounds(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"nl\.csv\.gz, line 100,001: 100,000 empty lines in a row"):
         build_index([newlines], tmp_path / "x.dqidx")
     assert not (tmp_path / "x.dqidx").exists()
+
+
+def test_a_staging_folder_with_nothing_to_resume_is_swept(refdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dqkit.cli import main
+
+    stale = refdir / ".staging-killed" / "parts"  # what a kill before any input finished leaves
+    stale.mkdir(parents=True)
+    (stale / "0.rec.tmp").write_bytes(b"half")
+    (refdir / ".staging-killed" / "lock").touch()
+    fresh = refdir / ".staging-starting" / "parts"  # an add that is just starting: not touched
+    fresh.mkdir(parents=True)
+    old = time.time() - 3600
+    os.utime(refdir / ".staging-killed", (old, old))
+    assert main(["reference", "list"]) == 0
+    err = capsys.readouterr().err
+    assert "killed" not in err and not (refdir / ".staging-killed").exists()
+    assert "unfinished add of 'starting'" in err and fresh.is_dir()

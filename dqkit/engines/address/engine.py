@@ -33,7 +33,7 @@ from dqkit.contract.address import (
     SuggestionsFormatResponse,
     ValidateResponse,
 )
-from dqkit.contract.address_components import NO_ADD_ONS, AddOns
+from dqkit.contract.address_components import NO_ADD_ONS, AddOns, AddressComponents
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
@@ -174,8 +174,13 @@ class AddressEngine:
             out.set_note(note)
         if out.result.address is not None:
             vendor_case(ds.iso2, out.result.address)
+        org = out.result.components.organization if out.result.components is not None else None
+        out.result.components = None  # only the firm lines validate set aside (validate.py), asked for or not
         if add and out.result.global_address_key:
             out.result.components, out.metadata, out.enrichment = self.add_ons(out.result.global_address_key, add)
+        if org is not None and add.components:
+            out.result.components = out.result.components or AddressComponents()
+            out.result.components.organization = org
         return out
 
     def refine(self, key: str, refinement: str) -> SearchResponse:

@@ -215,6 +215,18 @@ def _classify(w: Word, facts: _Facts, used: list[bool], extra_used: list[bool], 
         return _NAME, typo_d
     if street_type:
         return _TYPE, 0  # a suffix or direction this street does not have (or, after the street, a city word)
+    # a slip of this street's own suffix or direction ("AEV", "NORHT"), of its ordinal ("24HT") or of a
+    # three-letter name word ("ELE"): one correction, so the locality must agree (see `locality_ok`)
+    for f in w.fixes:
+        j = next((j for j, t in enumerate(facts.extras) if not extra_used[j] and t == f), -1)
+        if j >= 0:
+            extra_used[j] = True
+            return _EXTRA, 1
+        j = next((j for j, t in enumerate(name_toks) if not used[j] and t == f and len(t) >= 3
+                  and (len(t) == 3 or not t.isalpha())), -1)
+        if j >= 0:
+            used[j] = True
+            return _NAME, 1
     # a typo in a city word
     j = next((j for j, t in enumerate(city_toks) if not city_used[j] and _typo_distance(w.text, t) >= 0), -1)
     if j >= 0:

@@ -164,8 +164,11 @@ class Searcher:
             if not keep.any():
                 return [], False, 0
             addrs, st, sc = addrs[keep], st[keep], sc[keep]
-        num_id = ix.strings.find(q.number)
-        exact = ix.a_number[addrs] == num_id if num_id >= 0 else np.zeros(len(addrs), dtype=bool)
+        num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
+        nums = ix.a_number[addrs]
+        exact = np.zeros(len(addrs), dtype=bool)
+        for num_id in num_ids:  # one or a few spellings: == is cheaper than np.isin here
+            exact |= nums == num_id
         nlevel = np.where(exact, NUMBER_EXACT, NUMBER_NUMERIC)
         prior = self._priors(st, location)
         # best first: number level, word score, prior; then by address id (keeps a building's units together)

@@ -43,6 +43,7 @@ from dqkit.contract.address import (
 )
 from dqkit.engines import deadline
 from dqkit.engines.address.evidence import Evidence, street_evidence
+from dqkit.engines.address.firm_lines import Organization, set_aside, with_organization
 from dqkit.engines.address.layout import country_name, delivery_lines, mixed_case, seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.place import place_only
@@ -103,6 +104,7 @@ class Validator:
         `complete(postcode)`: whether the reference holds every street there (else a street it lacks is "not
         checked", not "not found"); None: it does wherever it holds any."""
         parts = [p.strip() for p in request.components.unspecified if p and p.strip()]
+        parts, org = set_aside(parts) if ds.iso2 == "US" else (parts, Organization())
         text = ", ".join(parts)
         if not text or not any(t.isalnum() for t in text):
             return ValidationResult(confidence=Confidence.INSUFFICIENT_SEARCH_TERMS, match_type=MatchType.BLANK,
@@ -124,7 +126,8 @@ class Validator:
                 verdict = by_std
         verdict = self._unit_checked(ds, verdict, parse_query(text.rstrip() + " "))
         result = self._result(ds, verdict, bool(typed_pc))
-        return result, self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
+        note = self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
+        return (with_organization(result, org) if org else result), note
 
     # -- the typed unit ----------------------------------------------------------------------------------
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
@@ -348,6 +351,8 @@ class Validator:
             q = parse_query(text.rstrip() + " ")
             if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
                 return None  # the standardizer's street is not the typed one (or not in the typed locality)
+            if q.number_forms and self.ix.number_text(item.lo) not in q.number_forms and item.kind != RANGE:
+                return None  # "3780 A Webster St" is not 3780: a number form the reference lacks is kept as typed
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
             heavy = "street" in st.corrected
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \

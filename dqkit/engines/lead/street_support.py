@@ -15,6 +15,7 @@ ELSResidentialAddressVerificationResult 490).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -28,8 +29,10 @@ from dqkit.engines.reference.store import StreetRow
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
 from dqkit.engines.usaddr.points import AddressPoint, PointSource
+from dqkit.engines.usaddr.pub28_typos import UNIT, ordinal_typo, pub28_typo
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
+_WORD: Final = re.compile(r"[A-Za-z0-9]+")
 _FROM_REFERENCE: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.MULTIPLE, MatchLevel.STREET})
 
 
@@ -38,9 +41,34 @@ def standardize_supported(inp: AddressInput, points: PointSource) -> Standardize
     "street not found in the ZIP" (see the module docstring); a "not found" from a reference that holds only
     part of the ZIP proves nothing, so that answer is the one without a reference (street not checked)."""
     std = standardize(inp, points=points)
-    if std.match in _FROM_REFERENCE and std.street.name and not supported(inp, std, points):
+    if std.match not in _FROM_REFERENCE or not std.street.name:
+        read = _slips_read(inp)
+        if read is not None:  # "WEBSTER SRTEET": the slip read as the form it is one edit from, then the same check
+            again = standardize(read, points=points)
+            if again.match in _FROM_REFERENCE and again.street.name and supported(inp, again, points):
+                return again
+    elif not supported(inp, std, points):
         std = not_found(inp, std)
     return standardize(inp) if unproven_not_found(std, points) else std
+
+
+def _slips_read(inp: AddressInput) -> AddressInput | None:
+    """STREET1 / STREET2 with each word that has exactly one reading as a slip of a suffix, direction or ordinal
+    ("Srteet", "Norht", "24ht") written as that reading; None when no word has one. The reading is only a
+    candidate: `supported` then reads the words as typed against the street it lands on."""
+    changed = False
+
+    def fix(m: re.Match[str]) -> str:
+        nonlocal changed
+        word = m.group().upper()
+        readings = {std for kind, std in pub28_typo(word) if kind != UNIT} | ({ordinal_typo(word)} - {""})
+        if len(readings) != 1:
+            return word
+        changed = True
+        return readings.pop()
+
+    street1, street2 = (_WORD.sub(fix, f) for f in (inp.street1, inp.street2))
+    return dataclasses.replace(inp, street1=street1, street2=street2) if changed else None
 
 
 def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool:

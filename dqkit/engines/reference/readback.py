@@ -8,29 +8,24 @@ from pathlib import Path
 
 from dqkit.engines.reference.reader import Record
 from dqkit.engines.reference.store import ReferenceIndex
+from dqkit.engines.usaddr.points import EXTRA_CARRIER_ROUTE, EXTRA_DELIVERY_POINT, EXTRA_ZIP4
 
 
 def records_of_index(path: str | Path) -> Iterator[tuple[str, Record]]:
-    """(iso2, Record) of every address of the index at `path`, in index order."""
+    """(iso2, Record) of every address of the index at `path`, in index order (coordinates exact: the points
+    write them as the shortest text that reads back as the stored double)."""
     idx = ReferenceIndex(path)
-    st = idx.strings
     iso_of = {d.ordinal: d.iso2 for d in idx.datasets}
-    extras = idx.a_extra
     for s in range(idx.street_count):
         row = idx.street(s)
-        lo, hi = row.lo, row.hi
-        if lo == hi:
-            continue
         iso2 = iso_of[row.dataset]
-        nums = st.many(idx.a_number[lo:hi].tolist())
-        desigs = st.many(idx.a_desig[lo:hi].tolist())
-        units = st.many(idx.a_unit[lo:hi].tolist())
-        lons = idx.a_lon[lo:hi].tolist()
-        lats = idx.a_lat[lo:hi].tolist()
-        sids = idx.source_ids.range(lo, hi)
-        cols = {k: st.many(extras[k][lo:hi].tolist()) if k in extras else [""] * (hi - lo)
-                for k in ("zip4", "crrt", "dp")}
-        for j in range(hi - lo):
-            yield iso2, Record(nums[j], row.predir, row.name, row.suffix, row.postdir, desigs[j], units[j],
-                               row.city, row.region, row.postcode, lons[j], lats[j], sids[j], cols["zip4"][j],
-                               cols["crrt"][j], cols["dp"][j])
+        for p in idx.street_points(s):
+            ex = p.extra
+            yield iso2, Record(p.number, row.predir, row.name, row.suffix, row.postdir, p.street.unit_desig,
+                               p.street.unit, row.city, row.region, row.postcode, _float(p.lon), _float(p.lat),
+                               p.id, ex.get(EXTRA_ZIP4, ""), ex.get(EXTRA_CARRIER_ROUTE, ""),
+                               ex.get(EXTRA_DELIVERY_POINT, ""))
+
+
+def _float(text: str) -> float:
+    return float(text) if text else float("nan")
