@@ -189,8 +189,8 @@ def verify(
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
     named = lead_reference(be)
-    if named is not None:
-        for name, value in zip(REFERENCE_NAMES, named, strict=True):
+    if named is not None or all_columns:  # Dask partitions all carry the same columns: unnamed ones are <NA>
+        for name, value in zip(REFERENCE_NAMES, named or (None, None), strict=True):
             out[f"{prefix}{name}"] = pd.Series(value, index=out.index, dtype="string")
     out.attrs[COLUMNS_ATTR] = dict(fields)
     return out

@@ -105,6 +105,8 @@ class DaskLeadsAccessor:
                chunk_size: int | None = None) -> Any:
         fields = leads.lead_fields(self._df.columns, mapping, prefix)
         meta = attach(self._df._meta, leads.typed_results([], all_columns=True), prefix)
+        for name in leads.REFERENCE_NAMES:  # every partition names the reference its streets were checked on
+            meta[f"{prefix}{name}"] = pd.Series(dtype="string")
         return self._df.map_partitions(_verify_partition, fields=fields, backend=backend, prefix=prefix,
                                        cache_dir=_cache_site(cache), concurrency=concurrency,
                                        chunk_size=chunk_size, meta=meta)

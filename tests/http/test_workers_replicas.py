@@ -185,3 +185,25 @@ def test_workers_stop_when_the_supervisor_is_killed(demo_index: Path) -> None:
         alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()
                  and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"]
         assert not alive, "workers went on serving without their supervisor"
+
+
+def test_workers_default_to_one_per_core_and_bad_values_are_refused(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from dqkit.cli import serve_cmd
+    from dqkit.contract.errors import InputError
+    from dqkit.server.workers import default_workers
+
+    parser = argparse.ArgumentParser()
+    serve_cmd.register(parser.add_subparsers())
+    monkeypatch.delenv("DQKIT_KEY_SECRET", raising=False)
+    monkeypatch.delenv("DQKIT_RATE_STORE", raising=False)
+    assert serve_cmd.config_from_args(parser.parse_args(["serve"])).workers == default_workers() >= 1
+    assert serve_cmd.config_from_args(parser.parse_args(["serve", "--workers", "1"])).workers == 1
+    with pytest.raises(InputError, match="at least 1"):
+        serve_cmd.config_from_args(parser.parse_args(["serve", "--workers", "0"]))
+    with pytest.raises(InputError, match="key secret file"):
+        serve_cmd.config_from_args(parser.parse_args(["serve", "--key-secret-file", str(tmp_path / "none")]))
+    monkeypatch.setenv("DQKIT_RATE_STORE", "redis://127.0.0.1:1/0")
+    assert serve_cmd.config_from_args(parser.parse_args(["serve"])).rate_store == "redis://127.0.0.1:1/0"

@@ -95,3 +95,23 @@ def test_a_file_named_xlsx_that_is_not_a_workbook_is_a_clear_error(tmp_path: Pat
     fake.write_text("First Name,Zip\nMaria,20500\n", encoding="utf-8")
     proc = dqkit("verify", str(fake), "-o", str(tmp_path / "out.csv"), "--quiet")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "leads.xlsx" in proc.stderr, proc.stderr
+
+
+def test_validate_reads_and_writes_excel_and_refuses_unknown_types(tmp_path: Path) -> None:
+    src, out = tmp_path / "addresses.xlsx", tmp_path / "validated.xlsx"
+    pd.DataFrame({"address": ["10 Hill St", "nowhere at all"], "zip": ["", ""]}).to_excel(src, index=False)
+    proc = dqkit("validate", str(src), "-o", str(out), "--reference", "demo", "--quiet", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    res = pd.read_excel(out, dtype=str, keep_default_na=False)
+    assert list(res["address"]) == ["10 Hill St", "nowhere at all"] and "addr_confidence" in res.columns
+    assert set(res["addr_reference"]) == {"us-demo-synthetic"}
+    bad = dqkit("validate", str(src), "-o", str(tmp_path / "validated.json"), "--reference", "demo", "--quiet")
+    assert bad.returncode == 1 and "unknown file type" in bad.stderr and ".xlsx" in bad.stderr
+
+
+def test_report_prints_the_columns_it_read(tmp_path: Path) -> None:
+    src, html = tmp_path / "leads.xlsx", tmp_path / "report.html"
+    workbook(src)
+    proc = dqkit("report", str(src), "-o", str(html), "--quiet", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    assert "<- 'Zip/Postal Code'" in proc.stderr and "warning: no state or street column" in proc.stderr
