@@ -84,16 +84,12 @@ def excel_safe(df: pd.DataFrame) -> pd.DataFrame:
     """`df` with the characters an .xlsx cell cannot hold (C0 controls but tab, LF, CR) replaced by U+FFFD:
     openpyxl refuses the whole file for one of them."""
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-    from pandas.api.types import is_object_dtype, is_string_dtype
 
     def clean(value: Any) -> Any:
         return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value) if isinstance(value, str) else value
 
-    out = df.copy()
-    for col in out.columns:
-        if is_object_dtype(out[col].dtype) or is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(clean)
-    out.columns = [clean(c) for c in out.columns]
+    out = df.map(clean)
+    out.columns = [clean(c) for c in df.columns]
     return out
 
 

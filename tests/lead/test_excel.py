@@ -1,14 +1,16 @@
-"""Excel in and out of `dqkit verify` and `dqkit report`, run as a user runs them; unknown file types refused."""
+"""Excel in and out of `dqkit verify`, `validate` and `report`, run as a user runs them; unknown types refused."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
+
+from tests.lead.test_cli import dqkit, private_cache  # the CLI as a user runs it, with a cache of its own
+
+__all__ = ["private_cache"]  # an autouse fixture: imported to apply here too
 
 ROWS = [
     {"First Name": "Maria", "Last Name": "Garcia", "Zip/Postal Code": "20500", "Phone": "202-456-1111",
@@ -16,15 +18,6 @@ ROWS = [
     {"First Name": "Ann", "Last Name": "Lee", "Zip/Postal Code": "02134", "Phone": "", "Company / Account": ""},
     {"First Name": "Bo\x07b", "Last Name": "Chan", "Zip/Postal Code": "10001", "Phone": "", "Company / Account": ""},
 ]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-
-
-def dqkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dqkit.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def workbook(path: Path) -> None:
