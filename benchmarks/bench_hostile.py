@@ -572,21 +572,21 @@ def pipelined_header(srv: Server) -> tuple[int, Counter[int | str]]:
     return 2, out
 
 
-def public_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
-    """1,000 connections, no token: POST /healthz (and /openapi.json) announcing a 1 MB body, then trickling 1 KB a
-    second of it for 10 s. Answers: what each connection got back."""
+def _trickled_bodies(srv: Server, heads: Callable[[int], bytes], n: int = 1000,
+                     seconds: float = 10) -> Counter[int | str]:
+    """`n` connections that send `heads(i)` (announcing a 1 MB body) and then 1 KB of body a second for `seconds`;
+    what each got back ("open": nothing yet)."""
     socks: list[socket.socket] = []
     out: Counter[int | str] = Counter()
-    for i in range(1000):
-        path = "/healthz" if i % 2 else "/openapi.json"
+    for i in range(n):
         try:
             s = socket.create_connection((HOST, srv.port), timeout=2)
-            s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n".encode())
+            s.sendall(heads(i))
             socks.append(s)
         except OSError:
             out["connect failed"] += 1
-    chunk = b"x" * 1024
-    end = time.monotonic() + 10
+    chunk = b" " * 1024
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         for s in socks:
             with contextlib.suppress(OSError):
@@ -602,42 +602,27 @@ def public_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
         except OSError:
             out["reset"] += 1
         s.close()
-    return 1000, out
+    return out
+
+
+def public_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
+    """1,000 connections, no token: POST /healthz (and /openapi.json) announcing a 1 MB body, then trickling 1 KB a
+    second of it for 10 s. Answers: what each connection got back."""
+
+    def head(i: int) -> bytes:
+        path = "/healthz" if i % 2 else "/openapi.json"
+        return f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n".encode()
+
+    return 1000, _trickled_bodies(srv, head)
 
 
 def held_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
     """1,000 connections with a token: POST /address/search/v1 announcing a 1 MB body, trickling 1 KB a second for
     10 s (the heads are complete, the bodies never are). Answers: what each got back; at the cap the longest waiting
     are evicted with 408 so that /healthz and the legitimate client keep getting answers."""
-    socks: list[socket.socket] = []
-    out: Counter[int | str] = Counter()
     head = (f"POST /address/search/v1 HTTP/1.1\r\nHost: x\r\nAuth-Token: {TOKEN}\r\n"
             "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n").encode()
-    for _ in range(1000):
-        try:
-            s = socket.create_connection((HOST, srv.port), timeout=2)
-            s.sendall(head)
-            socks.append(s)
-        except OSError:
-            out["connect failed"] += 1
-    chunk = b" " * 1024
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        for s in socks:
-            with contextlib.suppress(OSError):
-                s.send(chunk)
-        time.sleep(1)
-    for s in socks:
-        s.setblocking(False)
-        try:
-            data = s.recv(64)
-            out[int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else "closed"] += 1
-        except BlockingIOError:
-            out["open"] += 1
-        except OSError:
-            out["reset"] += 1
-        s.close()
-    return 1000, out
+    return 1000, _trickled_bodies(srv, lambda i: head)
 
 
 def malformed_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
