@@ -108,3 +108,24 @@ def test_report_prints_the_columns_it_read(tmp_path: Path) -> None:
     proc = dqkit("report", str(src), "-o", str(html), "--quiet", "--no-cache")
     assert proc.returncode == 0, proc.stderr
     assert "<- 'Zip/Postal Code'" in proc.stderr and "warning: no state or street column" in proc.stderr
+
+
+def test_excel_takes_every_kind_of_cell_a_frame_holds(tmp_path: Path) -> None:
+    """Typed result columns, missing values of every kind, numpy scalars, dates and stray lists: one workbook,
+    read back as text, nothing lost or crashing."""
+    import datetime as dt
+
+    import numpy as np
+
+    from dqkit.cli._leadio import read_table, write_table
+
+    df = pd.DataFrame({"a": ["x", None, "=1+1"], "b": pd.array([1, None, 3], dtype="Int64"),
+                       "c": [np.float64(1.5), np.nan, 2.0], "d": [[1, 2], {"k": 1}, pd.NaT],
+                       "e": pd.Categorical(["E100", None, "S100"]),
+                       "f": [dt.date(2026, 1, 1), pd.Timestamp("2026-01-02"), None]})
+    path = tmp_path / "odd.xlsx"
+    write_table(df, path)
+    back = read_table(path)
+    assert back["a"].tolist() == ["x", "", "'=1+1"] and back["b"].tolist() == ["1", "", "3"]
+    assert back["c"].tolist() == ["1.5", "", "2"] and back["d"].tolist() == ["[1, 2]", "{'k': 1}", ""]
+    assert back["e"].tolist() == ["E100", "", "S100"] and back["f"].tolist()[0].startswith("2026-01-01")
