@@ -657,7 +657,7 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
         t.other_unit += bool(got[3] and got[3] != q.row.unit and got[:3] == q.row.truth)
         if cwrong and len(t.examples) < 8:
             t.examples.append(f"{q.text!r} -> {conf}: {' '.join(got)}")
-        s_verified, s_wrong = judge_search(engine, q)
+        s_verified, s_wrong = judge_search(cleaned if q.corpus == "i" else engine, q)
         t.search_verified += s_verified
         t.search_verified_wrong += s_wrong
         if the_peer is not None:
