@@ -1,4 +1,5 @@
-"""Hostile clients against a real `dqkit serve` (issue 13): what each attack costs the server and its other users.
+"""Hostile clients against a real `dqkit serve` (issues 13 and 24): what each attack costs the server and its other
+users, before, during and after it.
 
 Each attack runs against a fresh server process (started from `--dqkit`, default this worktree's `.venv/bin/dqkit`)
 on 127.0.0.1, with its descriptor limit lowered to `--nofile` (default 1024) so that descriptor exhaustion shows
@@ -11,14 +12,22 @@ Columns:
     CPU s         the server's CPU seconds from the attack's start until it is idle again (at most 30 s after
                   the attack's last answer); "after" is the part of it spent after the last answer (work that goes
                   on for requests already answered or abandoned)
-    peak MB       highest resident memory of the server; "end MB" the resident memory once idle again
-    health p99    `/healthz` latency p99 during the attack (a probe that fails counts as 5000 ms), and failures
+    MB            resident memory of the server before the attack, its peak during it, and once idle after it
+    health p99    `/healthz` latency p99 over 2 s before the attack, during it, and over 2 s once the server is idle
+                  after it (a probe that fails counts as 5000 ms); "fail": failed probes during the attack
     legit p99     the legitimate client's latency p99 during the attack, and how many of its calls failed
     tracebacks    "Traceback" lines the server logged during the attack
 
 Scaled down for a shared 2-core machine (the issue's sizes in brackets): 2 000 trickling sockets [20 000] against a
 server limited to 1 024 descriptors; a 16 MB header and a 16 MB Auth-Token [64 MB, 50 MB]; 200 searches of 1 MB
 [500]; 4 parser-bomb requests of ~400 KB [8 of 380 KB]; 4 clients of 1 MB nested XML for 8 s.
+
+Issue 24's attacks, at its sizes: `pipelined-header` (a 64 MiB header pipelined behind a request, by a client that
+reads and one that does not), `public-bodies` (1,000 unauthenticated POST /healthz and /openapi.json trickling 1 MB
+bodies), `held-bodies` (1,000 POST /address/search/v1 bodies that never finish), `malformed-bodies` (invalid UTF-8
+and lone surrogates), `auth-lockout` (20 wrong tokens then the right one; 66,000 failures from distinct loopback
+addresses), `host-location` (a foreign Host header, a 1 MB location), `csv-formulas` (`dqkit verify` output of
+hostile cells) and `cache-threads` (the search cache under 4 threads).
 
     .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
 
@@ -500,6 +509,275 @@ def throughput(srv: Server) -> tuple[int, Counter[int | str]]:
     return sum(out.values()), out
 
 
+# ---- issue 24: what an attacker still got without a token ----------------------------------------------------
+
+
+def _drain(s: socket.socket, limit: float) -> tuple[bytes, str]:
+    """What the server sends until it closes (at most 1 MB kept), and how it ended: eof, reset or open."""
+    s.settimeout(limit)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                return out, "eof"
+            if len(out) < 1 << 20:
+                out += chunk
+    except TimeoutError:
+        return out, "open"
+    except OSError:
+        return out, "reset"
+
+
+def _statuses(data: bytes) -> list[int]:
+    out, at = [], data.find(b"HTTP/1.1 ")
+    while at != -1:
+        out.append(int(data[at + 9:at + 12]))
+        at = data.find(b"HTTP/1.1 ", at + 12)
+    return out
+
+
+def pipelined_header(srv: Server) -> tuple[int, Counter[int | str]]:
+    """One connection, no token: GET /healthz then, in the same write, a second request with a 64 MiB header; and
+    one that pipelines 2,000 GET /openapi.json without reading the answers, then sends a 64 MiB header behind them.
+    Answers: the statuses the first client read, "sent MB" the header bytes the server took before it stopped
+    reading, and how each connection ended."""
+    out: Counter[int | str] = Counter()
+    pad = b"a" * (1 << 20)
+    with socket.create_connection((HOST, srv.port), timeout=60) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ")
+        sent = 0
+        with contextlib.suppress(OSError):
+            s.settimeout(10)
+            for _ in range(64):
+                s.sendall(pad)
+                sent += 1
+            s.sendall(b"\r\n\r\n")
+        data, how = _drain(s, 60)
+        for status in _statuses(data):
+            out[status] += 1
+        out[f"reader sent {sent} MB, {how}"] += 1
+    with socket.create_connection((HOST, srv.port), timeout=60) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sent = 0
+        with contextlib.suppress(OSError):
+            s.settimeout(10)
+            s.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 2000)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ")
+            for _ in range(64):
+                s.sendall(pad)
+                sent += 1
+        _, how = _drain(s, 60)
+        out[f"non-reader sent {sent} MB, {how}"] += 1
+    return 2, out
+
+
+def _trickled_bodies(srv: Server, heads: Callable[[int], bytes], n: int = 1000,
+                     seconds: float = 10) -> Counter[int | str]:
+    """`n` connections that send `heads(i)` (announcing a 1 MB body) and then 1 KB of body a second for `seconds`;
+    what each got back ("open": nothing yet)."""
+    socks: list[socket.socket] = []
+    out: Counter[int | str] = Counter()
+    for i in range(n):
+        try:
+            s = socket.create_connection((HOST, srv.port), timeout=2)
+            s.sendall(heads(i))
+            socks.append(s)
+        except OSError:
+            out["connect failed"] += 1
+    chunk = b" " * 1024
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for s in socks:
+            with contextlib.suppress(OSError):
+                s.send(chunk)
+        time.sleep(1)
+    for s in socks:
+        s.setblocking(False)
+        try:
+            data = s.recv(64)
+            out[int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else "closed"] += 1
+        except BlockingIOError:
+            out["open"] += 1
+        except OSError:
+            out["reset"] += 1
+        s.close()
+    return out
+
+
+def public_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
+    """1,000 connections, no token: POST /healthz (and /openapi.json) announcing a 1 MB body, then trickling 1 KB a
+    second of it for 10 s. Answers: what each connection got back."""
+
+    def head(i: int) -> bytes:
+        path = "/healthz" if i % 2 else "/openapi.json"
+        return f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n".encode()
+
+    return 1000, _trickled_bodies(srv, head)
+
+
+def held_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
+    """1,000 connections with a token: POST /address/search/v1 announcing a 1 MB body, trickling 1 KB a second for
+    10 s (the heads are complete, the bodies never are). Answers: what each got back; at the cap the longest waiting
+    are evicted with 408 so that /healthz and the legitimate client keep getting answers."""
+    head = (f"POST /address/search/v1 HTTP/1.1\r\nHost: x\r\nAuth-Token: {TOKEN}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n").encode()
+    return 1000, _trickled_bodies(srv, lambda i: head)
+
+
+def malformed_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Invalid UTF-8 inside a JSON string on each address POST route, a lone surrogate escape on /search, 10 of
+    each. Answers: status and content type ("text" would be the plain-text 500 of before)."""
+    bad = b'{"country_iso": "USA", "refinement": "\xff", "global_address_key": "\xff", "key": "\xff", ' \
+          b'"components": {"unspecified": ["1 Main \xff\xfe"]}}'
+    cases = [(path, bad) for path in ("/address/search/v1", "/address/validate/v1", "/address/lookup/v2",
+                                      "/address/suggestions/format/v1", "/address/suggestions/refine/v1/abc",
+                                      "/address/format/v1/abc", "/address/suggestions/stepIn")]
+    cases.append(("/search", b'{"LEAD_TRANS_DETAILS": {"FIRST_NAME": "\\ud800", "LAST_NAME": "Lee"}}'))
+    out: Counter[int | str] = Counter()
+    for _ in range(10):
+        for path, body in cases:
+            conn = http.client.HTTPConnection(HOST, srv.port, timeout=30)
+            try:
+                conn.request("POST", path, body=body, headers={"Auth-Token": TOKEN,
+                                                               "Content-Type": "application/json"})
+                resp = conn.getresponse()
+                resp.read()
+                kind = "json" if resp.getheader("content-type", "").startswith("application/json") else "text"
+                out[f"{resp.status} {kind}"] += 1
+            except (OSError, http.client.HTTPException):
+                out["drop"] += 1
+            finally:
+                conn.close()
+    return 10 * len(cases), out
+
+
+def auth_lockout(srv: Server) -> tuple[int, Counter[int | str]]:
+    """20 wrong tokens from 127.0.0.1 then the right one; then 66,000 wrong tokens from distinct loopback addresses
+    (more than the 65,536 the table tracks; 4 at a time, in one 10-minute window), then a new address with the
+    right token and one with a wrong token (the legitimate client, from 127.0.0.1, shares the guesser's address).
+    Answers: "right token after 20 failures", "newcomer right/wrong token" and the flood's statuses."""
+    out: Counter[int | str] = Counter()
+    for i in range(20):
+        call("GET", srv.port, "/address/datasets/v1", headers={"Auth-Token": f"guess-{i}"})
+    out[f"right token after 20 failures: {call('GET', srv.port, '/address/datasets/v1')[0]}"] += 1
+    flood = 66_000
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        source = (f"127.{1 + i // 65_025}.{(i // 255) % 255}.{1 + i % 255}", 0)
+        try:
+            with socket.create_connection((HOST, srv.port), timeout=5, source_address=source) as s:
+                s.sendall(b"GET /address/datasets/v1 HTTP/1.1\r\nHost: x\r\nAuth-Token: wrong\r\n"
+                          b"Connection: close\r\n\r\n")
+                data = s.recv(64)
+                got: int | str = int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else "drop"
+        except OSError:
+            got = "connect failed"
+        with lock:
+            out[got] += 1
+
+    def worker(start: int) -> None:
+        for i in range(start, flood, 4):
+            one(i)
+
+    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    for label, token in (("right", TOKEN), ("wrong", "still-wrong")):
+        with socket.create_connection((HOST, srv.port), timeout=5, source_address=("127.250.0.1", 0)) as s:
+            s.sendall(f"GET /address/datasets/v1 HTTP/1.1\r\nHost: x\r\nAuth-Token: {token}\r\n"
+                      "Connection: close\r\n\r\n".encode())
+            data = s.recv(64)
+            out[f"newcomer {label} token: {data[9:12].decode()}"] += 1
+    return 21 + flood + 2, out
+
+
+def host_and_location(srv: Server) -> tuple[int, Counter[int | str]]:
+    """50 searches with `Host: evil.example` (answers: format URLs naming evil.example / not) and 10 searches with a
+    1 MB `location` (answers: the size of the 400 body)."""
+    out: Counter[int | str] = Counter()
+    body = json.dumps(SEARCH).encode()
+    for _ in range(50):
+        status, data = call("POST", srv.port, "/address/search/v1", body,
+                            {"Content-Type": "application/json", "Host": "evil.example"})
+        if status != 200:
+            out[status] += 1
+            continue
+        urls = [sug.get("format") or sug.get("stepin") or "" for sug in json.loads(data)["result"]["suggestions"]]
+        if not any(urls):
+            out["no url in the answer"] += 1
+        else:
+            out["url names evil.example" if any("evil.example" in u for u in urls) else "url is the server's"] += 1
+    bad = json.dumps({**SEARCH, "location": "9" * 1_000_000}).encode()
+    for _ in range(10):
+        status, data = call("POST", srv.port, "/address/search/v1", bad, {"Content-Type": "application/json"},
+                            timeout=30)
+        out[f"{status} body {len(data) // 1024} KB" if len(data) >= 1024 else f"{status} body {len(data)} B"] += 1
+    return 60, out
+
+
+def csv_formulas(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Not the server: `dqkit verify` (the one next to --dqkit) on 1,000 leads whose note holds "web form\\r=cmd|..."
+    or "-1-1". Answers: rows read back from the output CSV and cells (or lines in a cell) that start a live
+    formula."""
+    import csv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "in.csv", Path(tmp) / "out.csv"
+        with src.open("w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\r\n")
+            w.writerow(["first_name", "last_name", "zip", "note"])
+            for i in range(1000):
+                w.writerow(["Maria", "Garcia", "20500", "web form\r=cmd|' /C calc'!A0" if i % 2 else "-1-1"])
+        exe = Path(srv.proc.args[0]) if isinstance(srv.proc.args, list) else Path("dqkit")
+        subprocess.run([str(exe), "verify", str(src), "-o", str(dst), "--quiet", "--no-cache"], check=True,
+                       capture_output=True, timeout=300)
+        with dst.open(newline="") as fh:
+            rows = list(csv.reader(fh))
+    live = 0
+    for row in rows[1:]:
+        for cell in row:
+            for line in cell.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+                if line[:1] in ("=", "+", "-", "@") and not line.lstrip("+-").replace(".", "", 1).isdigit():
+                    live += 1
+    out: Counter[int | str] = Counter({f"rows {len(rows) - 1}": 1, f"live formulas {live}": 1})
+    return 1000, out
+
+
+def cache_threads(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Not the server: the server's search cache (dqkit.engines.address.cache.BytesLRU, of the running
+    interpreter) hammered by 4 threads, 600,000 operations. Answers: errors raised and byte count drift."""
+    from dqkit.engines.address.cache import BytesLRU
+
+    cache = BytesLRU(max_bytes=64)
+    errors: Counter[int | str] = Counter()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+
+    def work(seed: int) -> None:
+        keys = [bytes([i]) for i in range(40)]
+        for n in range(150_000):
+            try:
+                key = keys[(n * 7 + seed) % 40]
+                if cache.get(key) is None:
+                    cache.put(key, b"v")
+            except Exception as exc:  # the failure being counted
+                errors[type(exc).__name__] += 1
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    sys.setswitchinterval(interval)
+    drift = cache.size - sum(len(k) + len(v) for k, v in cache._data.items())
+    errors[f"size drift {drift}"] += 1
+    return 600_000, errors
+
+
 ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "parser-bomb": parser_bomb,
     "search-memory": search_memory,
@@ -510,6 +788,14 @@ ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "reference-id": reference_id,
     "failed-auth": failed_auth,
     "mix": mix,
+    "pipelined-header": pipelined_header,
+    "public-bodies": public_bodies,
+    "held-bodies": held_bodies,
+    "malformed-bodies": malformed_bodies,
+    "auth-lockout": auth_lockout,
+    "host-location": host_and_location,
+    "csv-formulas": csv_formulas,
+    "cache-threads": cache_threads,
     "throughput": throughput,
 }
 
@@ -524,10 +810,32 @@ def wait_idle(srv: Server, limit: float = 30.0) -> None:
             return
 
 
+def probe_window(srv: Server, seconds: float = 2.0) -> tuple[float, int]:
+    """`/healthz` p99 (ms) and failed probes over `seconds`, one probe every 50 ms (before or after an attack)."""
+    times: list[float] = []
+    failed = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t = time.perf_counter()
+        status, _ = call("GET", srv.port, "/healthz", timeout=5)
+        if status != 200:
+            failed += 1
+        times.append(5000.0 if status != 200 else (time.perf_counter() - t) * 1000)
+        time.sleep(0.05)
+    return p99(times), failed
+
+
+# Server options an attack needs: answer URLs and `location` are only read when a reference is there to search.
+# auth-lockout: a 10-minute window, so that its 66,000 failures land in one window on a slow machine.
+SERVER_ARGS: dict[str, list[str]] = {"host-location": ["--demo"], "auth-lockout": ["--rate-window", "600"]}
+
+
 def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict[str, Any]:
-    with server(dqkit, nofile, [], stack) as srv:
+    with server(dqkit, nofile, SERVER_ARGS.get(name, []), stack) as srv:
         wait_idle(srv, 10)
         tb0 = srv.tracebacks()
+        rss_before = srv.rss_mb()
+        health_before, _ = probe_window(srv)
         obs = Observers(srv)
         obs.peak_rss = srv.rss_mb()
         cpu0 = srv.cpu()
@@ -539,12 +847,14 @@ def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict
         obs.finish()
         wait_idle(srv)
         cpu_end = srv.cpu()
+        health_after, after_fail = probe_window(srv)
         return {
             "attack": name, "requests": requests,
             "answers": " ".join(f"{k}:{v}" for k, v in sorted(answers.items(), key=lambda kv: str(kv[0]))),
-            "cpu": cpu_end - cpu0, "after": cpu_end - cpu_last, "peak": obs.peak_rss, "end": srv.rss_mb(),
-            "health": p99(obs.health), "health_fail": obs.health_fail, "legit": p99(obs.legit),
-            "legit_fail": obs.legit_fail, "tracebacks": srv.tracebacks() - tb0,
+            "cpu": cpu_end - cpu0, "after": cpu_end - cpu_last, "before_mb": rss_before, "peak": obs.peak_rss,
+            "end": srv.rss_mb(), "health_before": health_before, "health": p99(obs.health),
+            "health_fail": obs.health_fail, "health_after": health_after, "after_fail": after_fail,
+            "legit": p99(obs.legit), "legit_fail": obs.legit_fail, "tracebacks": srv.tracebacks() - tb0,
         }
 
 
@@ -559,19 +869,23 @@ def main() -> int:
                          "granian (installed where STACKS_PATH points, e.g. pip install --target DIR)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     args = ap.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))  # this client's 1,000+ sockets
     names = [n for n in args.only.split(",") if n] or [n for n in ATTACKS if n != "throughput"]
     rows = []
     shown = args.dqkit if args.stack == "dqkit" else args.stack
     print(f"server: {shown}; descriptor limit {args.nofile}; measured under load (shared 2-core machine)")
-    header = (f"{'attack':<14} {'requests':>8} {'CPU s':>7} {'after':>6} {'peak MB':>8} {'end MB':>7} "
-              f"{'health p99':>10} {'fail':>5} {'legit p99':>9} {'fail':>5} {'tb':>4}  answers")
+    header = (f"{'attack':<16} {'requests':>8} {'CPU s':>7} {'after':>6} {'MB before/peak/after':>21} "
+              f"{'health p99 ms before/during/after':>34} {'fail':>5} {'legit p99':>9} {'fail':>5} {'tb':>4}  answers")
     print(header)
     for name in names:
         r = run_attack(name, args.dqkit, args.nofile, args.stack)
         rows.append(r)
-        print(f"{r['attack']:<14} {r['requests']:>8} {r['cpu']:>7.2f} {r['after']:>6.2f} {r['peak']:>8.0f} "
-              f"{r['end']:>7.0f} {r['health']:>8.0f}ms {r['health_fail']:>5} {r['legit']:>7.0f}ms "
-              f"{r['legit_fail']:>5} {r['tracebacks']:>4}  {r['answers']}", flush=True)
+        mb = f"{r['before_mb']:.0f}/{r['peak']:.0f}/{r['end']:.0f}"
+        health = f"{r['health_before']:.0f}/{r['health']:.0f}/{r['health_after']:.0f}"
+        print(f"{r['attack']:<16} {r['requests']:>8} {r['cpu']:>7.2f} {r['after']:>6.2f} {mb:>21} {health:>34} "
+              f"{r['health_fail']:>5} {r['legit']:>7.0f}ms {r['legit_fail']:>5} {r['tracebacks']:>4}  {r['answers']}",
+              flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

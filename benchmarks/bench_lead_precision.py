@@ -8,7 +8,8 @@ The corpora, the reference and the 80 / 20 held-out split are those of `bench_pr
 the two benchmarks cannot drift apart): per county of `shared/data/openaddresses/`, 80% of the rows build a real
 `dqkit` index, whose store is the lead engine's `LeadProfile(points=...)`, exactly as an installed reference
 serves it. (a) held-out real rows, (b) held-out rows on a made-up street, (c) reference rows with 1-2 typos,
-(d) reference rows (real number, city and ZIP) on a made-up street.
+(d) reference rows (real number, city and ZIP) on a made-up street, (e) reference rows with one typo in any word of
+the street part (suffix, direction, ordinal, unit designator or name: `bench_precision.typo_any_word`).
 
 Each query becomes a lead (STREET1 "NUMBER STREET UNIT", CITY, STATE, ZIP from the query text) and is verified.
 The truth T of a query is (street, house number, ZIP): the row's street as the reference normalizes it in (a) and
@@ -49,6 +50,9 @@ from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 from dqkit.engines.usaddr.parser import parse_street
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+CORPORA = ("a", "b", "c", "d", "e")  # (e): one typo in any word of the street part (issue 18, part 7)
 
 
 @dataclass(slots=True)
@@ -134,6 +138,7 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
     """One county: the reference of bench_precision, its corpora, the lead engine and (peer) validate."""
     rows, raw, header = bp.load_rows(shared / "data" / "openaddresses" / f"{name}.csv", state, work)
     ref, queries = bp.make_queries(rows, seed, n_typos)
+    queries += [q for q in bp.make_new_queries(ref, seed, n_typos, [], state) if q.corpus == "e"]
     ref_ids = {r.id for r in ref}
     ref_csv = work / f"{name}-ref.csv"
     bp.write_csv(ref_csv, header, (r for r in raw if r["ID"] in ref_ids))
@@ -142,7 +147,7 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
     truth = bp.Truth(ref)
     if limit is not None:
         queries = sample(queries, limit, seed)
-    tallies = {c: LeadTally() for c in bp.CORPORA}
+    tallies = {c: LeadTally() for c in CORPORA}
     for q in queries:
         t = tallies[q.corpus]
         judge_lead(leads, q, t)
@@ -162,18 +167,18 @@ def sample(queries: list[bp.Query], limit: int, seed: int) -> list[bp.Query]:
     by: dict[str, list[bp.Query]] = {}
     for q in queries:
         by.setdefault(q.corpus, []).append(q)
-    return [q for c in bp.CORPORA for q in random.Random(seed).sample(by.get(c, []), min(limit, len(by.get(c, []))))]
+    return [q for c in CORPORA for q in random.Random(seed).sample(by.get(c, []), min(limit, len(by.get(c, []))))]
 
 
 def run(shared: Path, *, seed: int = 10, n_typos: int = 1000, limit: int | None = None, peer: bool = True,
         counties: Iterable[str] = tuple(bp.COUNTIES)) -> dict[str, LeadTally]:
     """All counties, tallies summed per corpus."""
-    total = {c: LeadTally() for c in bp.CORPORA}
+    total = {c: LeadTally() for c in CORPORA}
     with tempfile.TemporaryDirectory(prefix="dqkit-lead-precision-") as d:
         for name in counties:
             got = run_county(name, bp.COUNTIES[name], shared, Path(d), seed=seed, n_typos=n_typos, limit=limit,
                              peer=peer)
-            for c in bp.CORPORA:
+            for c in CORPORA:
                 total[c].add(got[c])
     return total
 
@@ -188,7 +193,7 @@ def table(total: dict[str, LeadTally], peer: bool = True) -> str:
     if peer:
         head += f"{'validate right':>16}{'validate conf. wrong':>22}{'validate us/q':>15}"
     lines = [head]
-    for c in bp.CORPORA:
+    for c in CORPORA:
         t = total[c]
         n = max(t.n, 1)
         row = f"{bp.CORPUS_NAMES[c]:<26}{t.n:>6}{t.s100_right:>12}{t.s100_wrong:>12}{sum(t.s102.values()):>7}  " \
@@ -217,7 +222,7 @@ def main() -> None:
           "S100 WRONG = confident wrong; peer: the address engine's validate on the same queries")
     print(table(total, not args.no_peer))
     if args.examples:
-        for c in bp.CORPORA:
+        for c in CORPORA:
             for label, ex in (("lead S100 WRONG", total[c].examples), ("validate confident wrong",
                                                                      total[c].peer_examples)):
                 if ex:

@@ -1,6 +1,7 @@
 """Precision of validate on real OpenAddresses points: how often is a confident answer wrong? (issue 10, part 4)
 
-    .venv/bin/python benchmarks/bench_precision.py [--shared ../shared] [--seed 10] [--typos 1000] [--no-peer]
+    .venv/bin/python benchmarks/bench_precision.py [--shared ../shared] [--seed 10] [--typos 1000] [--new N]
+                                                   [--limit N] [--no-peer] [--examples]
 
 For each county sample of `shared/data/openaddresses/` (alameda, santa_clara, portland_metro: Portland has no
 CITY values, its city comes from the ZIP as the reference build fills it), rows with a house number, a street and
@@ -17,6 +18,22 @@ typed the way a person writes an address, "NUMBER STREET UNIT, CITY, ST ZIP", an
     name). The typed name is checked not to be another street of the same ZIP.
 (d) made-up on reference numbers: reference rows with the street replaced by a made-up name (the harder case of
     the project's precision probe: the number, city and ZIP are those of a real address of the reference);
+(e) one typo (swap, drop, add, replace) in any word of the street part of a reference row: name words (three
+    letters: a swap only), suffix, direction, unit designator (never making another valid form or a one-letter
+    word), ordinals (the letters only); issue 18;
+(f) a firm, attention, care-of, department or building line before the street (its own component, or the same
+    line) or an attention line after it;
+(g) a reference row typed with a unit its building does not list (the building lists one or several): the right
+    answer is Premises partial with the building, never another unit ("(g) answers naming another unit");
+(h) house numbers written another way: a form the reference holds ("2653 1/2" for 2653.5, "4208L" for 4208-L),
+    or a letter / half the reference lacks ("2653A", "2653 1/2" where only 2653 exists: not the plain number);
+(i) the placeholder rows of the county files ("123 FAKE ST, ANYTOWN"), kept in the reference CSV as the county
+    file has them, typed four ways: nothing may confirm them. "(i) junk, reference add" builds the reference with
+    the hygiene of `dqkit reference add`; "(i) junk, --reference FILE" as `dqkit serve --reference` and
+    `AddressEngine.from_files` build it;
+and an over-caution table: reference rows typed eight ordinary ways (lower case, spelled-out suffixes, ZIP only,
+city only, ZIP+4, periods, split components, a neighbouring ZIP of the same city): the share answered Verified match
+with the row's address.
 
 The truth T of a query is its row: (street as the reference normalizes it, house number, ZIP). An answer is RIGHT
 when what it asserts is what the reference supports:
@@ -27,6 +44,7 @@ when what it asserts is what the reference supports:
   * else (the street is not in T's ZIP, always so in (b) and (d)): Verified place or No matches (nothing claimed
     about a street).
 Anything else is wrong (Multiple matches included: it claims no address, so it is never confident wrong either).
+In (c), (e) to (h) and the over-caution rows a confident answer must also name the row's unit.
 The worst case, a CONFIDENT WRONG answer, is Verified match or Interaction required with another street, number or
 ZIP than T (or with any address when T is not in the reference). Targets: confident wrong <= 1% on (a), (b) and
 (d), right >= 97% on (c). In (b) and (d) T's street is nobody's, so only Verified place or No matches are right.
@@ -57,6 +75,7 @@ from pathlib import Path
 from dqkit.contract.address import Components, Confidence, SearchRequest, SearchType
 from dqkit.engines import zipdata
 from dqkit.engines.address import AddressEngine
+from dqkit.engines.reference import build_index
 from dqkit.engines.reference.reader import Record, read_records, source_of
 from dqkit.engines.usaddr.pub28 import DIRECTIONAL_WORDS, DIRECTIONALS, SUFFIX_WORDS, UNITS
 from dqkit.engines.usaddr.pub28 import SUFFIXES as PUB28_SUFFIXES
@@ -64,10 +83,11 @@ from dqkit.engines.usaddr.pub28 import SUFFIXES as PUB28_SUFFIXES
 REPO = Path(__file__).resolve().parent.parent
 COUNTIES: dict[str, str] = {"alameda": "CA", "santa_clara": "CA", "portland_metro": "OR"}
 CONFIDENT = frozenset({Confidence.VERIFIED_MATCH.value, Confidence.INTERACTION_REQUIRED.value})
-CORPORA = ("a", "b", "c", "d", "e", "f", "g", "h", "i")
+CORPORA = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j")
 CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos",
                 "d": "(d) made-up, ref number", "e": "(e) 1 typo, any word", "f": "(f) firm / attn / c/o",
-                "g": "(g) unlisted unit", "h": "(h) number forms", "i": "(i) junk rows"}
+                "g": "(g) unlisted unit", "h": "(h) number forms", "i": "(i) junk, reference add",
+                "j": "(i) junk, --reference FILE"}
 WAYS = ("lower case", "spelled-out suffix", "ZIP only", "city only", "ZIP+4", "periods", "split components",
         "neighbouring ZIP")
 SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum",
@@ -612,6 +632,11 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
     # the reference is built from the county file's rows as they are, its placeholder rows included
     write_csv(ref_csv, header, [*(r for r in raw if r["ID"] in ref_ids), *junk])
     engine = AddressEngine.from_files([ref_csv], out=work / f"{name}.dqidx", country_iso2="US")
+    # (i): the junk rows as `reference add` builds the file (hygiene on), and as `dqkit serve --reference FILE`
+    # and AddressEngine.from_files build it (no hygiene): corpus "j"
+    build_index([ref_csv], work / f"{name}-clean.dqidx", country_iso2="US", clean=True)
+    cleaned = AddressEngine.open(work / f"{name}-clean.dqidx")
+    queries += [replace(q, corpus="j") for q in queries if q.corpus == "i"]
     truth = Truth(ref)
     the_peer = Peer(ref) if peer else None
     tallies = {c: Tally() for c in KEYS}
@@ -623,7 +648,7 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
                                                                     min(limit, len(by.get(c, []))))]
     for q in queries:
         t = tallies[_key(q)]
-        conf, right, cwrong, got = judge(engine, truth, q)
+        conf, right, cwrong, got = judge(cleaned if q.corpus == "i" else engine, truth, q)
         t.n += 1
         t.count[conf] += 1
         t.right[conf] += right

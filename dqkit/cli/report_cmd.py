@@ -62,14 +62,21 @@ def run(args: argparse.Namespace) -> int:
     prefix = _verified_prefix(df)
     backend_name = ""
     if prefix is None:
+        import warnings
+
         from dqkit.backends.select import lead_backend
+        from dqkit.cli.verify_cmd import chosen_columns
         from dqkit.notebook import leads
+        from dqkit.notebook.columns import ColumnWarning
 
         backend = lead_backend(args.backend)
         backend_name = backend.name
         prefix = leads.PREFIX
-        results = leads.verify(df, backend=backend, mapping=parse_map(args.map) or None, prefix=prefix,
-                               cache=False if args.no_cache else None, progress=not args.quiet)
+        fields = chosen_columns(df, parse_map(args.map), prefix)  # printed, and warned of, before any lead
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ColumnWarning)
+            results = leads.verify(df, backend=backend, mapping=fields, prefix=prefix,
+                                   cache=False if args.no_cache else None, progress=not args.quiet)
     else:
         results = df
     comparison = drift = None

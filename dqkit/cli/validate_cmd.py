@@ -1,5 +1,5 @@
-"""`dqkit validate INPUT -o OUTPUT`: validate every address of a CSV or Parquet file, as `df.addr.validate()`
-does, on the local engine (your installed references) or a service (`--service URL`)."""
+"""`dqkit validate INPUT -o OUTPUT`: validate every address of a CSV, Excel (.xlsx) or Parquet file, as
+`df.addr.validate()` does, on the local engine (your installed references) or a service (`--service URL`)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,17 @@ from typing import Any
 def register(sub: Any) -> None:
     from dqkit.cli._service import add_service_options
 
-    p = sub.add_parser("validate", help="validate every address of a CSV or Parquet file and write it with result "
-                                        "columns",
+    p = sub.add_parser("validate", help="validate every address of a CSV, Excel or Parquet file and write it with "
+                                        "result columns",
                        description="Validate every address of INPUT and write OUTPUT: every input row, in order, "
                                    "with the addr_* result columns of df.addr.validate() (confidence, the 7-line "
                                    "address, corrections, and the reference that answered). The address is read "
                                    "from a one-line column (address, full_address, ...) or from parts (street, "
                                    "city, state, zip, country); --map names the ones dqkit cannot guess.",
                        epilog="example: dqkit validate addresses.csv -o validated.csv --reference demo")
-    p.add_argument("input", type=Path, help="CSV or Parquet file of addresses")
-    p.add_argument("-o", "--output", type=Path, required=True, help="CSV or Parquet file to write")
+    p.add_argument("input", type=Path, help="file of addresses: .csv, .xlsx (the first sheet) or .parquet")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="file to write: .csv, .xlsx or .parquet (by its extension)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="read the address field FIELD (ADDRESS, STREET1, CITY, STATE, ZIP, COUNTRY) from COLUMN "
                         "(repeatable), e.g. --map ZIP=postcode")
@@ -34,7 +35,7 @@ def register(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-escape-formulas", action="store_true",
-                   help="write CSV cells exactly as they are (see dqkit verify --help)")
+                   help="write CSV and Excel cells exactly as they are (see dqkit verify --help)")
     p.set_defaults(handler=run)
 
 
@@ -50,11 +51,12 @@ def summary(confidence: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dqkit.cli._leadio import parse_map, read_table, write_table
+    from dqkit.cli._leadio import WRITE_FORMATS, parse_map, read_table, table_format, write_table
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook import addresses
 
+    table_format(args.output, WRITE_FORMATS, "write")  # refused before any address is validated
     service = service_spec(args)
     if service is not None and args.reference:
         raise InputError("--reference picks the local engine's data; a service answers from its own")

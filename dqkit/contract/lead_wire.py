@@ -148,7 +148,8 @@ def _json_scalar(where: str, value: Any) -> str:
         raise _Bad(f"{where} holds the lone surrogate \\u{ord(lone.group()):04x}: not Unicode text")
     for ch in JSON_RESERVED:
         if ch in text:
-            raise _Bad(f"the character {ch!r} is not allowed in JSON input ({where}: {text!r})")
+            keep = "; write 'and' to keep the value" if ch == "&" else ""
+            raise _Bad(f"the character {ch!r} is not allowed in JSON input ({where}: {text!r}){keep}")
     return text
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, cast
@@ -36,20 +37,24 @@ Handler = Callable[[Request], Awaitable[Response]]
 def body_routes(operations: tuple[Op, ...]) -> Callable[[str, str], bool]:
     """`takes_body(method, path)`: whether some route reads a body for that method and path (POST at an operation
     that accepts it); everything else, /healthz and /openapi.json included, is answered without reading one."""
+    from starlette.routing import compile_path
+
     exact: set[str] = set()
-    prefixes: list[str] = []
+    patterns: list[re.Pattern[str]] = []
     for op in operations:
         if "POST" not in op.methods:
             continue
         for path in (op.path, *op.aliases):
-            if path.endswith("{key:path}"):
-                prefixes.append(path[: -len("{key:path}")])
+            if "{" in path:
+                patterns.append(compile_path(path)[0])
+                if not path.endswith("{key:path}"):
+                    patterns.append(compile_path(path + "/")[0])
             else:
                 exact.update((path, path + "/"))
-    frozen, starts = frozenset(exact), tuple(prefixes)
+    frozen = frozenset(exact)
 
     def takes_body(method: str, path: str) -> bool:
-        return method == "POST" and (path in frozen or path.startswith(starts))
+        return method == "POST" and (path in frozen or any(p.match(path) for p in patterns))
 
     return takes_body
 

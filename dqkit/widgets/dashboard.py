@@ -66,6 +66,15 @@ def _pct(v: Any) -> str:
     return "–" if pd.isna(v) else f"{float(v):.1f}%"
 
 
+def _cell(column: str, v: Any) -> str:
+    """A count, or a rate; the valid-phone rate of leads no phone check was made for reads "not checked"."""
+    if not column.endswith("_pct"):
+        return str(int(v))
+    if column == "phone_ok_pct" and pd.isna(v):
+        return "not checked"
+    return _pct(v)
+
+
 def audit_html(table: pd.DataFrame) -> str:
     """The audit table as a compact HTML table: counts as integers, percentages with their sign, headers
     explained."""
@@ -75,7 +84,7 @@ def audit_html(table: pd.DataFrame) -> str:
         for c in cols)
     rows = []
     for source, row in table.iterrows():
-        cells = "".join(f"<td>{_pct(row[c]) if c.endswith('_pct') else int(row[c])}</td>" for c in cols)
+        cells = "".join(f"<td>{_cell(c, row[c])}</td>" for c in cols)
         rows.append(f"<tr><th>{html.escape(str(source))}</th>{cells}</tr>")
     return (f'{_AUDIT_CSS}<table class="dqkit-audit"><thead><tr><th>source</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')

@@ -168,3 +168,25 @@ def test_readings() -> None:
     assert not org and kept == ["Apt 4, 1200 Main St, Springfield, IL"]
     kept, org = set_aside(["PO Box 12, Springfield, IL 62701"])  # no house number line: nothing is guessed
     assert not org
+
+
+def test_over_http_the_same_rules_and_the_organization(oa_writer: Callable[..., Path], tmp_path: Path) -> None:
+    """A real `dqkit serve` on the test's reference file: a slipped suffix behind a firm line is found, the firm
+    comes back as its own line and, asked for, as `components.organization`."""
+    import httpx
+
+    from dqkit.server.testing import serve_process
+
+    ref = oa_writer(tmp_path / "us" / "ca" / "typed.csv", ROWS)
+    body = {"country_iso": "USA", "components": {"unspecified": ["Acme Inc, 3780 Webster Stt, Oakland, CA 94609"]}}
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with serve_process(references=[ref], env=env) as served, httpx.Client(base_url=served.url, timeout=30) as http:
+        plain = http.post("/address/validate/v1", json=body)
+        asked = http.post("/address/validate/v1", json=body, headers={"Add-Components": "true"})
+    assert plain.status_code == 200 and asked.status_code == 200, (plain.text, asked.text)
+    r = plain.json()["result"]
+    assert r["confidence"] == "Verified match" and r["validation_detail"]["street_corrected"] is True, r
+    assert (r["address"]["address_line_1"], r["address"]["address_line_2"]) == ("Acme Inc", "3780 Webster St")
+    assert "components" not in r
+    org = asked.json()["result"]["components"]["organization"]
+    assert org == {"company_name": "Acme Inc"}, org

@@ -258,3 +258,24 @@ def test_the_accessor_note_is_the_answers_and_survives_the_cache(oa_engine: Addr
     single = df.iloc[[1]].addr.validate(backend=backend, cache=True)  # answered from the per-answer cache
     assert single["addr_note"].tolist() == [first[1]]
     assert df.addr.validate(backend=backend, cache=True)["addr_note"].tolist() == first  # the run cache
+
+
+@pytest.mark.shared
+def test_a_bare_number_after_the_street_is_kept_as_the_unit(oa_engine: AddressEngine) -> None:
+    got = answer(oa_engine, "2653 Meridian Ave 12, San Jose, CA 95124")  # the 12 was dropped without a word
+    assert got.result.address is not None and got.result.address.address_line_1 == "2653 Meridian Ave # 12"
+    assert got.note.startswith("unit # 12 not checked")
+    got = answer(oa_engine, "2614 Baton Rouge Dr 999, San Jose, CA 95133")
+    assert got.result.confidence == Confidence.PREMISES_PARTIAL and got.result.address is not None
+    assert got.result.address.address_line_1 == "2614 Baton Rouge Dr # 999"
+    listed = answer(oa_engine, "2614 Baton Rouge Dr 508, San Jose, CA 95133").result
+    assert listed.confidence == Confidence.VERIFIED_MATCH and listed.address is not None
+    assert listed.address.address_line_1 == "2614 Baton Rouge Dr # 508"
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("text", ["3127 Mabel St R 2, Berkeley, CA 94702",
+                                  "1849 Shattuck Av M 203, Berkeley, CA 94709"])
+def test_a_listed_unit_written_in_two_words_is_still_that_unit(oa_engine: AddressEngine, text: str) -> None:
+    got = answer(oa_engine, text)  # the reference writes these units "R 2" and "M203"
+    assert got.result.confidence == Confidence.VERIFIED_MATCH and got.note == "", (got.result, got.note)

@@ -1,14 +1,16 @@
-"""Excel in and out of `dqkit verify` and `dqkit report`, run as a user runs them; unknown file types refused."""
+"""Excel in and out of `dqkit verify`, `validate` and `report`, run as a user runs them; unknown types refused."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
+
+from tests.lead.test_cli import dqkit, private_cache  # the CLI as a user runs it, with a cache of its own
+
+__all__ = ["private_cache"]  # an autouse fixture: imported to apply here too
 
 ROWS = [
     {"First Name": "Maria", "Last Name": "Garcia", "Zip/Postal Code": "20500", "Phone": "202-456-1111",
@@ -16,15 +18,6 @@ ROWS = [
     {"First Name": "Ann", "Last Name": "Lee", "Zip/Postal Code": "02134", "Phone": "", "Company / Account": ""},
     {"First Name": "Bo\x07b", "Last Name": "Chan", "Zip/Postal Code": "10001", "Phone": "", "Company / Account": ""},
 ]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-
-
-def dqkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dqkit.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def workbook(path: Path) -> None:
@@ -95,3 +88,44 @@ def test_a_file_named_xlsx_that_is_not_a_workbook_is_a_clear_error(tmp_path: Pat
     fake.write_text("First Name,Zip\nMaria,20500\n", encoding="utf-8")
     proc = dqkit("verify", str(fake), "-o", str(tmp_path / "out.csv"), "--quiet")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "leads.xlsx" in proc.stderr, proc.stderr
+
+
+def test_validate_reads_and_writes_excel_and_refuses_unknown_types(tmp_path: Path) -> None:
+    src, out = tmp_path / "addresses.xlsx", tmp_path / "validated.xlsx"
+    pd.DataFrame({"address": ["10 Hill St", "nowhere at all"], "zip": ["", ""]}).to_excel(src, index=False)
+    proc = dqkit("validate", str(src), "-o", str(out), "--reference", "demo", "--quiet", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    res = pd.read_excel(out, dtype=str, keep_default_na=False)
+    assert list(res["address"]) == ["10 Hill St", "nowhere at all"] and "addr_confidence" in res.columns
+    assert set(res["addr_reference"]) == {"us-demo-synthetic"}
+    bad = dqkit("validate", str(src), "-o", str(tmp_path / "validated.json"), "--reference", "demo", "--quiet")
+    assert bad.returncode == 1 and "unknown file type" in bad.stderr and ".xlsx" in bad.stderr
+
+
+def test_report_prints_the_columns_it_read(tmp_path: Path) -> None:
+    src, html = tmp_path / "leads.xlsx", tmp_path / "report.html"
+    workbook(src)
+    proc = dqkit("report", str(src), "-o", str(html), "--quiet", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    assert "<- 'Zip/Postal Code'" in proc.stderr and "warning: no state or street column" in proc.stderr
+
+
+def test_excel_takes_every_kind_of_cell_a_frame_holds(tmp_path: Path) -> None:
+    """Typed result columns, missing values of every kind, numpy scalars, dates and stray lists: one workbook,
+    read back as text, nothing lost or crashing."""
+    import datetime as dt
+
+    import numpy as np
+
+    from dqkit.cli._leadio import read_table, write_table
+
+    df = pd.DataFrame({"a": ["x", None, "=1+1"], "b": pd.array([1, None, 3], dtype="Int64"),
+                       "c": [np.float64(1.5), np.nan, 2.0], "d": [[1, 2], {"k": 1}, pd.NaT],
+                       "e": pd.Categorical(["E100", None, "S100"]),
+                       "f": [dt.date(2026, 1, 1), pd.Timestamp("2026-01-02"), None]})
+    path = tmp_path / "odd.xlsx"
+    write_table(df, path)
+    back = read_table(path)
+    assert back["a"].tolist() == ["x", "", "'=1+1"] and back["b"].tolist() == ["1", "", "3"]
+    assert back["c"].tolist() == ["1.5", "", "2"] and back["d"].tolist() == ["[1, 2]", "{'k': 1}", ""]
+    assert back["e"].tolist() == ["E100", "", "S100"] and back["f"].tolist()[0].startswith("2026-01-01")

@@ -283,3 +283,7 @@ def test_no_confident_wrong_street_on_the_precision_corpora(shared_dir: Path) ->
     typos = total["c"]
     assert typos.s100_wrong == 0, typos.examples
     assert typos.s100_right >= 0.95 * typos.n, (typos.s100_right, typos.n)
+    # (e) one typo in any word of the street part (issue 18, part 7): measured 865 of 900 S100 right, none wrong
+    anyword = total["e"]
+    assert anyword.n >= 600 and anyword.s100_wrong == 0, anyword.examples
+    assert anyword.s100_right >= 0.92 * anyword.n, (anyword.s100_right, anyword.n)

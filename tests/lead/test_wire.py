@@ -86,6 +86,7 @@ BAD = [
     ("json", b"[1, 2]", "must be an object"),
     ("json", b'{"LEAD_TRANS_DETAILS": {"FIRST_NAME": "Tom \\"T\\""}}', "not allowed in JSON"),
     ("json", b'{"LEAD_TRANS_DETAILS": {"FIRST_NAME": "Tom & Jerry"}}', "'&' is not allowed"),
+    ("json", b'{"BUSINESS_NAME": "AT&T"}', "write 'and' to keep the value"),
     ("json", b'{"LEAD_TRANS_DETAILS": {"NICKNAME": "x"}}', "unknown field 'NICKNAME'"),
     ("json", b'{"COLOUR": "red"}', "unknown field 'COLOUR'"),
     ("json", b'{"LEAD_TRANS_DETAILS": {"FIRST_NAME": {"a": 1}}}', "must be a string"),

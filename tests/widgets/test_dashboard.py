@@ -120,3 +120,10 @@ def test_plots_keep_the_height_their_labels_need() -> None:
     d = LeadAuditDashboard(verified())
     heights = [o["data"]["application/vnd.plotly.v1+json"]["layout"]["height"] for o in d.plots.outputs]
     assert heights[1] > 380, "PHONE_STATUS: eleven labelled rows need more than the default height"
+
+
+def test_a_valid_phone_rate_nobody_was_checked_for_reads_not_checked() -> None:
+    table = pd.DataFrame({"leads": [2], "phone_ok_pct": [float("nan")], "success_pct": [100.0]},
+                         index=pd.Index(["web"], name="source"))
+    out = audit_html(table)
+    assert "<td>not checked</td>" in out and "<td>100.0%</td>" in out and "<td>0.0%</td>" not in out

@@ -28,6 +28,8 @@ from dqkit.engines.reference.tokens import is_unit_designator, tokens
 _MARKER: Final = re.compile(
     r"^\s*(?:ATTN\b|ATTENTION\b|C\s*/\s*O\b|C\.O\.|CARE\s+OF\b|DEPT\b|DEPARTMENT\b|MAIL\s*STOP\b)[\s.:,-]*",
     re.IGNORECASE)
+_ANY_MARKER: Final = re.compile(
+    r"(?:^|[,\n;])\s*(?:ATTN|ATTENTION|C\s*/\s*O|C\.O\.|CARE\s+OF|DEPT|DEPARTMENT|MAIL\s*STOP)\b", re.IGNORECASE)
 _ADDRESS_STARTS: Final = frozenset({"PO", "POB", "BOX", "RR", "HC", "PMB", "POST"})
 _NUMBER: Final = re.compile(r"^\d+(?:[A-Z]|-\d+|-[A-Z]|\.\d)?$")
 
@@ -90,6 +92,8 @@ def _split_within(seg: str, org: Organization) -> str:
 def set_aside(parts: list[str]) -> tuple[list[str], Organization]:
     """The lines of `parts` (each also split at commas and line breaks) that are the address, and the
     organization lines set aside (see the module docstring)."""
+    if parts and parts[0].lstrip()[:1].isdigit() and not any(_ANY_MARKER.search(p) for p in parts):
+        return parts, Organization()  # the usual case, decided without splitting: the house number comes first
     segs = [s.strip() for p in parts for s in re.split(r"[,\n;]", p) if s.strip()]
     org = Organization()
     first = next((i for i, s in enumerate(segs) if _delivery_line(s)), -1)

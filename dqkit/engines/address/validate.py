@@ -26,8 +26,10 @@ only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -62,6 +64,7 @@ _CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _BUILDING_CLAIMS: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED,
                                      Confidence.PREMISES_PARTIAL})
 _STREET_CLAIMS: Final = frozenset({*_BUILDING_CLAIMS, Confidence.STREET_PARTIAL})
+_BARE_UNIT: Final = re.compile(r"^\d{1,4}[A-Z]?$")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
     Confidence.MULTIPLE_MATCHES: 6, Confidence.STREET_PARTIAL: 5, Confidence.VERIFIED_STREET: 4,
@@ -124,15 +127,43 @@ class Validator:
             if by_std is not None and _RANK.get(by_std.confidence, 0) > _RANK.get(verdict.confidence, 0) and \
                     not _picks_one_of(verdict, by_std):
                 verdict = by_std
-        verdict = self._unit_checked(ds, verdict, parse_query(text.rstrip() + " "))
+        verdict = self._unit_checked(ds, verdict, self._with_bare_unit(verdict, parse_query(text.rstrip() + " ")))
         result = self._result(ds, verdict, bool(typed_pc))
         note = self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
         return (with_organization(result, org) if org else result), note
 
     # -- the typed unit ----------------------------------------------------------------------------------
+    def _with_bare_unit(self, v: Verdict, q: Query) -> Query:
+        """A number typed after the street without a designator ("2653 Meridian Ave 12") that the answer's street
+        and locality do not hold is a unit typed as "# 12" (Publication 28's form for an unnamed designator): kept
+        and checked like one, not dropped without a word."""
+        if q.unit or v.item is None:
+            return q
+        if self._unit_typed(v, q):
+            return q
+        s = self.ix.street(v.item.street)
+        known = {*tokens(s.text), *tokens(s.city), *tokens(s.postcode)}
+        bare = [w.text for w in q.words if w.maybe_unit and _BARE_UNIT.match(w.text) and w.text not in known]
+        if len(bare) != 1:
+            return q
+        return replace(q, unit=bare[0], unit_desig="#", unit_marker=True)
+
+    def _unit_typed(self, v: Verdict, q: Query) -> bool:
+        """Whether the answer's own unit is in the typed text, however it was read ("3127 Mabel St R 2": unit R 2;
+        "M 203": unit M203; "R APT": unit R APT, though APT reads as a designator)."""
+        if v.item is None or v.item.kind != ADDRESS or not self.ix.has_unit(v.item.lo):
+            return False
+        if v.item.unit_level == 2:
+            return True
+        unit = self.ix.strings[int(self.ix.a_unit[v.item.lo])]
+        toks = tokens(q.raw)
+        return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
+
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
         """A typed unit is one the reference lists at the building, or it is kept as typed: never another one."""
         if not q.unit or v.item is None or v.item.kind == RANGE or v.confidence not in _BUILDING_CLAIMS:
+            return v
+        if self._unit_typed(v, q):
             return v
         ix = self.ix
         typed = " ".join(p for p in (q.unit_desig, q.unit) if p)

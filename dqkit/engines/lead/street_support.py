@@ -15,6 +15,7 @@ ELSResidentialAddressVerificationResult 490).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Final
@@ -33,6 +34,7 @@ from dqkit.engines.usaddr.pub28_typos import UNIT, ordinal_typo, pub28_typo
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
 _WORD: Final = re.compile(r"[A-Za-z0-9]+")
+_MAX_READINGS: Final = 8
 _FROM_REFERENCE: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.MULTIPLE, MatchLevel.STREET})
 
 
@@ -42,33 +44,37 @@ def standardize_supported(inp: AddressInput, points: PointSource) -> Standardize
     part of the ZIP proves nothing, so that answer is the one without a reference (street not checked)."""
     std = standardize(inp, points=points)
     if std.match not in _FROM_REFERENCE or not std.street.name:
-        read = _slips_read(inp)
-        if read is not None:  # "WEBSTER SRTEET": the slip read as the form it is one edit from, then the same check
-            again = standardize(read, points=points)
-            if again.match in _FROM_REFERENCE and again.street.name and supported(inp, again, points):
-                return again
+        # "WEBSTER SRTEET", "CLAY TS": each reading of a slip tried; taken when it lands on a reference street the
+        # typed words support, and only when every reading that does names the same street
+        found = [again for read in _slip_readings(inp)
+                 if (again := standardize(read, points=points)).match in _FROM_REFERENCE and again.street.name
+                 and supported(inp, again, points)]
+        if found and len({(f.street.street, f.address.zip) for f in found}) == 1:
+            return found[0]
     elif not supported(inp, std, points):
         std = not_found(inp, std)
     return standardize(inp) if unproven_not_found(std, points) else std
 
 
-def _slips_read(inp: AddressInput) -> AddressInput | None:
-    """STREET1 / STREET2 with each word that has exactly one reading as a slip of a suffix, direction or ordinal
-    ("Srteet", "Norht", "24ht") written as that reading; None when no word has one. The reading is only a
-    candidate: `supported` then reads the words as typed against the street it lands on."""
-    changed = False
-
-    def fix(m: re.Match[str]) -> str:
-        nonlocal changed
-        word = m.group().upper()
-        readings = {std for kind, std in pub28_typo(word) if kind != UNIT} | ({ordinal_typo(word)} - {""})
-        if len(readings) != 1:
-            return word
-        changed = True
-        return readings.pop()
-
-    street1, street2 = (_WORD.sub(fix, f) for f in (inp.street1, inp.street2))
-    return dataclasses.replace(inp, street1=street1, street2=street2) if changed else None
+def _slip_readings(inp: AddressInput) -> list[AddressInput]:
+    """STREET1 / STREET2 with the words that are slips of a suffix, direction or ordinal ("Srteet", "Norht", "TS",
+    "24ht") written as each of their readings (at most `_MAX_READINGS` combinations); none when no word is one.
+    A reading is only a candidate: `supported` then reads the words as typed against the street it lands on."""
+    fields = (inp.street1, inp.street2)
+    slips: list[tuple[int, int, int, list[str]]] = []  # (field, start, end, readings)
+    for f, text in enumerate(fields):
+        for m in _WORD.finditer(text):
+            word = m.group().upper()
+            readings = sorted({std for kind, std in pub28_typo(word) if kind != UNIT} | ({ordinal_typo(word)} - {""}))
+            if readings:
+                slips.append((f, m.start(), m.end(), readings))
+    out: list[AddressInput] = []
+    for combo in itertools.islice(itertools.product(*(r for *_, r in slips)), _MAX_READINGS) if slips else ():
+        texts = list(fields)
+        for (f, a, b, _), reading in sorted(zip(slips, combo, strict=True), key=lambda x: -x[0][1]):
+            texts[f] = texts[f][:a] + reading + texts[f][b:]
+        out.append(dataclasses.replace(inp, street1=texts[0], street2=texts[1]))
+    return out
 
 
 def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool:
