@@ -33,6 +33,7 @@ ROWS = [
     ("4208-L", "RICKEYS WAY", "", "PALO ALTO", "CA", "94306"),
     (12, "B ST", "", "HAYWARD", "CA", "94541"),
     *[(2614, "BATON ROUGE DR", f"APT {u}", "SAN JOSE", "CA", "95133") for u in (1, 2, 5)],
+    (58, "PLAZA RD", "", "TAMPA", "FL", "33647"),
 ]
 
 
@@ -152,7 +153,21 @@ def test_the_lead_engine_reads_a_slipped_suffix_as_the_street(engine: AddressEng
     assert made_up.message.result_code == "S102", made_up.message
 
 
+@pytest.mark.parametrize("typed", ["58 Plaza Rd, Tampa, FL 33647", "58 Plaza Rd Tampa FL 33647",
+                                   "58 Plaza Rd, Tampa, FL, 33647-1234", "58 Plaza Rd, Tampa FL"])
+def test_fl_before_a_zip_is_the_state_not_a_floor(engine: AddressEngine, typed: str) -> None:
+    """FL is also Publication 28's floor: "Tampa FL 33647" must not become unit "FL 33647" (found in the demo
+    notebook: every Florida address carried a note about an unchecked unit)."""
+    out = engine.validate(SearchRequest(components=Components([typed])))
+    r = out.result
+    assert r.confidence == Confidence.VERIFIED_MATCH, r
+    assert line1(r) == "58 Plaza Rd" and r.address is not None and r.address.postal_code.startswith("33647"), r
+    assert "unit" not in out.note, out.note
+
+
 def test_readings() -> None:
+    q = parse_query("58 Plaza Rd Fl 3 Tampa FL 33647 ")  # a floor typed as FL is still a floor
+    assert (q.unit_desig, q.unit) == ("FL", "3") and [w.text for w in q.words][-2:] == ["FL", "33647"]
     assert pub28_typo("AEV") == {("suffix", "AVE")}
     assert pub28_typo("NORHT") == {("direction", "N")}
     assert pub28_typo("PL") == frozenset() and pub28_typo("AVENUE") == frozenset()  # valid forms are not slips

@@ -26,7 +26,8 @@ ARTIFACTS = REPO / "artifacts" / "notebooks"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "address_entry.ipynb")
+ORDER = ("lead_audit.ipynb", "address_validation.ipynb", "report.ipynb", "address_entry.ipynb",
+         "vendor_savings.ipynb")
 
 pytestmark = [
     pytest.mark.browser,

@@ -21,6 +21,8 @@ from dqkit.engines.usaddr.pub28_typos import UNIT, is_pub28_form, ordinal_typo, 
 _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
 _UNIT_VALUE: Final = re.compile(r"^(\d{1,4}[A-Z]?|[A-Z]\d{0,3}|\d{1,4}-?[A-Z])$")
 _GB_UNIT_WORDS: Final = frozenset({"FLAT"})
+_STATE_DESIGNATORS: Final = frozenset({"FL", "AP"})  # Publication 28 unit designators that are also state codes
+_ZIP: Final = re.compile(r"^\d{5}(-?\d{4})?$")
 
 
 @dataclass(slots=True)
@@ -77,7 +79,8 @@ def parse_query(text: str) -> Query:
         t = toks[i]
         last = i == n - 1
         complete = not (last and ends_open)
-        designator = (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)
+        designator = not _state_not_unit(toks, i) and \
+            (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)
                       or (seen_word and i + 1 < n and _designator_slip(t, toks[i + 1]))) and \
             UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not q.unit
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
@@ -106,6 +109,10 @@ def parse_query(text: str) -> Query:
             q.number_complete = complete if took == 1 else not (i + took == n and ends_open)
             i += took
             continue
+        if seen_word and q.words and _ZIP.match(q.words[-1].text) and t.isdigit() and \
+                (len(t) == 4 or (not complete and len(t) < 4)):
+            i += 1  # the ZIP+4 add-on ("95112-1234"): the reference holds 5-digit ZIPs, and it is never a unit
+            continue
         maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
         if len(q.words) >= MAX_WORDS:
             break
@@ -117,6 +124,14 @@ def parse_query(text: str) -> Query:
     # the unit ("APT 4 1200 MAIN") too, because the number rule only looks at the first numeric token.
     return q
 
+
+
+def _state_not_unit(toks: list[str], i: int) -> bool:
+    """FL (floor) and AP are also state codes: before a ZIP ("Tampa FL 33647") or as the last word ("Tampa FL")
+    they are the state, never a unit "FL 33647"."""
+    if toks[i] not in _STATE_DESIGNATORS or i == 0:
+        return False
+    return i + 1 == len(toks) or bool(_ZIP.match(toks[i + 1]))
 
 
 @lru_cache(maxsize=65536)
