@@ -632,9 +632,9 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
     # the reference is built from the county file's rows as they are, its placeholder rows included
     write_csv(ref_csv, header, [*(r for r in raw if r["ID"] in ref_ids), *junk])
     engine = AddressEngine.from_files([ref_csv], out=work / f"{name}.dqidx", country_iso2="US")
-    # (i): the junk rows as `reference add` builds the file (hygiene on), and as `dqkit serve --reference FILE`
-    # and AddressEngine.from_files build it (no hygiene): corpus "j"
-    build_index([ref_csv], work / f"{name}-clean.dqidx", country_iso2="US", clean=True)
+    # (i): the junk rows as `reference add` / `build_index` build the file, and as `dqkit serve --reference FILE`
+    # and AddressEngine.from_files build it: corpus "j" (both drop them by default)
+    build_index([ref_csv], work / f"{name}-clean.dqidx", country_iso2="US")
     cleaned = AddressEngine.open(work / f"{name}-clean.dqidx")
     queries += [replace(q, corpus="j") for q in queries if q.corpus == "i"]
     truth = Truth(ref)

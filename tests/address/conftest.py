@@ -44,14 +44,27 @@ GB_ROWS = [
 
 
 def write_oa(path: Path, rows: Sequence[tuple[object, ...]], *, start_lat: float = 40.0) -> Path:
+    """Rows as an OpenAddresses CSV. A US ZIP's points sit at its centroid (from the bundled ZIP data), so the
+    builds' hygiene (points outside their state are dropped) keeps them, as it keeps real county rows."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(HEADER)
         for i, (num, street, unit, city, region, pc) in enumerate(rows):
-            w.writerow([f"{-75 + i * 1e-4:.7f}", f"{start_lat + i * 1e-4:.7f}", num, street, unit, city, "", region,
+            lon, lat = _centroid(str(pc)) or (-75.0, start_lat)
+            w.writerow([f"{lon + i * 1e-5:.7f}", f"{lat + i * 1e-5:.7f}", num, street, unit, city, "", region,
                         pc, f"{path.stem}-{i}"])
     return path
+
+
+def _centroid(pc: str) -> tuple[float, float] | None:
+    from dqkit.engines import zipdata
+
+    z = zipdata.tables().by_zip.get(pc[:5]) if pc[:5].isdigit() else None
+    try:
+        return (float(z.lng), float(z.lat)) if z is not None and z.lat and z.lng else None
+    except ValueError:
+        return None
 
 
 @pytest.fixture(scope="session")

@@ -153,13 +153,22 @@ def test_reference_actions_have_a_description(action: str, capsys: pytest.Captur
     assert len(head.split("usage:")[1].split("]", 1)[-1].split()) > 8, text  # more than the usage line
 
 
-def test_index_build_can_clean_the_same_way(shared_dir: Path, tmp_path: Path,
+def test_index_build_cleans_the_same_way(shared_dir: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     from dqkit.engines.address import AddressEngine
 
     files = [str(shared_dir / "data" / "openaddresses" / f"{n}.csv") for n in ("alameda", "santa_clara")]
     out = tmp_path / "clean.dqidx"
-    assert main(["index", "build", *files, "-o", str(out), "--country", "US", "--clean"]) == 0
+    assert main(["index", "build", *files, "-o", str(out), "--country", "US"]) == 0
     assert "dropped 7 rows: 7 no postcode" in capsys.readouterr().out
     got = AddressEngine.open(out).validate(SearchRequest.of("123 Fake St, Anytown")).result
     assert got.confidence != Confidence.VERIFIED_MATCH
+    # the Python API and `dqkit serve --reference FILE` build the same way (AddressEngine.from_files)
+    got = AddressEngine.from_files(files, out=tmp_path / "api.dqidx", country_iso2="US").validate(
+        SearchRequest.of("123 Fake St, Anytown")).result
+    assert got.confidence != Confidence.VERIFIED_MATCH, got
+    kept = tmp_path / "kept.dqidx"  # kept only when asked by name
+    assert main(["index", "build", *files, "-o", str(kept), "--country", "US", "--keep-every-row"]) == 0
+    assert "dropped" not in capsys.readouterr().out
+    got = AddressEngine.open(kept).validate(SearchRequest.of("123 Fake St, Anytown")).result
+    assert got.confidence == Confidence.VERIFIED_MATCH, got

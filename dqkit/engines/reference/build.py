@@ -110,18 +110,19 @@ def build_index(
     country_iso2: str | None = None,
     synthetic: bool = False,
     progress: Callable[[str], None] | None = None,
-    clean: bool = False,
+    clean: bool | None = None,
 ) -> BuildReport:
     """Build the index of `files` (OpenAddresses CSV or .csv.gz) into the single file `out`.
 
     `clean` drops the rows `hygiene` says must not be served and exact duplicates, counted in
-    `BuildReport.dropped`, as `reference add` always does (off by default: test fixtures and synthetic data
-    hold rows without coordinates on purpose)."""
+    `BuildReport.dropped`, as `reference add` does: on by default, so no way of opening a county file
+    (`--reference FILE`, `AddressEngine.from_files`, `dqkit index build`) serves its junk rows. Off for `synthetic` data (generated, with no junk, and built
+    at full speed) unless asked, and when asked (fixtures that hold rows without coordinates on purpose)."""
     t0 = time.perf_counter()
     sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
     if not sources:
         raise InputError("no reference files given")
-    hygiene = Hygiene() if clean else None
+    hygiene = Hygiene() if (not synthetic if clean is None else clean) else None
     report = _build(_records_of(sources, progress, hygiene), sources, Path(out), synthetic=synthetic, t0=t0,
                     progress=progress, dedupe=hygiene is not None)
     if hygiene is not None:

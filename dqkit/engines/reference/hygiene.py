@@ -1,4 +1,5 @@
-"""Rows a reference must not serve, dropped on add (and by `build_index(clean=True)`) and counted by reason.
+"""Rows a reference must not serve, dropped by every build of real data (`reference add`, `build_index`, so
+`--reference FILE` and `AddressEngine.from_files` too) and counted by reason.
 
 Real county files carry junk: "123 FAKE ST, ANYTOWN" with no ZIP, points at 0/0 or in projected metres, rows that
 repeat. Served, such a row makes a made-up address come back Verified match, the worst answer there is. So every
@@ -51,8 +52,8 @@ class Hygiene:
 
     def reason(self, iso2: str, r: Record) -> str:
         """Why `r` must not be served ("" when it may)."""
-        if not r.postcode:
-            return REASON_NO_POSTCODE
+        if not r.postcode and iso2 == "US":
+            return REASON_NO_POSTCODE  # elsewhere whole sources come without postcodes (many Canadian cities)
         if r.name in PLACEHOLDER_STREETS or r.city in PLACEHOLDER_CITIES:
             return REASON_PLACEHOLDER
         lon, lat = r.lon, r.lat
