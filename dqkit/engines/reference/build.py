@@ -116,8 +116,8 @@ def build_index(
 
     `clean` drops the rows `hygiene` says must not be served and exact duplicates, counted in
     `BuildReport.dropped`, as `reference add` does: on by default, so no way of opening a county file
-    (`--reference FILE`, `AddressEngine.from_files`, `dqkit index build`) serves its junk rows. Off for `synthetic` data (generated, with no junk, and built
-    at full speed) unless asked, and when asked (fixtures that hold rows without coordinates on purpose)."""
+    (`--reference FILE`, `AddressEngine.from_files`, `dqkit index build`) serves its junk rows. Off by default
+    for `synthetic` data (generated, with no junk, built at full speed), and off when asked (`clean=False`)."""
     t0 = time.perf_counter()
     sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
     if not sources:
