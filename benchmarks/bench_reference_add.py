@@ -65,7 +65,7 @@ def main() -> int:
     from dqkit.contract.address import SearchRequest
     from dqkit.engines.address import AddressEngine
     from dqkit.engines.address.references import ReferenceSet
-    from dqkit.engines.reference.build import build_index
+    from dqkit.engines.address_index.build import build_index
 
     def load(name: str) -> list[dict[str, str]]:
         with open(SHARED / f"{name}.csv", newline="", encoding="utf-8") as f:

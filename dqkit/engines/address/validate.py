@@ -52,9 +52,9 @@ from dqkit.engines.address.place import place_only
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item, Searcher
 from dqkit.engines.address.typed_postcode import typed_postcode
-from dqkit.engines.reference.countries import country
-from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, StreetRow
-from dqkit.engines.reference.tokens import tokens
+from dqkit.engines.address_index.countries import country
+from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, StreetRow
+from dqkit.engines.address_index.tokens import tokens
 
 if TYPE_CHECKING:
     from dqkit.engines.usaddr.standardize import Standardized
