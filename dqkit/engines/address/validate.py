@@ -157,6 +157,9 @@ class Validator:
             return True
         unit = self.ix.strings[int(self.ix.a_unit[v.item.lo])]
         toks = tokens(q.raw)
+        for t in tokens(q.number):  # the house number is not a unit: some county rows carry it as the unit too
+            if t in toks:           # ("2754 ... Apt 4A" against a row whose UNIT is 2754)
+                toks.remove(t)
         return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
 
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
