@@ -27,8 +27,8 @@ import numpy as np
 from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine
-from dqkit.engines.reference import build_index
-from dqkit.engines.reference.tokens import tokens
+from dqkit.engines.address_index import build_index
+from dqkit.engines.address_index.tokens import tokens
 
 
 def rss_mb() -> float:

@@ -229,7 +229,7 @@ def main() -> None:
                     print(f"\n{label} in {bp.CORPUS_NAMES[c]}:")
                     for e in ex:
                         print("  " + e)
-    print(f"\n{time.perf_counter() - t0:.0f} s (measured under load: parallel sessions)")
+    print(f"\n{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def main() -> int:
     from dqkit.contract.address import SearchRequest
     from dqkit.engines.address import AddressEngine
     from dqkit.engines.address.references import ReferenceSet
-    from dqkit.engines.reference.build import build_index
+    from dqkit.engines.address_index.build import build_index
 
     def load(name: str) -> list[dict[str, str]]:
         with open(SHARED / f"{name}.csv", newline="", encoding="utf-8") as f:
@@ -95,7 +95,7 @@ def main() -> int:
               ("bundle.zip (big.csv)", bundle, n_big, {}),
               ("NAD .txt, --state CA", nad, n_big, {"state": "CA"})]
     print(f"reference add vs build_index (the peer: `dqkit index build`), median of {args.repeat}; "
-          "measured under load (7 parallel sessions)\n")
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores\n")
     print(f"{'input':<28} {'rows':>9} {'add s':>8} {'rows/s':>9} {'peer s':>8} {'peer rows/s':>11} {'ratio':>6}")
     for label, path, rows, opts in cases:
         peer_ok = path.suffix == ".csv" or path.name.endswith(".csv.gz")

@@ -48,7 +48,7 @@ def _maxrss_mb() -> float:
 
 def child_build(src: str, out: str) -> dict[str, Any]:
     """Build in this (fresh) process; its peak RSS is the build's."""
-    from dqkit.engines.reference import build_index
+    from dqkit.engines.address_index import build_index
 
     base = _maxrss_mb()
     rep = build_index([src], out, country_iso2="US", synthetic=True)
@@ -57,7 +57,7 @@ def child_build(src: str, out: str) -> dict[str, Any]:
 
 
 def _texts(idx_path: str, n: int, seed: int) -> list[str]:
-    from dqkit.engines.reference import ReferenceIndex
+    from dqkit.engines.address_index import ReferenceIndex
 
     ix = ReferenceIndex(idx_path)
     rng = random.Random(seed)
@@ -75,7 +75,7 @@ SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho
 def _made_up(idx_path: str, n: int, seed: int) -> list[str]:
     """Addresses of the index with the street name replaced by a made-up one (the number, suffix, city and ZIP
     real): the precision case, which must end in Verified place."""
-    from dqkit.engines.reference import ReferenceIndex
+    from dqkit.engines.address_index import ReferenceIndex
 
     ix = ReferenceIndex(idx_path)
     rng = random.Random(seed)

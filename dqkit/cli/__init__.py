@@ -14,7 +14,9 @@ import importlib
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from dqkit._version import __version__
 
@@ -64,6 +66,21 @@ def _quiet_broken_pipe() -> int:
     return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
 
 
+def _plain_warnings(command: str) -> None:
+    """dqkit's own warnings (no reference installed, a column not found) said in one line, as the errors are,
+    not with the file and source line of the script that raised them."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        if category.__module__.startswith("dqkit."):
+            print(f"dqkit {command}: warning: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -72,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from dqkit.contract.errors import DqkitError
 
+    _plain_warnings(str(args.command))
     try:
         code = int(args.handler(args) or 0)
         sys.stdout.flush()

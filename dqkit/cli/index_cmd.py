@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from dqkit.engines.reference import build_index
+    from dqkit.engines.address_index import build_index
 
     report = build_index(args.files, args.out, country_iso2=args.country, synthetic=args.synthetic,
                          progress=lambda msg: print(msg, file=sys.stderr), clean=args.clean)
@@ -51,14 +51,14 @@ def run_build(args: argparse.Namespace) -> int:
     print(f"{report.path}: {report.addresses:,} addresses on {report.streets:,} streets ({per}); "
           f"{report.size_bytes / 1e6:.1f} MB, built in {report.seconds:.1f} s")
     if report.dropped:
-        from dqkit.engines.reference.hygiene import summary
+        from dqkit.engines.address_index.hygiene import summary
 
         print(summary(report.dropped))
     return 0
 
 
 def run_info(args: argparse.Namespace) -> int:
-    from dqkit.engines.reference import ReferenceIndex
+    from dqkit.engines.address_index import ReferenceIndex
 
     ix = ReferenceIndex(args.index)
     print(f"{ix.path}  build {ix.build_id}  built {ix.meta.get('built_at', '?')}  "

@@ -115,7 +115,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 def _facts(m: Any) -> list[str]:
     """What an add dropped and what it covers completely, one line each."""
-    from dqkit.engines.reference.hygiene import summary
+    from dqkit.engines.address_index.hygiene import summary
 
     dropped = summary(m.dropped)
     if m.partial:

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook import addresses
+    from dqkit.notebook.columns import describe_lead_columns
 
     table_format(args.output, WRITE_FORMATS, "write")  # refused before any address is validated
     service = service_spec(args)
@@ -62,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--reference picks the local engine's data; a service answers from its own")
     df = read_table(args.input)
     mapping = {k: v for k, v in parse_map(args.map).items()} or None
+    names = (*addresses.VALIDATE_NAMES, *addresses.COMPONENT_NAMES) if args.components else addresses.VALIDATE_NAMES
+    fields = addresses.address_fields(df.columns, mapping, addresses.PREFIX, names)
+    print("columns read:\n" + describe_lead_columns(fields), file=sys.stderr)  # what a wrong guess would show
     out = addresses.validate(df, backend=service, mapping=mapping, country=args.country,
                              reference=None if service is not None else args.reference,
                              cache=False if args.no_cache else None, progress=False if args.quiet else None,

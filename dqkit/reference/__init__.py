@@ -6,7 +6,7 @@
     dqkit.reference.list_installed(); dqkit.reference.info("openaddresses-us-ca-alameda"); dqkit.reference.remove(...)
 
 Modules: `store` (where references live, manifests, atomic install/remove), `install` (parts -> staged records
--> index, resumable; junk rows dropped by `dqkit.engines.reference.hygiene`), `coverage` (the ZIPs a reference
+-> index, resumable; junk rows dropped by `dqkit.engines.address_index.hygiene`), `coverage` (the ZIPs a reference
 holds every street of), `api` (the functions above), `progress`, and `sources/` (one module per source kind).
 From then on `LocalBackend()`, the accessors, `dqkit serve` and the lead engine answer from these references.
 """

@@ -30,8 +30,8 @@ from typing import Any, Final
 import msgspec
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
-from dqkit.engines.reference.reader import Record
+from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
+from dqkit.engines.address_index.reader import Record
 from dqkit.reference.coverage import complete_zips
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part
@@ -156,7 +156,7 @@ def _exclusive(staging: Path, ref_id: str) -> Iterator[None]:
 def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path, t0: float, *, command: str,
              options: dict[str, Any] | None, progress: bool | None, base_on: Manifest | None,
              partial: bool) -> Manifest:
-    from dqkit.engines.reference.build import build_from_records
+    from dqkit.engines.address_index.build import build_from_records
 
     state_path = staging / "progress.json"
     state = _load_state(state_path)
@@ -210,7 +210,7 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
     inputs = [f for _, f, _ in done]
     names = [p.name for p in parts]
     if base_on is not None:
-        from dqkit.engines.reference.readback import records_of_index
+        from dqkit.engines.address_index.readback import records_of_index
 
         new_rows = itertools.chain(records_of_index(base_on.index_path), new_rows)
         inputs = [*base_on.inputs, *inputs]

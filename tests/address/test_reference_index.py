@@ -13,7 +13,7 @@ import pytest
 from dqkit.cli import main as cli
 from dqkit.contract.errors import InputError, ReferenceDataError
 from dqkit.engines.address import AddressEngine
-from dqkit.engines.reference import ReferenceIndex, build_index, source_of
+from dqkit.engines.address_index import ReferenceIndex, build_index, source_of
 from dqkit.engines.usaddr import PointSource, standardize
 
 
@@ -139,7 +139,7 @@ def test_cli_index_build_and_info(ref_files: dict[str, Path], tmp_path: Path,
 
 
 def test_build_from_records_in_memory(tmp_path: Path) -> None:
-    from dqkit.engines.reference import Record, build_from_records
+    from dqkit.engines.address_index import Record, build_from_records
 
     rec = Record("24", "", "SUSSEX DRIVE", "", "", "", "", "OTTAWA", "ON", "K1M 1M4", -75.69, 45.44, "x1", "",
                  "", "")
@@ -156,8 +156,8 @@ def test_source_ids_are_gathered_like_pack_strings() -> None:
 
     import numpy as np
 
-    from dqkit.engines.reference.build import _SID_FLUSH, _StringColumn
-    from dqkit.engines.reference.strings import pack_strings
+    from dqkit.engines.address_index.build import _SID_FLUSH, _StringColumn
+    from dqkit.engines.address_index.strings import pack_strings
 
     rng = random.Random(5)
     alphabet = "abcXYZ0123-é北"
@@ -175,8 +175,8 @@ def test_source_ids_are_gathered_like_pack_strings() -> None:
 def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> None:
     """Records arrive as a stream (a generator, never a list), cross the column flush size, and come back
     intact, with each street's addresses sorted by house number."""
-    from dqkit.engines.reference import Record, build_from_records
-    from dqkit.engines.reference.build import _SID_FLUSH
+    from dqkit.engines.address_index import Record, build_from_records
+    from dqkit.engines.address_index.build import _SID_FLUSH
 
     n = _SID_FLUSH + 3000
 
@@ -207,8 +207,8 @@ def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> Non
 
 def test_large_builds_report_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A state-sized build takes minutes: it says how many rows it has read, then each phase."""
-    from dqkit.engines.reference import Record, build_from_records
-    from dqkit.engines.reference import build as build_mod
+    from dqkit.engines.address_index import Record, build_from_records
+    from dqkit.engines.address_index import build as build_mod
 
     rec = Record("1", "", "MAIN", "ST", "", "", "", "SPRINGFIELD", "IL", "62701", -89.6, 39.8, "", "", "", "")
     said: list[str] = []

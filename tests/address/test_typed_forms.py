@@ -34,6 +34,8 @@ ROWS = [
     (12, "B ST", "", "HAYWARD", "CA", "94541"),
     *[(2614, "BATON ROUGE DR", f"APT {u}", "SAN JOSE", "CA", "95133") for u in (1, 2, 5)],
     (58, "PLAZA RD", "", "TAMPA", "FL", "33647"),
+    (2754, "SOMERSET PARK CIR", "2754", "SAN JOSE", "CA", "95132"),  # county rows that repeat the number as unit
+    ("800-227", "S ABEL ST", "227", "MILPITAS", "CA", "95035"),
 ]
 
 
@@ -163,6 +165,18 @@ def test_fl_before_a_zip_is_the_state_not_a_floor(engine: AddressEngine, typed: 
     assert r.confidence == Confidence.VERIFIED_MATCH, r
     assert line1(r) == "58 Plaza Rd" and r.address is not None and r.address.postal_code.startswith("33647"), r
     assert "unit" not in out.note, out.note
+
+
+@pytest.mark.parametrize(("typed", "line"), [
+    ("2754 Somerset Park Cir Apt 4A, San Jose, CA 95132", "2754 Somerset Park Cir Apt 4A"),
+    ("800-227 S Abel St Apt 310, Milpitas, CA 95035", "800-227 S Abel St Apt 310"),
+])
+def test_the_house_number_is_not_read_as_the_typed_unit(engine: AddressEngine, typed: str, line: str) -> None:
+    """bench_precision (g): where a county row's UNIT repeats its house number, the number in the typed text was
+    taken for that unit, and "Apt 4A" came back Verified match with unit 2754."""
+    r = validate(engine, typed)
+    assert r.confidence == Confidence.PREMISES_PARTIAL, r
+    assert line1(r) == line, line1(r)  # the building, with the typed unit kept
 
 
 def test_readings() -> None:

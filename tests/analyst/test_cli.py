@@ -95,3 +95,17 @@ def test_validate_a_file_of_addresses_locally_and_through_a_service(tmp_path: Pa
     a = pd.read_csv(tmp_path / "v.csv", dtype=str, keep_default_na=False)
     b = pd.read_csv(tmp_path / "w.csv", dtype=str, keep_default_na=False)
     assert len(a) == len(b) == 3 and list(a["addr_confidence"]) == list(b["addr_confidence"])
+
+
+def test_validate_prints_the_columns_it_read_and_warns_in_one_line(tmp_path: Path) -> None:
+    """A CRM's headers are guessed: the mapping is printed, as `dqkit verify` prints it, and dqkit's own warning
+    (no reference installed) is one line naming the command, not a Python file and line."""
+    src = tmp_path / "crm.csv"
+    pd.DataFrame({"Street Address": ["1 Main St"], "City": ["Springfield"], "State/Province": ["IL"],
+                  "Postal Code": ["62701"]}).to_csv(src, index=False)
+    done = dqkit("validate", str(src), "-o", str(tmp_path / "out.csv"), env={"DQKIT_CACHE": "0"})
+    assert done.returncode == 0, done.stderr
+    assert "columns read:" in done.stderr and "<- 'Street Address'" in done.stderr, done.stderr
+    assert "<- 'Postal Code'" in done.stderr, done.stderr
+    assert "dqkit validate: warning: No address reference is installed" in done.stderr, done.stderr
+    assert ".py:" not in done.stderr and "Warning:" not in done.stderr, done.stderr

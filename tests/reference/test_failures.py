@@ -120,7 +120,7 @@ def test_an_interrupt_while_building_leaves_the_old_install_working(tmp_path: Pa
     before = _snapshot(refdir)
     src.write_text(oa_csv_text(alameda), encoding="utf-8")
 
-    import dqkit.engines.reference.build as build
+    import dqkit.engines.address_index.build as build
 
     def interrupted(*args: object, **kwargs: object) -> object:  # fault injection: Ctrl-C during the build
         raise KeyboardInterrupt

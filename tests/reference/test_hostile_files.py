@@ -123,7 +123,7 @@ def test_a_killed_atomic_write_leaves_no_tmp_after_the_next_write(tmp_path: Path
 
 
 def test_index_build_reads_files_within_the_same_bounds(tmp_path: Path) -> None:
-    from dqkit.engines.reference import build_index
+    from dqkit.engines.address_index import build_index
 
     (tmp_path / "us" / "ca").mkdir(parents=True)
     line = _gz_repeating(tmp_path / "us" / "ca" / "line.csv.gz", b"a" * (1 << 20), 2048)

@@ -1,5 +1,5 @@
 """The address validation engine of seed 001, offline: search / type-down, validate, refine, step in, format and
-look up, over a reference index (`dqkit.engines.reference`).
+look up, over a reference index (`dqkit.engines.address_index`).
 
     AddressEngine.demo()                    the bundled synthetic demo reference
     AddressEngine.open("refs.dqidx")        an index built by `dqkit index build`

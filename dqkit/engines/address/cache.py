@@ -18,7 +18,7 @@ from typing import Final
 
 from dqkit._files import private_dir
 from dqkit.contract.errors import ReferenceDataError
-from dqkit.engines.reference.build import FORMAT_VERSION, build_index
+from dqkit.engines.address_index.build import FORMAT_VERSION, build_index
 
 DEMO_REFERENCE: Final = "demo_reference.csv.gz"
 

@@ -35,8 +35,8 @@ from dqkit.contract.address_components import (
     SubBuildingItem,
 )
 from dqkit.engines.address.layout import country_name, mixed_case
-from dqkit.engines.reference.countries import country, iso3_of
-from dqkit.engines.reference.store import AddressRow
+from dqkit.engines.address_index.countries import country, iso3_of
+from dqkit.engines.address_index.store import AddressRow
 
 # The level a key names: one address, a building (number known, unit not), or a street (number not known).
 ADDRESS_LEVEL: Final = "address"

@@ -57,9 +57,9 @@ from dqkit.engines.address.search import (
 from dqkit.engines.address.suggestions_format import format_suggestions
 from dqkit.engines.address.typed_postcode import typed_postcode
 from dqkit.engines.address.validate import Validator
+from dqkit.engines.address_index.countries import country, iso2_of, iso3_of, normalize_postcode, required_iso2
+from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.limits import check_search_text
-from dqkit.engines.reference.countries import country, iso2_of, iso3_of, normalize_postcode, required_iso2
-from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
 
 FORMAT_PATH: Final = "address/format/v1/"
 LOOKUP_DEFAULT: Final = 100

@@ -26,9 +26,9 @@ from typing import Final
 from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
-from dqkit.engines.reference.countries import country
-from dqkit.engines.reference.store import StreetRow
-from dqkit.engines.reference.tokens import is_unit_designator, street_word_forms, tokens
+from dqkit.engines.address_index.countries import country
+from dqkit.engines.address_index.store import StreetRow
+from dqkit.engines.address_index.tokens import is_unit_designator, street_word_forms, tokens
 from dqkit.engines.usaddr.pub28 import DIRECTIONALS, STATE_NAMES, SUFFIXES
 
 _OPTIONAL_NAME_WORDS: Final = frozenset({"JR", "SR", "THE"})

@@ -23,7 +23,7 @@ from typing import Final
 
 from dqkit.contract.address import ValidationResult
 from dqkit.contract.address_components import AddressComponents, OrganizationComponent
-from dqkit.engines.reference.tokens import is_unit_designator, tokens
+from dqkit.engines.address_index.tokens import is_unit_designator, tokens
 
 _MARKER: Final = re.compile(
     r"^\s*(?:ATTN\b|ATTENTION\b|C\s*/\s*O\b|C\.O\.|CARE\s+OF\b|DEPT\b|DEPARTMENT\b|MAIL\s*STOP\b)[\s.:,-]*",

@@ -13,8 +13,8 @@ import re
 from typing import Final
 
 from dqkit.contract.address import VENDOR_COUNTRY_NAMES, Address
-from dqkit.engines.reference.countries import country, iso3_of
-from dqkit.engines.reference.store import AddressRow
+from dqkit.engines.address_index.countries import country, iso3_of
+from dqkit.engines.address_index.store import AddressRow
 
 
 def delivery_lines(iso2: str, number: str, street: str, unit_desig: str, unit: str) -> list[str]:

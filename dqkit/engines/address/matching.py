@@ -22,9 +22,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
-from dqkit.engines.reference.build import FIELD_STREET
-from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, TokenIndex
-from dqkit.engines.reference.tokens import unit_designator_prefix
+from dqkit.engines.address_index.build import FIELD_STREET
+from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, TokenIndex
+from dqkit.engines.address_index.tokens import unit_designator_prefix
 
 LEVEL_EXACT_STREET: Final = 6
 LEVEL_EXACT_LOCALITY: Final = 5

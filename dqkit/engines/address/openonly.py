@@ -40,8 +40,8 @@ from dqkit.engines.address.layout import country_name, mixed_case
 from dqkit.engines.address.place import place_only
 from dqkit.engines.address.provenance import HOW_TO_ADD, ReferenceInfo, open_only_info
 from dqkit.engines.address.suggestions_format import format_suggestions
+from dqkit.engines.address_index.countries import required_iso2
 from dqkit.engines.limits import check_search_text
-from dqkit.engines.reference.countries import required_iso2
 
 DATASET_ID: Final = "us-open-data"
 PROMPT: Final = ("No address reference is installed: streets cannot be suggested or checked "

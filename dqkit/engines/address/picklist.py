@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from dqkit.engines.address.layout import last_line, mixed_case
-from dqkit.engines.reference.countries import country
+from dqkit.engines.address_index.countries import country
 
 Ranges = list[tuple[int, int]]
 

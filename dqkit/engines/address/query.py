@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
-from dqkit.engines.reference.tokens import is_unit_designator, query_word_forms, token_spans
+from dqkit.engines.address_index.tokens import is_unit_designator, query_word_forms, token_spans
 from dqkit.engines.usaddr.pub28 import DIRECTIONALS, SUFFIXES, UNITS, UNITS_WITHOUT_NUMBER
 from dqkit.engines.usaddr.pub28_typos import UNIT, is_pub28_form, ordinal_typo, pub28_typo
 

@@ -36,7 +36,7 @@ from dqkit.engines.address.engine import AddressEngine
 from dqkit.engines.address.openonly import OpenOnlyEngine
 from dqkit.engines.address.provenance import ReferenceInfo, combined
 from dqkit.engines.address.suggestions_format import format_suggestions
-from dqkit.engines.reference.countries import iso2_of
+from dqkit.engines.address_index.countries import iso2_of
 
 R = TypeVar("R", SearchResponse, ValidateResponse)
 _ZIP = re.compile(r"\b(\d{5})(?:-\d{4})?\b")

@@ -20,9 +20,9 @@ from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
 from dqkit.engines.address.query import Query, parse_query
-from dqkit.engines.reference.reader import NUMINT_MAX, numint
-from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex
-from dqkit.engines.reference.tokens import is_unit_designator, street_word_forms, token_spans
+from dqkit.engines.address_index.reader import NUMINT_MAX, numint
+from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
+from dqkit.engines.address_index.tokens import is_unit_designator, street_word_forms, token_spans
 
 ADDRESS: Final = "address"
 BUILDING: Final = "building"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from dqkit.engines.reference.countries import country
-from dqkit.engines.reference.tokens import tokens
+from dqkit.engines.address_index.countries import country
+from dqkit.engines.address_index.tokens import tokens
 
 _ZIP_RE: Final = re.compile(r"\b\d{5}(?:-\d{4})?\b")
 

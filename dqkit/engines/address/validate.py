@@ -52,9 +52,9 @@ from dqkit.engines.address.place import place_only
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item, Searcher
 from dqkit.engines.address.typed_postcode import typed_postcode
-from dqkit.engines.reference.countries import country
-from dqkit.engines.reference.store import DatasetInfo, ReferenceIndex, StreetRow
-from dqkit.engines.reference.tokens import tokens
+from dqkit.engines.address_index.countries import country
+from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, StreetRow
+from dqkit.engines.address_index.tokens import tokens
 
 if TYPE_CHECKING:
     from dqkit.engines.usaddr.standardize import Standardized
@@ -157,6 +157,9 @@ class Validator:
             return True
         unit = self.ix.strings[int(self.ix.a_unit[v.item.lo])]
         toks = tokens(q.raw)
+        for t in tokens(q.number):  # the house number is not a unit: some county rows carry it as the unit too
+            if t in toks:           # ("2754 ... Apt 4A" against a row whose UNIT is 2754)
+                toks.remove(t)
         return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
 
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:

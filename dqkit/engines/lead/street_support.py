@@ -25,8 +25,8 @@ import msgspec
 from dqkit.engines import zipdata
 from dqkit.engines.address.evidence import street_evidence
 from dqkit.engines.address.query import Query, parse_query
+from dqkit.engines.address_index.store import StreetRow
 from dqkit.engines.lead.local_fields import unproven_not_found
-from dqkit.engines.reference.store import StreetRow
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
 from dqkit.engines.usaddr.points import AddressPoint, PointSource

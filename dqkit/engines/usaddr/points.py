@@ -1,7 +1,7 @@
 """The seam between the standardizer and an index of address points (for example OpenAddresses).
 
 The standardizer never reads address files itself: it asks a `PointSource` for the points on one street of one
-ZIP, and for the street names of a ZIP when it must correct a name. `dqkit.engines.reference` implements it over a
+ZIP, and for the street names of a ZIP when it must correct a name. `dqkit.engines.address_index` implements it over a
 persistent on-disk index; `InMemoryPoints` below implements it over CSV rows held in memory (small files, tests).
 
 Rules both sides keep, so that names agree:
@@ -108,7 +108,7 @@ def point_from_row(row: Mapping[str, str], *, state: str = "", row_id: str = "")
 
 class InMemoryPoints:
     """A PointSource over points held in memory: fine for a few hundred thousand points; the persistent index
-    of `dqkit.engines.reference` is the one to use for whole states."""
+    of `dqkit.engines.address_index` is the one to use for whole states."""
 
     def __init__(self, points: Iterable[AddressPoint]) -> None:
         by_street: dict[tuple[str, str], list[AddressPoint]] = defaultdict(list)

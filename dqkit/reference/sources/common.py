@@ -1,7 +1,7 @@
 """What every source module produces: `Part`s (one input each) whose rows become OpenAddresses rows.
 
 All sources meet in one normalizer: each converts its rows to the OpenAddresses columns and hands them, as CSV
-lines, to `dqkit.engines.reference.reader.read_stream`, so that every reference is parsed to Publication 28 by
+lines, to `dqkit.engines.address_index.reader.read_stream`, so that every reference is parsed to Publication 28 by
 the same code as the index the engines were tested on. A part knows its country, region and a fingerprint (size
 and modification time, or a remote object's size and date) so an interrupted add can skip parts already done.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.bounded import bounded_lines
-from dqkit.engines.reference.reader import Record, SourceFile, read_stream
+from dqkit.engines.address_index.bounded import bounded_lines
+from dqkit.engines.address_index.reader import Record, SourceFile, read_stream
 from dqkit.reference.progress import Progress
 
 OA_HEADER: Final = ("LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID")

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Final
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.bounded import check_zip_member
-from dqkit.engines.reference.reader import Record, SourceFile
+from dqkit.engines.address_index.bounded import check_zip_member
+from dqkit.engines.address_index.reader import Record, SourceFile
 from dqkit.engines.usaddr.pub28 import STATE_NAMES
 from dqkit.reference.progress import CountingReader, Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines

@@ -21,9 +21,9 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any, Final
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.bounded import check_zip_member
-from dqkit.engines.reference.countries import known_countries
-from dqkit.engines.reference.reader import Record, SourceFile, source_of
+from dqkit.engines.address_index.bounded import check_zip_member
+from dqkit.engines.address_index.countries import known_countries
+from dqkit.engines.address_index.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.reader import Record, SourceFile
+from dqkit.engines.address_index.reader import Record, SourceFile
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized
 

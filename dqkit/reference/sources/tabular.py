@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.reader import Record, SourceFile, source_of
+from dqkit.engines.address_index.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
 

@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dqkit.contract.errors import ReferenceDataError
-from dqkit.engines.reference.build import FORMAT_VERSION, KIND
-from dqkit.engines.reference.container import Container
-from dqkit.engines.reference.strings import StringTable
+from dqkit.engines.address_index.build import FORMAT_VERSION, KIND
+from dqkit.engines.address_index.container import Container
+from dqkit.engines.address_index.strings import StringTable
 from dqkit.engines.usaddr.points import (
     EXTRA_CARRIER_ROUTE,
     EXTRA_DELIVERY_POINT,

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from dqkit.engines.reference.reader import Record
+from dqkit.engines.address_index.reader import Record
 
 REASON_NO_POSTCODE: Final = "no_postcode"
 REASON_NO_COORDINATES: Final = "no_coordinates"

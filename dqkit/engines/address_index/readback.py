@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from dqkit.engines.reference.reader import Record
-from dqkit.engines.reference.store import ReferenceIndex
+from dqkit.engines.address_index.reader import Record
+from dqkit.engines.address_index.store import ReferenceIndex
 from dqkit.engines.usaddr.points import EXTRA_CARRIER_ROUTE, EXTRA_DELIVERY_POINT, EXTRA_ZIP4
 
 

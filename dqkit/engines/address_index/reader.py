@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.bounded import bounded_lines
-from dqkit.engines.reference.countries import country, known_countries, normalize_postcode
-from dqkit.engines.reference.tokens import tokens
+from dqkit.engines.address_index.bounded import bounded_lines
+from dqkit.engines.address_index.countries import country, known_countries, normalize_postcode
+from dqkit.engines.address_index.tokens import tokens
 from dqkit.engines.usaddr.points import EXTRA_COLUMNS
 from dqkit.engines.usaddr.pub28 import STATE_NAMES, UNITS
 

@@ -1,4 +1,5 @@
-"""The reference index: address points from OpenAddresses-format files, searchable in about a millisecond.
+"""The address index file: address points from OpenAddresses-format files, searchable in about a millisecond.
+(`dqkit/reference/` is the catalogue of installed references; this package is the file format they are kept in.)
 
     build_index(files, out, country_iso2=None) -> BuildReport     import CSV / CSV.gz files into one index file
     ReferenceIndex(path)                                          open it (memory-mapped, near-instant)
@@ -23,9 +24,9 @@ Python objects, so a 10-million-point synthetic state builds in about a minute w
 760 MB file that opens in under a millisecond.
 """
 
-from dqkit.engines.reference.build import BuildReport, build_from_records, build_index
-from dqkit.engines.reference.reader import Record, SourceFile, source_of
-from dqkit.engines.reference.store import AddressRow, DatasetInfo, ReferenceIndex, StreetRow
+from dqkit.engines.address_index.build import BuildReport, build_from_records, build_index
+from dqkit.engines.address_index.reader import Record, SourceFile, source_of
+from dqkit.engines.address_index.store import AddressRow, DatasetInfo, ReferenceIndex, StreetRow
 
 __all__ = [
     "AddressRow",

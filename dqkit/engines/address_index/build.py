@@ -21,10 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.reference.container import write_container
-from dqkit.engines.reference.countries import country, dataset_id
-from dqkit.engines.reference.hygiene import REASON_DUPLICATE, Hygiene
-from dqkit.engines.reference.reader import (
+from dqkit.engines.address_index.container import write_container
+from dqkit.engines.address_index.countries import country, dataset_id
+from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, Hygiene
+from dqkit.engines.address_index.reader import (
     NUMINT_MAX,
     Record,
     SourceFile,
@@ -33,8 +33,8 @@ from dqkit.engines.reference.reader import (
     read_records,
     source_of,
 )
-from dqkit.engines.reference.strings import pack_strings
-from dqkit.engines.reference.tokens import street_word_forms, tokens
+from dqkit.engines.address_index.strings import pack_strings
+from dqkit.engines.address_index.tokens import street_word_forms, tokens
 
 FORMAT_VERSION: Final = 1
 KIND: Final = "dqkit-reference-index"
