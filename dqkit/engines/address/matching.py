@@ -115,7 +115,7 @@ class Matcher:
         self.n = ds.street_hi - ds.street_lo
         self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
         self._fuzzy: dict[str, tuple[int, ...]] = {}  # complete word -> its fuzzy_ids
-        self._first: dict[str, list[str]] = {}  # first letter -> the vocabulary words starting with it
+        self._lengths: dict[tuple[str, int, int], tuple[list[str], list[int]]] = {}  # see _near_length
 
     # -- one word ------------------------------------------------------------------------------------------
     def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
@@ -192,10 +192,7 @@ class Matcher:
             if lo == hi:
                 continue
             if w.complete:
-                choices = self._first.get(c)
-                if choices is None:
-                    choices = self._first[c] = tk.words[lo:hi]
-                ids: list[int] | range = range(lo, hi)
+                choices, ids = self._near_length(c, len(w.text), k, lo, hi)
             else:
                 choices, ids = self._truncated(c, len(w.text), lo, hi)
             for p, _, j in process.extract(w.text, choices, scorer=OSA.distance, score_cutoff=k, limit=None):
@@ -207,6 +204,20 @@ class Matcher:
             if out:
                 break
         return out
+
+    def _near_length(self, c: str, n: int, k: int, lo: int, hi: int) -> tuple[list[str], list[int]]:
+        """The words starting with `c` (ids lo..hi-1) at most `k` letters longer or shorter than `n`, and their
+        ids, in vocabulary order: a word more than k letters longer or shorter is more than k edits away."""
+        key = (c, n, k)
+        got = self._lengths.get(key)
+        if got is None:
+            words = self.tk.words
+            ids = [i for i in range(lo, hi) if abs(len(words[i]) - n) <= k]
+            got = ([words[i] for i in ids], ids)
+            if len(self._lengths) >= 4096:
+                self._lengths.clear()
+            self._lengths[key] = got
+        return got
 
     def _truncated(self, c: str, n: int, lo: int, hi: int) -> tuple[list[str], list[int]]:
         """Distinct first-`n`-letter prefixes of the words starting with `c`, and one word id range each."""

@@ -319,8 +319,7 @@ class ReferenceIndex:
         got = self._names_cache.get(zip5)
         if got is None:
             lo, hi = self.streets_in_postcode(self._us, zip5)
-            st = self.strings
-            got = tuple(st[int(i)] for i in np.unique(self.s_name[lo:hi]))
+            got = tuple(self.strings.many(np.unique(self.s_name[lo:hi]).tolist()))
             if len(self._names_cache) >= 4096:
                 self._names_cache.clear()
             self._names_cache[zip5] = got

@@ -40,7 +40,7 @@ class PointMatch:
         return self.point is not None and self.candidates <= 1 and "47" not in self.codes
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)  # every street name of a state-sized reference: its ZIPs share names
 def name_key(name: str) -> str:
     """A street name in a form that ignores spelling variants: "SAINT JAMES" = "ST JAMES", "MT HOOD" =
     "MOUNT HOOD"; spaces and hyphens ignored ("MACARTHUR" = "MAC ARTHUR")."""
