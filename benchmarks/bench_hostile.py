@@ -30,15 +30,15 @@ addresses), `host-location` (a foreign Host header, a 1 MB location), `csv-formu
 hostile cells) and `cache-threads` (the search cache under 4 threads).
 
 `reference-files` (issue 24 part 6) needs no server: it runs the real `dqkit reference add FILE` (the one given by
-`--dqkit`) on each hostile file, with the references folder and caches in a temporary folder: a 2 MB zip and a
-2 MB .gz that expand to one 2 GiB line, 2 GiB of newlines (.gz, and a plain file of `--newlines-gib` GiB on disk),
-a .gz of 2 GiB of 7-byte rows, a GeoJSON line nested 100,000 deep; then a `kill -9` of an add while it writes its
-part file and of `dqkit verify` while it writes its output, each followed by the same command again. The files are
-written streaming (never held in memory; the .gz ones repeat one compressed member). Its own table, per file: exit
-code, wall and CPU seconds and peak RSS of the child (its own rusage from `os.wait4`), whether stderr holds a
-traceback (it must not), the first line of the message, and what was left behind (hidden staging folders, `*.tmp`
-files: nothing, except right after a kill -9, which the next run must remove); in brackets, what the issue saw
-before the fix.
+`--dqkit`) on each hostile file, with the references folder and caches in a temporary folder: a 2 MB zip (also
+one whose headers understate its member) and a 2 MB .gz that expand to one 2 GiB line, 2 GiB of newlines (.gz,
+and a plain file of `--newlines-gib` GiB on disk), a .gz of 2 GiB of 7-byte rows, a GeoJSON line nested 100,000
+deep; then a `kill -9` of an add while it writes its part file and of `dqkit verify` while it writes its output,
+each followed by the same command again. The files are written streaming (never held in memory; the .gz ones
+repeat one compressed member). Its own table, per file: exit code, wall and CPU seconds and peak RSS of the child
+(its own rusage from `os.wait4`), whether stderr holds a traceback (it must not), the first line of the message,
+and what was left behind (hidden staging folders, `*.tmp` files: nothing, except right after a kill -9, which the
+next run must remove); in brackets, what the issue saw before the fix.
 
     .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
                                                  [--newlines-gib 2] [--json FILE]
@@ -865,6 +865,38 @@ def _zip_one_line(path: Path, size: int) -> Path:
     return path
 
 
+def _zip_lying_line(path: Path, size: int) -> Path:
+    """A zip of one CSV member, the header and a line of `size` bytes 'a', whose local and central headers declare it
+    only twice its compressed size (so a check of the declared ratio passes): written by hand, 1 MiB at a time."""
+    import struct
+    import zlib
+
+    from ref_layouts import OA_HEADER
+
+    name, block = b"us/ca/alameda.csv", b"a" * (1 << 20)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    crc, packed = zlib.crc32(OA_HEADER), 0
+    with open(path, "wb") as f:
+        f.write(b"\0" * (30 + len(name)))  # the local header, written once the sizes are known
+        for chunk in (OA_HEADER, *(block for _ in range(size // len(block)))):
+            if chunk is not OA_HEADER:
+                crc = zlib.crc32(chunk, crc)
+            out = deflate.compress(chunk)
+            f.write(out)
+            packed += len(out)
+        out = deflate.flush()
+        f.write(out)
+        packed += len(out)
+        sizes = (crc, packed, 2 * packed)  # CRC and compressed size true, uncompressed size a lie
+        central = f.tell()
+        record = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, *sizes, len(name), 0, 0, 0, 0, 0, 0)
+        f.write(record + name)
+        f.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(record) + len(name), central, 0))
+        f.seek(0)
+        f.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, *sizes, len(name), 0) + name)
+    return path
+
+
 def _newlines_file(path: Path, size: int) -> Path:
     """A plain CSV of the header and `size` bytes of newlines, streamed to disk 1 MiB at a time."""
     from ref_layouts import OA_HEADER
@@ -943,6 +975,8 @@ def reference_files(dqkit: str, newlines_gib: int = 2, kill_rows: int = 300_000)
         files: list[tuple[str, Callable[[], Path], str]] = [
             ("zip: one 2 GiB line", lambda: _zip_one_line(work / "bundle.zip", 2 * GIB),
              "MemoryError traceback after 2.2 GB"),
+            ("zip, lying header (says 2-fold): one 2 GiB line", lambda: _zip_lying_line(work / "liar.zip", 2 * GIB),
+             "(not in the issue)"),
             (".gz: one 2 GiB line", lambda: gz_repeating(src / "line.csv.gz", mib, 2048),
              "MemoryError traceback after 2.2 GB"),
             (".gz: 2 GiB of newlines", lambda: gz_repeating(src / "newlines.csv.gz", b"\n" * (1 << 20), 2048),
