@@ -8,8 +8,10 @@ show there. Here each run is a fresh process timed by wall clock from outside, i
   CSV written with formula escaping;
 - peer: this file run as `--peer-child INPUT OUT`: pandas reads the CSV, then per lead bench_leads' peer
   (`nameparser.HumanName`, `phonenumbers` parse / valid / geocoder description, a regex for the invalid
-  characters) plus `scourgify.normalize_address_record` for the address (dqkit standardizes it too), and pandas
-  writes the CSV.
+  characters) plus `scourgify.normalize_address_record` for the address (dqkit standardizes it too) and
+  `zipcodes.matching` for whether the ZIP exists and agrees with the city and state (dqkit checks that too), and
+  pandas writes the CSV. dqkit does more per lead than this (spoof-name lists, the phone's area code against the
+  ZIP, Publication 28 forms), so the peer is a floor, not its equal.
 
 Runs alternate (peer, dqkit, peer, dqkit, ...) and medians are reported with the best beside them. "first run"
 is dqkit in a fresh user cache folder (`XDG_CACHE_HOME`), where the ZIP tables it prepares once per install are
@@ -39,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 def peer_child(src: Path, dst: Path) -> None:
     """The peer pipeline, whole: read, check every lead, write."""
     import pandas as pd
+    import zipcodes
     from scourgify import normalize_address_record
 
     verify = peer_verifier()
@@ -52,8 +55,16 @@ def peer_child(src: Path, dst: Path) -> None:
                 "city": r.get("CITY", ""), "state": r.get("STATE", ""), "postal_code": r.get("ZIP", "")})
         except Exception as exc:  # scourgify raises on what it cannot read; the row is kept
             addr = {"error": type(exc).__name__}
+        zip5 = r.get("ZIP", "").strip()[:5]
+        try:
+            known = zipcodes.matching(zip5) if len(zip5) == 5 and zip5.isdigit() else []
+        except (TypeError, ValueError):
+            known = []
+        zip_ok = any(z["state"] == r.get("STATE", "").strip().upper()
+                     and z["city"] == r.get("CITY", "").strip().upper() for z in known)
         out.append({"invalid_chars": bad, "first": first, "last": last, "phone_valid": valid,
-                    "phone_place": place, **{f"std_{k}": v for k, v in (addr or {}).items()}})
+                    "phone_place": place, "zip_known": bool(known), "zip_city_state": zip_ok,
+                    **{f"std_{k}": v for k, v in (addr or {}).items()}})
     pd.concat([df, pd.DataFrame(out)], axis=1).to_csv(dst, index=False)
 
 
@@ -103,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| pipeline | wall s (median) | wall s (best) | leads/s (median) |")
     print("|---|---:|---:|---:|")
     labels = {"dqkit": "dqkit verify (local engine, address standardization on)",
-              "peer": "peer: pandas + HumanName + phonenumbers + regex + scourgify"}
+              "peer": "peer: pandas + HumanName + phonenumbers + regex + scourgify + zipcodes"}
     for kind in ("dqkit", "peer"):
         print(f"| {labels[kind]} | {med[kind]:.2f} | {min(t[kind]):.2f} | {n / med[kind]:,.0f} |")
     print(f"\nratio peer / dqkit (median wall time): {med['peer'] / med['dqkit']:.2f}x  (goal >= 4, aim 6)")

@@ -193,6 +193,41 @@ def test_selective_path_gives_the_same_answers(engine: AddressEngine, monkeypatc
     assert sum(taken) >= len(queries) - 1
 
 
+def test_made_up_street_takes_the_selective_path(engine: AddressEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A made-up street name reaches no street, not even by a typo: it is set aside on the cheap path as on the
+    general one (issue 18, speed), with the same validate answers and notes."""
+    import dqkit.engines.address.matching as matching
+
+    queries = ["500 quodargor dr, springfield, il 62704", "500 zanpelgor dr springfield il",
+               "77 brarhoski ave cambridge ma 02139"]
+
+    taken: list[list[bool]] = []
+
+    def answers() -> list[tuple[bytes, str]]:
+        out = []
+        for q in queries:
+            taken.append([])
+            res = engine.validate(SearchRequest.of(q))
+            out.append((msgspec.json.encode(res.result), res.note))
+        return out
+
+    dense = answers()
+    assert all(msgspec.json.decode(r)["confidence"] == Confidence.VERIFIED_PLACE for r, _ in dense)
+    monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)
+    monkeypatch.setattr(matching, "_SPARSE_RATIO", 0)
+    real = matching.Matcher._selective
+
+    def spy(self: matching.Matcher, words: list[Word]) -> list[matching.WordHit] | None:
+        got = real(self, words)
+        taken[-1].append(got is not None)
+        return got
+
+    monkeypatch.setattr(matching.Matcher, "_selective", spy)
+    taken.clear()
+    assert answers() == dense
+    assert [any(t) for t in taken] == [True] * len(queries), taken
+
+
 def test_garbage_and_huge_input_get_answers(engine: AddressEngine) -> None:
     for text in ("#" * 1000, "main " * 200, "\x00\u200b\ufeff", "1" * 500, "!!!,,,;;;", "\U0001f600 st"):
         res = engine.search(SearchRequest.of(text)).result

@@ -38,6 +38,7 @@ _SPARSE_MIN_STREETS: Final = 65536  # below this, one byte per street per word i
 _SPARSE_RATIO: Final = 16  # ... and above it, when some word hits fewer than 1/16 of the streets
 MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
+_FUZZY_CACHE: Final = 65536  # complete words whose typo matches are kept per dataset (then the cache starts over)
 
 I8 = npt.NDArray[np.int8]
 
@@ -113,6 +114,8 @@ class Matcher:
         self.tk: TokenIndex = ix.tokens(ds.ordinal)
         self.n = ds.street_hi - ds.street_lo
         self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
+        self._fuzzy: dict[str, tuple[int, ...]] = {}  # complete word -> its fuzzy_ids
+        self._first: dict[str, list[str]] = {}  # first letter -> the vocabulary words starting with it
 
     # -- one word ------------------------------------------------------------------------------------------
     def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
@@ -166,10 +169,21 @@ class Matcher:
         lv[hits - base if base else hits] = level
 
     def fuzzy_ids(self, w: Word) -> list[int]:
-        """Vocabulary ids within the allowed typos of `w` (of its first `len(w)` letters when incomplete)."""
+        """Vocabulary ids within the allowed typos of `w` (of its first `len(w)` letters when incomplete).
+        A complete word's ids are kept (the vocabulary never changes): validate asks again for the same words."""
         k = max_typos(w.text)
         if k == 0:
             return []
+        if not w.complete:
+            return self._fuzzy_ids(w, k)
+        got = self._fuzzy.get(w.text)
+        if got is None:
+            if len(self._fuzzy) >= _FUZZY_CACHE:
+                self._fuzzy.clear()
+            got = self._fuzzy[w.text] = tuple(self._fuzzy_ids(w, k))
+        return list(got)
+
+    def _fuzzy_ids(self, w: Word, k: int) -> list[int]:
         tk = self.tk
         ranges = tk.first_char_ranges
         out: list[int] = []
@@ -178,8 +192,10 @@ class Matcher:
             if lo == hi:
                 continue
             if w.complete:
-                choices: list[str] = tk.words[lo:hi]
-                ids = list(range(lo, hi))
+                choices = self._first.get(c)
+                if choices is None:
+                    choices = self._first[c] = tk.words[lo:hi]
+                ids: list[int] | range = range(lo, hi)
             else:
                 choices, ids = self._truncated(c, len(w.text), lo, hi)
             for p, _, j in process.extract(w.text, choices, scorer=OSA.distance, score_cutoff=k, limit=None):
@@ -243,8 +259,9 @@ class Matcher:
     def _selective(self, words: list[Word]) -> tuple[list[WordHit], npt.NDArray[np.int64]] | None:
         """The strict AND, evaluated the cheap way: the most selective word over all streets, every other word
         only on the streets that word left (through the forward index). None when that shortcut does not apply
-        (a single word, a word needing typo matching, too many candidates, or a word matching none of them):
-        the caller then takes the general path, which gives the same answer for the cases handled here.
+        (a single word, a word only a typo reaches, too many candidates, or a word matching none of them):
+        the caller then takes the general path, which gives the same answer for the cases handled here. A word
+        that reaches no street at all (a made-up name) is set aside here as the general path sets it aside.
         Returns the hits (levels kept sparse, over the candidate streets only) and those candidates; nothing here
         costs one byte per street of the dataset."""
         if len(words) < 2 or self.n < _SPARSE_MIN_STREETS:
@@ -252,15 +269,25 @@ class Matcher:
         tk = self.tk
         ps_ptr, pl_ptr = tk.ps_ptr, tk.pl_ptr
         specs: list[tuple[list[int], int, int, int]] = []
-        for w in words:
+        none: dict[int, WordHit] = {}  # words that reach no street at all, not even by a typo: set aside
+        for k, w in enumerate(words):
             exact_ids = [i for f in w.forms if (i := tk.find(f)) >= 0]
             plo, phi = tk.prefix_range(w.text) if not w.complete else (0, 0)
             size = int(ps_ptr[phi] - ps_ptr[plo] + pl_ptr[phi] - pl_ptr[plo]) if phi > plo else 0
             size += sum(int(ps_ptr[i + 1] - ps_ptr[i] + pl_ptr[i + 1] - pl_ptr[i]) for i in exact_ids)
             if size == 0:
-                return None
+                # a made-up name: the general path would set it aside too (no typo reaches it), so the AND of
+                # the other words stays cheap; a word a typo reaches takes the general path
+                if exact_ids or phi > plo:
+                    return None
+                h = self.match_word(w)
+                if h.hit:
+                    return None
+                none[k] = h
             specs.append((exact_ids, plo, phi, size))
-        first = min(range(len(words)), key=lambda i: specs[i][3])
+        if len(none) == len(words):
+            return None
+        first = min((i for i in range(len(words)) if i not in none), key=lambda i: specs[i][3])
         if specs[first][3] * _SPARSE_RATIO > self.n:
             return None  # no word is selective enough for the detour to pay
         cand, lv0 = self._posting_levels(*specs[first][:3])
@@ -278,8 +305,8 @@ class Matcher:
         in_street = self.ix.fw_field[idx] == FIELD_STREET
         out: list[WordHit] = []
         for i, w in enumerate(words):
-            if i == first:
-                out.append(h0)
+            if i == first or i in none:
+                out.append(h0 if i == first else none[i])
                 continue
             exact_ids, plo, phi, _ = specs[i]
             lvl = np.zeros(len(ent), dtype=np.int8)
