@@ -396,7 +396,8 @@ def layouts_note(layouts: Sequence[str] | None) -> str:
 class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Body of POST format: layouts by name and the layout format; `attributes` asks for enrichment datasets.
 
-    dqkit knows the default layout only; other layout names are accepted and ignored (the default is returned).
+    dqkit knows the default layout only; other layout names are accepted, the default is returned, and the
+    server says so in `X-Dqkit-Note` (`layouts_note`).
     """
 
     layouts: list[str] = []
