@@ -120,14 +120,15 @@ class Validator:
                     confidence=Confidence.VERIFIED_PLACE, validation_detail=place.detail(),
                     match_type=_match_type(Confidence.VERIFIED_PLACE, bool(place.zip)),
                     match_confidence=MatchConfidence.MEDIUM, address=place.address()), ""
-        verdict = self._by_search(ds, text, typed_pc)
+        q = parse_query(text.rstrip() + " ")  # read once: search, the standardizer's check and the unit use it
+        verdict = self._by_search(ds, text, typed_pc, q)
         std: Standardized | None = None
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
-            by_std, std = self._by_standardizer(ds, text)
+            by_std, std = self._by_standardizer(ds, text, q)
             if by_std is not None and _RANK.get(by_std.confidence, 0) > _RANK.get(verdict.confidence, 0) and \
                     not _picks_one_of(verdict, by_std):
                 verdict = by_std
-        verdict = self._unit_checked(ds, verdict, self._with_bare_unit(verdict, parse_query(text.rstrip() + " ")))
+        verdict = self._unit_checked(ds, verdict, self._with_bare_unit(verdict, q))
         result = self._result(ds, verdict, bool(typed_pc))
         note = self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
         return (with_organization(result, org) if org else result), note
@@ -195,9 +196,9 @@ class Validator:
         return v
 
     # -- the search matcher ------------------------------------------------------------------------------
-    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str) -> Verdict:
+    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str, typed: Query) -> Verdict:
         deadline.check()
-        found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES)
+        found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES, query=typed)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query
@@ -364,15 +365,16 @@ class Validator:
         return typed_postcode(ds.iso2, text)
 
     # -- the standardizer (US) ---------------------------------------------------------------------------
-    def _by_standardizer(self, ds: DatasetInfo, text: str) -> tuple[Verdict | None, Standardized]:
-        """The standardizer's verdict (None when it has none) and its reading of the typed address."""
+    def _by_standardizer(self, ds: DatasetInfo, text: str, q: Query) -> tuple[Verdict | None, Standardized]:
+        """The standardizer's verdict (None when it has none) and its reading of the typed address (`q`: the
+        search's reading of the same text)."""
         deadline.check()
         from dqkit.engines.usaddr.standardize import standardize
 
         st = standardize(text, points=self.ix)
-        return self._std_verdict(ds, text, st), st
+        return self._std_verdict(ds, text, st, q), st
 
-    def _std_verdict(self, ds: DatasetInfo, text: str, st: Standardized) -> Verdict | None:
+    def _std_verdict(self, ds: DatasetInfo, text: str, st: Standardized, q: Query) -> Verdict | None:
         from dqkit.engines.usaddr.standardize import MatchLevel
 
         if st.match == MatchLevel.NONE:
@@ -382,7 +384,6 @@ class Validator:
         item = self._item_of(ds, st, zip5)
         if item is not None and st.match in (MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.STREET):
             typed_pc = self._typed_postcode(ds, text)
-            q = parse_query(text.rstrip() + " ")
             if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
                 return None  # the standardizer's street is not the typed one (or not in the typed locality)
             if q.number_forms and self.ix.number_text(item.lo) not in q.number_forms and item.kind != RANGE:

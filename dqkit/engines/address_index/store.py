@@ -175,6 +175,9 @@ class ReferenceIndex:
         self._tokens: dict[int, TokenIndex] = {}
         self._us = next((d for d in self.datasets if d.iso2 == "US"), None)
         self._points_cache: dict[tuple[str, str], tuple[AddressPoint, ...]] = {}
+        # validate asks the same postcodes many times a query (search, standardizer, note): looked up once
+        self._postcode_cache: dict[tuple[int, int, str], tuple[int, int]] = {}
+        self._names_cache: dict[str, tuple[str, ...]] = {}
 
     # -- sizes and datasets -------------------------------------------------------------------------------
     @property
@@ -242,6 +245,16 @@ class ReferenceIndex:
     # -- postcodes -----------------------------------------------------------------------------------------
     def streets_in_postcode(self, ds: DatasetInfo, postcode: str) -> tuple[int, int]:
         """[lo, hi) of the streets of a postcode in a dataset (streets are sorted by postcode)."""
+        key = (ds.street_lo, ds.street_hi, postcode)
+        got = self._postcode_cache.get(key)
+        if got is None:
+            got = self._streets_in_postcode(ds, postcode)
+            if len(self._postcode_cache) >= 65536:
+                self._postcode_cache.clear()
+            self._postcode_cache[key] = got
+        return got
+
+    def _streets_in_postcode(self, ds: DatasetInfo, postcode: str) -> tuple[int, int]:
         pid = self.strings.find(postcode)
         if pid < 0 or not postcode:
             return 0, 0
@@ -303,9 +316,15 @@ class ReferenceIndex:
     def street_names(self, zip5: str) -> Sequence[str]:
         if self._us is None:
             return ()
-        lo, hi = self.streets_in_postcode(self._us, zip5)
-        st = self.strings
-        return tuple(st[int(i)] for i in np.unique(self.s_name[lo:hi]))
+        got = self._names_cache.get(zip5)
+        if got is None:
+            lo, hi = self.streets_in_postcode(self._us, zip5)
+            st = self.strings
+            got = tuple(st[int(i)] for i in np.unique(self.s_name[lo:hi]))
+            if len(self._names_cache) >= 4096:
+                self._names_cache.clear()
+            self._names_cache[zip5] = got
+        return got
 
     def point(self, a: int) -> AddressPoint:
         """The standardizer's view of address `a`."""
