@@ -29,7 +29,19 @@ and lone surrogates), `auth-lockout` (20 wrong tokens then the right one; 66,000
 addresses), `host-location` (a foreign Host header, a 1 MB location), `csv-formulas` (`dqkit verify` output of
 hostile cells) and `cache-threads` (the search cache under 4 threads).
 
+`reference-files` (issue 24 part 6) needs no server: it runs the real `dqkit reference add FILE` (the one given by
+`--dqkit`) on each hostile file, with the references folder and caches in a temporary folder: a 2 MB zip (also
+one whose headers understate its member) and a 2 MB .gz that expand to one 2 GiB line, 2 GiB of newlines (.gz,
+and a plain file of `--newlines-gib` GiB on disk), a .gz of 2 GiB of 7-byte rows, a GeoJSON line nested 100,000
+deep; then a `kill -9` of an add while it writes its part file and of `dqkit verify` while it writes its output,
+each followed by the same command again. The files are written streaming (never held in memory; the .gz ones
+repeat one compressed member). Its own table, per file: exit code, wall and CPU seconds and peak RSS of the child
+(its own rusage from `os.wait4`), whether stderr holds a traceback (it must not), the first line of the message,
+and what was left behind (hidden staging folders, `*.tmp` files: nothing, except right after a kill -9, which the
+next run must remove); in brackets, what the issue saw before the fix.
+
     .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
+                                                 [--newlines-gib 2] [--json FILE]
 
 `--only throughput` (not part of the default set) measures plain lead requests/s, to compare server stacks.
 """
@@ -778,6 +790,246 @@ def cache_threads(srv: Server) -> tuple[int, Counter[int | str]]:
     return 600_000, errors
 
 
+# ---- hostile reference files (issue 24 part 6): `dqkit reference add`, no server ----------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+GIB = 1 << 30
+sys.path.append(str(REPO / "tests" / "reference"))  # ref_layouts: the hostile-file writers the tests use
+
+
+@dataclass
+class ChildRun:
+    """One `dqkit` child process: its exit code (negative: killed by that signal), wall and CPU seconds, peak RSS
+    (from its own rusage, `os.wait4`) and what it wrote."""
+    code: int
+    wall: float
+    cpu: float
+    peak_mb: float
+    stdout: str
+    stderr: str
+
+    @property
+    def traceback(self) -> bool:
+        return "Traceback" in self.stderr
+
+    @property
+    def message(self) -> str:
+        """The first line of dqkit's error message (or "killed by signal N", or what it says it did)."""
+        if self.code < 0:
+            return f"killed by signal {-self.code}"
+        if self.code == 0:  # `verify` ends its stderr with "wrote N rows"; a quiet `add` prints "installed" first
+            said = [ln.strip() for ln in self.stderr.splitlines() if ln.strip()]
+            return said[-1] if said else next((ln for ln in self.stdout.splitlines() if ln.strip()), "")
+        lines = [ln for ln in self.stderr.splitlines() if ln.strip()]
+        return next((ln for ln in lines if ln.startswith("dqkit")), lines[0] if lines else "")
+
+
+def _child(cmd: list[str], env: dict[str, str], kill_when: Callable[[], bool] | None = None,
+           timeout: float = 900.0) -> ChildRun:
+    """Run `cmd` to its end; with `kill_when`, send it SIGKILL as soon as that holds (polled every 5 ms)."""
+    import signal
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if (kill_when is not None and kill_when()) or time.perf_counter() - t0 > timeout:
+                os.kill(proc.pid, signal.SIGKILL)
+                kill_when = None
+            time.sleep(0.005)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        text = []
+        for f in (out, err):
+            f.seek(0)
+            text.append(f.read().decode(errors="replace"))
+    return ChildRun(proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, *text)
+
+
+def _zip_one_line(path: Path, size: int) -> Path:
+    """An OpenAddresses zip bundle whose one CSV is the header and a line of `size` bytes 'a', streamed through
+    the compressor 1 MiB at a time (deflate of one repeated byte: ~1,000-fold, so 2 GiB is ~2 MB)."""
+    import zipfile
+
+    from ref_layouts import OA_HEADER
+
+    block = b"a" * (1 << 20)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf, \
+            zf.open("us/ca/alameda.csv", "w", force_zip64=True) as f:
+        f.write(OA_HEADER)
+        for _ in range(size // len(block)):
+            f.write(block)
+    return path
+
+
+def _zip_lying_line(path: Path, size: int) -> Path:
+    """A zip of one CSV member, the header and a line of `size` bytes 'a', whose local and central headers declare it
+    only twice its compressed size (so a check of the declared ratio passes): written by hand, 1 MiB at a time."""
+    import struct
+    import zlib
+
+    from ref_layouts import OA_HEADER
+
+    name, block = b"us/ca/alameda.csv", b"a" * (1 << 20)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    crc, packed = zlib.crc32(OA_HEADER), 0
+    with open(path, "wb") as f:
+        f.write(b"\0" * (30 + len(name)))  # the local header, written once the sizes are known
+        for chunk in (OA_HEADER, *(block for _ in range(size // len(block)))):
+            if chunk is not OA_HEADER:
+                crc = zlib.crc32(chunk, crc)
+            out = deflate.compress(chunk)
+            f.write(out)
+            packed += len(out)
+        out = deflate.flush()
+        f.write(out)
+        packed += len(out)
+        sizes = (crc, packed, 2 * packed)  # CRC and compressed size true, uncompressed size a lie
+        central = f.tell()
+        record = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, *sizes, len(name), 0, 0, 0, 0, 0, 0)
+        f.write(record + name)
+        f.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(record) + len(name), central, 0))
+        f.seek(0)
+        f.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, *sizes, len(name), 0) + name)
+    return path
+
+
+def _newlines_file(path: Path, size: int) -> Path:
+    """A plain CSV of the header and `size` bytes of newlines, streamed to disk 1 MiB at a time."""
+    from ref_layouts import OA_HEADER
+
+    block = b"\n" * (1 << 20)
+    with open(path, "wb") as f:
+        f.write(OA_HEADER)
+        for _ in range(size // len(block)):
+            f.write(block)
+    return path
+
+
+def _deep_geojson(path: Path, depth: int = 100_000) -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"type":"Feature","properties":{"number":"1","street":"Main St"},"geometry":null}\n')
+        f.write('{"type":"Feature","properties":{"number":"2","street":"Main St"},"geometry":'
+                + "[" * depth + "]" * depth + "}\n")
+    return path
+
+
+def _addresses_csv(path: Path, rows: int) -> Path:
+    """A real-looking OpenAddresses county CSV (Alameda, CA) of `rows` distinct addresses, streamed to disk."""
+    from ref_layouts import OA_HEADER
+
+    streets = ["CENTRE CT", "SANTA CLARA AV", "PARK ST", "OTIS DR", "BROADWAY", "LINCOLN AV", "ENCINAL AV"]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(OA_HEADER.decode())
+        for i in range(rows):
+            lon, lat = -122.29 + (i % 400) * 0.0001, 37.75 + (i // 400 % 400) * 0.0001
+            f.write(f"{lon:.7f},{lat:.7f},{1 + i // len(streets)},{streets[i % len(streets)]},,ALAMEDA,,CA,"
+                    f"94501,{i}\n")
+    return path
+
+
+def _written(paths: Iterator[Path]) -> bool:
+    """Whether any of `paths` holds bytes yet (a file renamed away meanwhile does not count)."""
+    for p in paths:
+        with contextlib.suppress(OSError):
+            if p.stat().st_size > 0:
+                return True
+    return False
+
+
+def _leftovers(folder: Path) -> list[str]:
+    """What an add or a write may leave in `folder`: hidden folders (staging, half-removed) and any `*.tmp` file,
+    by name relative to `folder`."""
+    if not folder.is_dir():
+        return []
+    out = [p.name + "/" for p in folder.iterdir() if p.name.startswith(".") and p.is_dir()]
+    return sorted(out + [str(p.relative_to(folder)) for p in folder.rglob("*.tmp")])
+
+
+def _ref_row(case: str, on_disk: str, before: str, run: ChildRun, left: list[str], work: Path) -> dict[str, Any]:
+    return {"attack": "reference-files", "case": case, "file": on_disk, "before": before, "exit": run.code,
+            "wall": run.wall, "cpu": run.cpu, "peak_mb": run.peak_mb, "traceback": run.traceback,
+            "message": run.message.replace(f"{work}{os.sep}", "").replace(str(work), "TMP"), "left": left}
+
+
+def _size(n: int) -> str:
+    return f"{n / GIB:.0f} GiB" if n >= GIB else f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KB"
+
+
+def reference_files(dqkit: str, newlines_gib: int = 2, kill_rows: int = 300_000) -> list[dict[str, Any]]:
+    """`dqkit reference add FILE` of each hostile file, run for real with its references folder and caches in a
+    temporary folder; then a `kill -9` of an add and of an output write, and the next run after each."""
+    from ref_layouts import gz_repeating
+
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-hostile-refs-") as tmp:
+        work, refs = Path(tmp), Path(tmp) / "refs"
+        env = {**os.environ, "DQKIT_REFERENCE_DIR": str(refs), "DQKIT_CACHE_DIR": str(work / "cache"),
+               "XDG_CACHE_HOME": str(work / "cache"), "XDG_DATA_HOME": str(work / "data"), "DQKIT_PROGRESS": "0"}
+        src = work / "us" / "ca"
+        src.mkdir(parents=True)
+        mib = b"a" * (1 << 20)
+        files: list[tuple[str, Callable[[], Path], str]] = [
+            ("zip: one 2 GiB line", lambda: _zip_one_line(work / "bundle.zip", 2 * GIB),
+             "MemoryError traceback after 2.2 GB"),
+            ("zip, lying header (says 2-fold): one 2 GiB line", lambda: _zip_lying_line(work / "liar.zip", 2 * GIB),
+             "(not in the issue)"),
+            (".gz: one 2 GiB line", lambda: gz_repeating(src / "line.csv.gz", mib, 2048),
+             "MemoryError traceback after 2.2 GB"),
+            (".gz: 2 GiB of newlines", lambda: gz_repeating(src / "newlines.csv.gz", b"\n" * (1 << 20), 2048),
+             "ran for minutes"),
+            (f".csv: {newlines_gib} GiB of newlines",
+             lambda: _newlines_file(src / "plain_newlines.csv", newlines_gib * GIB), "ran for minutes"),
+            (".gz: 2 GiB of 7-byte rows", lambda: gz_repeating(src / "short_rows.csv.gz", b"1,2,3,\n" * (1 << 18),
+                                                               2048), "(not in the issue)"),
+            ("GeoJSON line nested 100,000 deep", lambda: _deep_geojson(src / "deep.geojson"),
+             "RecursionError traceback"),
+        ]
+        for case, make, before in files:
+            path = make()
+            run = _child([dqkit, "reference", "add", str(path), "--quiet"], env)
+            rows.append(_ref_row(case, _size(path.stat().st_size), before, run, _leftovers(refs), work))
+            path.unlink()
+
+        # kill -9 while the add writes its part file, then the same add again (it resumes and sweeps)
+        big = _addresses_csv(src / "alameda.csv", kill_rows)
+        add = [dqkit, "reference", "add", str(big), "--quiet"]
+        run = _child(add, env, kill_when=lambda: bool(list(refs.glob(".staging-*/parts/*.tmp"))))
+        rows.append(_ref_row(f"kill -9 of an add ({kill_rows:,} rows) writing its part", _size(big.stat().st_size),
+                             "", run, _leftovers(refs), work))
+        run = _child(add, env)
+        rows.append(_ref_row("  the same add again", "", "", run, _leftovers(refs), work))
+
+        # kill -9 while `dqkit verify` writes its output, then the same command again
+        leads, out = work / "leads.csv", work / "out" / "out.csv"
+        out.parent.mkdir()
+        with leads.open("w", encoding="utf-8") as f:
+            f.write("first_name,last_name,zip,note\n")
+            for i in range(2000):
+                f.write(f"Maria,Garcia,20500,{i} {'x' * 50_000}\n")
+        verify = [dqkit, "verify", str(leads), "-o", str(out), "--quiet", "--no-cache"]
+        run = _child(verify, env, kill_when=lambda: _written(out.parent.glob("*.tmp")))
+        rows.append(_ref_row("kill -9 of `dqkit verify` writing out.csv", _size(leads.stat().st_size),
+                             "", run, _leftovers(out.parent), work))
+        run = _child(verify, env)
+        rows.append(_ref_row("  the same verify again", "", "the killed write's out.csv.*.tmp stays", run,
+                             _leftovers(out.parent), work))
+    return rows
+
+
+def print_reference_files(rows: list[dict[str, Any]]) -> None:
+    print(f"\n{'reference-files':<50} {'on disk':>8} {'exit':>5} {'wall s':>7} {'CPU s':>6} {'peak MB':>8} "
+          f"{'tb':>3}  {'left behind':<14} message (first line)  [before the fix]")
+    for r in rows:
+        left = ", ".join(r["left"]) or "nothing"
+        print(f"{r['case']:<50} {r['file']:>8} {r['exit']:>5} {r['wall']:>7.2f} {r['cpu']:>6.2f} "
+              f"{r['peak_mb']:>8.0f} {'yes' if r['traceback'] else 'no':>3}  {left:<14} {r['message']}"
+              + (f"  [{r['before']}]" if r["before"] else ""), flush=True)
+
+
 ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "parser-bomb": parser_bomb,
     "search-memory": search_memory,
@@ -798,6 +1050,8 @@ ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "cache-threads": cache_threads,
     "throughput": throughput,
 }
+# Attacks that need no server: name -> its own table's rows.
+LOCAL_ATTACKS = ("reference-files",)
 
 
 def wait_idle(srv: Server, limit: float = 30.0) -> None:
@@ -867,25 +1121,41 @@ def main() -> int:
     ap.add_argument("--stack", default="dqkit", choices=["dqkit", *_STACKS],
                     help="dqkit: `dqkit serve` from --dqkit; else the same app under stock uvicorn, hypercorn or "
                          "granian (installed where STACKS_PATH points, e.g. pip install --target DIR)")
+    ap.add_argument("--newlines-gib", type=int, default=2,
+                    help="reference-files: size of the plain file of newlines, in GiB (default 2; written to disk)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     args = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))  # this client's 1,000+ sockets
-    names = [n for n in args.only.split(",") if n] or [n for n in ATTACKS if n != "throughput"]
+    names = [n for n in args.only.split(",") if n] or [n for n in (*ATTACKS, *LOCAL_ATTACKS) if n != "throughput"]
+    unknown = [n for n in names if n not in ATTACKS and n not in LOCAL_ATTACKS]
+    if unknown:
+        ap.error(f"unknown attack {', '.join(unknown)}; known: {', '.join((*ATTACKS, *LOCAL_ATTACKS))}")
     rows = []
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     shown = args.dqkit if args.stack == "dqkit" else args.stack
-    print(f"server: {shown}; descriptor limit {args.nofile}; measured under load (shared 2-core machine)")
-    header = (f"{'attack':<16} {'requests':>8} {'CPU s':>7} {'after':>6} {'MB before/peak/after':>21} "
-              f"{'health p99 ms before/during/after':>34} {'fail':>5} {'legit p99':>9} {'fail':>5} {'tb':>4}  answers")
-    print(header)
-    for name in names:
-        r = run_attack(name, args.dqkit, args.nofile, args.stack)
-        rows.append(r)
-        mb = f"{r['before_mb']:.0f}/{r['peak']:.0f}/{r['end']:.0f}"
-        health = f"{r['health_before']:.0f}/{r['health']:.0f}/{r['health_after']:.0f}"
-        print(f"{r['attack']:<16} {r['requests']:>8} {r['cpu']:>7.2f} {r['after']:>6.2f} {mb:>21} {health:>34} "
-              f"{r['health_fail']:>5} {r['legit']:>7.0f}ms {r['legit_fail']:>5} {r['tracebacks']:>4}  {r['answers']}",
-              flush=True)
+    served = [n for n in names if n in ATTACKS]
+    if served:
+        print(f"server: {shown}; descriptor limit {args.nofile}; load average {load} at the start")
+        header = (f"{'attack':<16} {'requests':>8} {'CPU s':>7} {'after':>6} {'MB before/peak/after':>21} "
+                  f"{'health p99 ms before/during/after':>34} {'fail':>5} {'legit p99':>9} {'fail':>5} {'tb':>4}"
+                  "  answers")
+        print(header)
+        for name in served:
+            r = run_attack(name, args.dqkit, args.nofile, args.stack)
+            rows.append(r)
+            mb = f"{r['before_mb']:.0f}/{r['peak']:.0f}/{r['end']:.0f}"
+            health = f"{r['health_before']:.0f}/{r['health']:.0f}/{r['health_after']:.0f}"
+            print(f"{r['attack']:<16} {r['requests']:>8} {r['cpu']:>7.2f} {r['after']:>6.2f} {mb:>21} {health:>34} "
+                  f"{r['health_fail']:>5} {r['legit']:>7.0f}ms {r['legit_fail']:>5} {r['tracebacks']:>4}  "
+                  f"{r['answers']}",
+                  flush=True)
+    if "reference-files" in names:
+        print(f"reference-files: {args.dqkit} reference add / verify, no server; load average {load} at the start")
+        ref_rows = reference_files(args.dqkit, args.newlines_gib)
+        print_reference_files(ref_rows)
+        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        rows += ref_rows
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -9,6 +9,7 @@ dqkit cannot know is absent, never invented. Decoding ignores members these mode
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Final
 from urllib.parse import quote, unquote
@@ -177,6 +178,7 @@ class SearchRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     location: str | None = None
     preferred_language: list[str] | None = None
     preferred_script: list[str] | None = None
+    layouts: list[str] | None = None  # validate only; custom layouts are not served (see `layouts_note`)
 
     @property
     def text(self) -> str:
@@ -381,10 +383,21 @@ class ValidateResponse(Answer, omit_defaults=True):
         self.__dict__["_note"] = text
 
 
+def layouts_note(layouts: Sequence[str] | None) -> str:
+    """What to say when a request names custom layouts: dqkit serves the default 7-line address only, so no
+    `addresses_formatted` comes back (an empty string when none was asked for)."""
+    names = [n for n in layouts or () if n]
+    if not names:
+        return ""
+    return (f"layouts {', '.join(repr(n) for n in names[:5])} not applied: only the default 7-line address is "
+            "served (custom layouts are not supported)")
+
+
 class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Body of POST format: layouts by name and the layout format; `attributes` asks for enrichment datasets.
 
-    dqkit knows the default layout only; other layout names are accepted and ignored (the default is returned).
+    dqkit knows the default layout only; other layout names are accepted, the default is returned, and the
+    server says so in `X-Dqkit-Note` (`layouts_note`).
     """
 
     layouts: list[str] = []

@@ -47,6 +47,7 @@ from dqkit.contract.address import (
     SearchType,
     Suggestion,
     SuggestionsFormatRequest,
+    layouts_note,
     note_to_header,
 )
 from dqkit.contract.address_components import AddOns
@@ -254,7 +255,13 @@ class AddressRoutes:
         fmt: FormatRequest | None = None
         if request.method == "POST":
             fmt = _decode(await request.body(), FormatRequest, empty_ok=True)
-        return await run_engine(self.engines.address.format, key, fmt, add)
+        answer = await run_engine(self.engines.address.format, key, fmt, add)
+        note = layouts_note(fmt.layouts if fmt is not None else None)
+        if not note:
+            return answer
+        out = _json(answer)
+        out.headers[NOTE_HEADER] = note_to_header(note)
+        return out
 
     async def suggestions_format(self, request: Request) -> Any:
         add = add_ons(request, enrichment=False)

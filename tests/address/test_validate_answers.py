@@ -152,6 +152,17 @@ def test_http_answers_carry_the_note(shared_dir: Path, tmp_path: Path) -> None:
             assert got.note.startswith("unit APT 999 is not one the reference lists")
             clean = client.validate(SearchRequest.of("2653 Meridian Ave, San Jose, CA 95124", "USA"))
             assert clean.result.confidence == Confidence.VERIFIED_MATCH and clean.note == ""
+        # custom layouts are not served: asked for, the answer says so instead of leaving them out silently
+        laid = httpx.post(served.url + "/address/validate/v1", timeout=60, json={
+            **body, "components": {"unspecified": ["2653 Meridian Ave, San Jose, CA 95124"]}, "layouts": ["crm"]})
+        assert laid.status_code == 200 and "addresses_formatted" not in laid.json()["result"]
+        assert "layouts 'crm' not applied" in laid.headers[NOTE_HEADER]
+        key = laid.json()["result"]["global_address_key"]
+        fmt = httpx.post(served.url + f"/address/format/v1/{key}", json={"layouts": ["crm"]}, timeout=60)
+        assert fmt.status_code == 200 and fmt.json()["result"]["address"]["address_line_1"]
+        assert "layouts 'crm' not applied" in fmt.headers[NOTE_HEADER]
+        plain = httpx.post(served.url + f"/address/format/v1/{key}", json={}, timeout=60)
+        assert NOTE_HEADER not in plain.headers
 
 
 # -- Multiple matches guesses no postal code ---------------------------------------------------------------------

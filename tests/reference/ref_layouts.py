@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import struct
@@ -23,6 +24,21 @@ NAD_HEADER = [
 
 _SUFFIX_WORDS = {"AVE": "Avenue", "AV": "Avenue", "ST": "Street", "CT": "Court", "DR": "Drive", "WAY": "Way",
                  "RD": "Road", "LN": "Lane", "PL": "Place", "BLVD": "Boulevard", "CIR": "Circle"}
+
+
+# The OpenAddresses CSV header, as bytes (hostile files are written as bytes).
+OA_HEADER = b"LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID\n"
+
+
+def gz_repeating(path: Path, block: bytes, times: int) -> Path:
+    """A gzip file of the OpenAddresses header and `times` members, each `block` compressed: `times * len(block)`
+    bytes of text, small on disk (hostile inputs of `reference add`; also used by benchmarks/bench_hostile.py)."""
+    member = gzip.compress(block, 9)
+    with open(path, "wb") as f:
+        f.write(gzip.compress(OA_HEADER))
+        for _ in range(times):
+            f.write(member)
+    return path
 
 
 def read_rows(shared_dir: Path, name: str) -> list[dict[str, str]]:

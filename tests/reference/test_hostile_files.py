@@ -5,7 +5,6 @@ small on disk (gzip members repeat, so 2 MB expand to 2 GiB) and refused long be
 
 from __future__ import annotations
 
-import gzip
 import os
 import signal
 import subprocess
@@ -15,23 +14,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from ref_layouts import oa_csv_text
+from ref_layouts import OA_HEADER, gz_repeating, oa_csv_text
 
 from dqkit import reference
 from dqkit._files import write_text
 from dqkit.contract.errors import InputError
-
-HEADER = b"LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID\n"
-
-
-def _gz_repeating(path: Path, block: bytes, times: int) -> Path:
-    """A gzip file of `times` members, each `block` compressed: `times * len(block)` bytes of text, small on disk."""
-    member = gzip.compress(block, 9)
-    with open(path, "wb") as f:
-        f.write(gzip.compress(HEADER))
-        for _ in range(times):
-            f.write(member)
-    return path
 
 
 def _no_leftovers(refdir: Path) -> None:
@@ -46,7 +33,7 @@ def _no_leftovers(refdir: Path) -> None:
 ])
 def test_gzip_bombs_are_refused_naming_the_file(tmp_path: Path, refdir: Path, kind: str, message: str) -> None:
     block = {"one_line": b"a" * (1 << 20), "newlines": b"\n" * (1 << 20), "short_rows": b"1,2,3,\n" * (1 << 18)}
-    path = _gz_repeating(tmp_path / f"{kind}.csv.gz", block[kind], 2048)  # 2 GiB of text
+    path = gz_repeating(tmp_path / f"{kind}.csv.gz", block[kind], 2048)  # 2 GiB of text
     assert path.stat().st_size < 6_000_000
     with pytest.raises(InputError, match=message):
         reference.add(path, region="CA", progress=False)
@@ -56,7 +43,7 @@ def test_gzip_bombs_are_refused_naming_the_file(tmp_path: Path, refdir: Path, ki
 def test_a_zip_bomb_is_refused_before_it_is_read(tmp_path: Path, refdir: Path) -> None:
     path = tmp_path / "bundle.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf, zf.open("us/ca/alameda.csv", "w") as f:
-        f.write(HEADER)
+        f.write(OA_HEADER)
         for _ in range(32):
             f.write(b"a" * (1 << 20))
     assert path.stat().st_size < 200_000
@@ -126,10 +113,10 @@ def test_index_build_reads_files_within_the_same_bounds(tmp_path: Path) -> None:
     from dqkit.engines.address_index import build_index
 
     (tmp_path / "us" / "ca").mkdir(parents=True)
-    line = _gz_repeating(tmp_path / "us" / "ca" / "line.csv.gz", b"a" * (1 << 20), 2048)
+    line = gz_repeating(tmp_path / "us" / "ca" / "line.csv.gz", b"a" * (1 << 20), 2048)
     with pytest.raises(InputError, match=r"line\.csv\.gz, line 2: longer than 1,048,576 characters"):
         build_index([line], tmp_path / "x.dqidx")
-    newlines = _gz_repeating(tmp_path / "us" / "ca" / "nl.csv.gz", b"\n" * (1 << 20), 2048)
+    newlines = gz_repeating(tmp_path / "us" / "ca" / "nl.csv.gz", b"\n" * (1 << 20), 2048)
     with pytest.raises(InputError, match=r"nl\.csv\.gz, line 100,001: 100,000 empty lines in a row"):
         build_index([newlines], tmp_path / "x.dqidx")
     assert not (tmp_path / "x.dqidx").exists()

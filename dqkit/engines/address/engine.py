@@ -32,6 +32,7 @@ from dqkit.contract.address import (
     SuggestionsFormatRequest,
     SuggestionsFormatResponse,
     ValidateResponse,
+    layouts_note,
 )
 from dqkit.contract.address_components import NO_ADD_ONS, AddOns, AddressComponents
 from dqkit.contract.errors import BadRequestError, NotFoundError
@@ -169,6 +170,7 @@ class AddressEngine:
         check_search_text(request.text)
         ds = self._dataset(request.country_iso, request.datasets)
         result, note = self._validator.validate(ds, request, self.reference.id, self.reference.covers_completely)
+        note = "; ".join(n for n in (note, layouts_note(request.layouts)) if n)
         out = ValidateResponse(result)
         if note:
             out.set_note(note)
