@@ -47,8 +47,8 @@ def place_only(text: str) -> Place | None:
 
     toks = [t for t in _SPLIT.split(text.upper().replace(".", " ")) if t]
     toks = _without_country(toks)
-    if not toks or len(toks) > 8:
-        return None
+    if not toks or len(toks) > 8 or any(c.isdigit() for t in toks[:-1] for c in t):
+        return None  # a number before the last word is a house number or a unit: an address, not a place
     zip5 = ""
     m = _ZIP.match(toks[-1])
     if m:

@@ -79,10 +79,10 @@ def parse_query(text: str) -> Query:
         t = toks[i]
         last = i == n - 1
         complete = not (last and ends_open)
-        designator = not _state_not_unit(toks, i) and \
+        designator = not q.unit and \
             (is_unit_designator(t) or (t in _GB_UNIT_WORDS and i == 0)
-                      or (seen_word and i + 1 < n and _designator_slip(t, toks[i + 1]))) and \
-            UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not q.unit
+             or (seen_word and i + 1 < n and _designator_slip(t, toks[i + 1]))) and \
+            UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not _state_not_unit(toks, i)
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
                 q.unit_desig = _designator(t)
