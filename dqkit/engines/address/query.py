@@ -33,7 +33,12 @@ class Word:
     complete: bool
     forms: tuple[str, ...]
     maybe_unit: bool = False  # a short value right after the street: a unit when it matches no word
-    fixes: tuple[str, ...] = ()  # what the word may be a slip of (a suffix, a direction, an ordinal, a swap)
+
+    @property
+    def fixes(self) -> tuple[str, ...]:
+        """What the word may be a slip of (a suffix, a direction, an ordinal, a swap); read only for a word no
+        street has, so worked out only then (most words of most queries are found as typed)."""
+        return word_fixes(self.text) if self.complete else ()
 
 
 @dataclass(slots=True)
@@ -116,8 +121,7 @@ def parse_query(text: str) -> Query:
         maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
         if len(q.words) >= MAX_WORDS:
             break
-        q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit,
-                            word_fixes(t) if complete else ()))
+        q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit))
         seen_word = True
         i += 1
     # A unit value typed before the number ("FLAT 4, 10 Downing St") is handled above; a number typed after
