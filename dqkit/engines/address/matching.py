@@ -129,7 +129,7 @@ class Matcher:
         fuzzy_ids: list[int] = []
         if fuzzy or (not exact_ids and plo == phi):
             fuzzy_ids = [i for i in self.fuzzy_ids(w) if i not in exact_ids]
-        if w.fixes and not exact_ids and plo == phi:
+        if not exact_ids and plo == phi and w.fixes:
             # a word no street has, one slip from a suffix, direction, ordinal or short name ("AEV", "24HT",
             # "ELE"): it reaches the streets it may mean, as a typo does (evidence.py decides)
             fuzzy_ids += [i for f in w.fixes if (i := tk.find(f)) >= 0 and i not in fuzzy_ids]
