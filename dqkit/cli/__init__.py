@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from dqkit._version import __version__
@@ -66,9 +66,9 @@ def _quiet_broken_pipe() -> int:
     return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
 
 
-def _plain_warnings(command: str) -> None:
-    """dqkit's own warnings (no reference installed, a column not found) said in one line, as the errors are,
-    not with the file and source line of the script that raised them."""
+def _plain_warnings(command: str) -> Callable[..., None]:
+    """A `warnings.showwarning` that says dqkit's own warnings (no reference installed, a column not found) in one
+    line, as the errors are, not with the file and source line of the script that raised them."""
     shown = warnings.showwarning
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -78,7 +78,7 @@ def _plain_warnings(command: str) -> None:
         else:
             shown(message, category, filename, lineno, file, line)
 
-    warnings.showwarning = show
+    return show
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -89,20 +89,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from dqkit.contract.errors import DqkitError
 
-    _plain_warnings(str(args.command))
-    try:
-        code = int(args.handler(args) or 0)
-        sys.stdout.flush()
-        return code
-    except BrokenPipeError:
-        return _quiet_broken_pipe()
-    except DqkitError as exc:  # before OSError: an OutputError is both, and is said in one line
-        print(f"dqkit {args.command}: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        if exc.errno == errno.EPIPE:
+    with warnings.catch_warnings():  # the one-line form for this command only, restored after it
+        warnings.showwarning = _plain_warnings(str(args.command))
+        try:
+            code = int(args.handler(args) or 0)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:
             return _quiet_broken_pipe()
-        raise
-    except KeyboardInterrupt:
-        print(f"dqkit {args.command}: interrupted", file=sys.stderr)
-        return 130
+        except DqkitError as exc:  # before OSError: an OutputError is both, and is said in one line
+            print(f"dqkit {args.command}: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                return _quiet_broken_pipe()
+            raise
+        except KeyboardInterrupt:
+            print(f"dqkit {args.command}: interrupted", file=sys.stderr)
+            return 130

@@ -30,9 +30,10 @@ def register(sub: Any) -> None:
     b.add_argument("-o", "--out", default="reference.dqidx", help="index file to write (default: %(default)s)")
     b.add_argument("--country", help="two-letter country code of every file (overrides the paths)")
     b.add_argument("--synthetic", action="store_true", help="mark the datasets as synthetic (demo data)")
-    b.add_argument("--keep-every-row", dest="clean", action="store_false",
+    b.add_argument("--keep-every-row", dest="clean", action="store_false", default=None,
                    help="keep the rows that are dropped by default (no postcode, no or impossible coordinates, "
-                        "placeholder streets such as FAKE ST or ANYTOWN, exact duplicates); only for test data")
+                        "placeholder streets such as FAKE ST or ANYTOWN, exact duplicates; --synthetic data is "
+                        "kept whole); only for test data")
     b.set_defaults(handler=run_build)
     i = isub.add_parser("info", help="print the datasets, sizes and build id of an index",
                         description="Print what an index file holds: its datasets (country, number of addresses "

@@ -63,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--reference picks the local engine's data; a service answers from its own")
     df = read_table(args.input)
     mapping = {k: v for k, v in parse_map(args.map).items()} or None
-    names = (*addresses.VALIDATE_NAMES, *addresses.COMPONENT_NAMES) if args.components else addresses.VALIDATE_NAMES
-    fields = addresses.address_fields(df.columns, mapping, addresses.PREFIX, names)
+    fields = addresses.validate_fields(df.columns, mapping, components=args.components)
     print("columns read:\n" + describe_lead_columns(fields), file=sys.stderr)  # what a wrong guess would show
     out = addresses.validate(df, backend=service, mapping=mapping, country=args.country,
                              reference=None if service is not None else args.reference,

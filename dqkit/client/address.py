@@ -148,7 +148,7 @@ class AsyncAddressClient:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ProtocolError(f"{method} {path}: not a {model.__name__}: {exc} (Reference-Id {ref})") from None
         note = resp.headers.get(NOTE_HEADER.lower())
-        if note and isinstance(answer, ValidateResponse):  # dqkit's note rides beside the published answer
+        if note and isinstance(answer, Answer):  # dqkit's note rides beside the published answer
             answer.set_note(note_from_header(note))
         return answer
 

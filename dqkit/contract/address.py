@@ -147,6 +147,15 @@ class Answer(msgspec.Struct, dict=True):
         found = unknown_members(self.raw, msgspec.to_builtins(self))
         return found if isinstance(found, dict) else {}
 
+    @property
+    def note(self) -> str:
+        """dqkit's word on what this answer did not check or had to change ("" when nothing): "unit APT 5 not
+        checked: ...". The published shapes allow no extra member, so over HTTP it travels in `X-Dqkit-Note`."""
+        return str(self.__dict__.get("_note", ""))
+
+    def set_note(self, text: str) -> None:
+        self.__dict__["_note"] = text
+
 
 class Components(msgspec.Struct, omit_defaults=True):
     """The search terms: `unspecified` holds the free text (seed 2.1); `names` and `locality` are published too."""
@@ -374,13 +383,6 @@ class ValidateResponse(Answer, omit_defaults=True):
     metadata: AddressMetadata | None = None
     enrichment: Enrichment | None = None
 
-    @property
-    def note(self) -> str:
-        """What to know before trusting this answer ("" when nothing): "unit APT 5 not checked: ..."."""
-        return str(self.__dict__.get("_note", ""))
-
-    def set_note(self, text: str) -> None:
-        self.__dict__["_note"] = text
 
 
 def layouts_note(layouts: Sequence[str] | None) -> str:
@@ -397,7 +399,7 @@ class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Body of POST format: layouts by name and the layout format; `attributes` asks for enrichment datasets.
 
     dqkit knows the default layout only; other layout names are accepted, the default is returned, and the
-    server says so in `X-Dqkit-Note` (`layouts_note`).
+    answer's note says so (`layouts_note`; `X-Dqkit-Note` over HTTP).
     """
 
     layouts: list[str] = []

@@ -260,6 +260,16 @@ def address_fields(columns: Iterable[object], mapping: Mapping[str, str] | None,
     return resolve_address_columns([c for c in columns if str(c) not in results], mapping)
 
 
+def validate_fields(columns: Iterable[object], mapping: Mapping[str, str] | None, prefix: str = PREFIX,
+                    components: bool = False) -> dict[str, str]:
+    """Address field -> input column as `validate` reads them (`dqkit validate` prints it before running)."""
+    return address_fields(columns, mapping, prefix, _validate_names(components))
+
+
+def _validate_names(components: bool) -> tuple[str, ...]:
+    return (*VALIDATE_NAMES, *COMPONENT_NAMES) if components else VALIDATE_NAMES
+
+
 def check_top(top: object) -> int:
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 25:
         raise InputError(f"top must be a whole number from 1 to 25, not {top!r}")
@@ -294,8 +304,8 @@ def validate(
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     be = _backend(backend, reference)
-    names = (*VALIDATE_NAMES, *COMPONENT_NAMES) if components else VALIDATE_NAMES
-    fields = address_fields(df.columns, mapping, prefix, names)
+    names = _validate_names(components)
+    fields = validate_fields(df.columns, mapping, prefix, components)
     country = _check_country(country)
     native = getattr(be, "validate_many", None)
     if bulk:

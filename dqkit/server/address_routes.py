@@ -38,6 +38,7 @@ from dqkit.contract.address import (
     MAX_SUGGESTIONS,
     NOTE_HEADER,
     SEARCH_REQUIRED,
+    Answer,
     DatasetsCountry,
     DatasetsResponse,
     FormatRequest,
@@ -47,7 +48,6 @@ from dqkit.contract.address import (
     SearchType,
     Suggestion,
     SuggestionsFormatRequest,
-    layouts_note,
     note_to_header,
 )
 from dqkit.contract.address_components import AddOns
@@ -83,6 +83,15 @@ class StepInRequest(msgspec.Struct, kw_only=True):
 
 def _json(obj: Any, status: int = 200) -> Response:
     return Response(_encoder.encode(obj), status_code=status, media_type="application/json")
+
+
+def _noted(answer: Answer) -> Response:
+    """The answer as JSON, with its note (`Answer.note`) in `X-Dqkit-Note`: the published result allows no
+    extra member, so the note travels beside it."""
+    out = _json(answer)
+    if answer.note:
+        out.headers[NOTE_HEADER] = note_to_header(answer.note)
+    return out
 
 
 def _error(exc: ServiceError, request: Request) -> Response:
@@ -237,10 +246,7 @@ class AddressRoutes:
         req = self._search_request(await request.body())
         answer = await run_engine(self.engines.address.validate, req, add)
         absolute_urls(answer.result.suggestions, public_base(request, self.engines.config))
-        out = _json(answer)
-        if answer.note:  # the published result allows no extra member: the note travels beside it
-            out.headers[NOTE_HEADER] = note_to_header(answer.note)
-        return out
+        return _noted(answer)
 
     async def refine(self, request: Request) -> Any:
         key = _path_key(request)
@@ -255,13 +261,7 @@ class AddressRoutes:
         fmt: FormatRequest | None = None
         if request.method == "POST":
             fmt = _decode(await request.body(), FormatRequest, empty_ok=True)
-        answer = await run_engine(self.engines.address.format, key, fmt, add)
-        note = layouts_note(fmt.layouts if fmt is not None else None)
-        if not note:
-            return answer
-        out = _json(answer)
-        out.headers[NOTE_HEADER] = note_to_header(note)
-        return out
+        return _noted(await run_engine(self.engines.address.format, key, fmt, add))
 
     async def suggestions_format(self, request: Request) -> Any:
         add = add_ons(request, enrichment=False)

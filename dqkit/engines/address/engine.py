@@ -237,6 +237,9 @@ class AddressEngine:
         out = FormatResponse(result)
         if add:
             result.components, out.metadata, out.enrichment = add_ons_for(ds.iso2, row, add)
+        note = layouts_note(request.layouts if request is not None else None)
+        if note:
+            out.set_note(note)
         return out
 
     def add_ons(self, key: str, add: AddOns) -> tuple[Any, Any, Any]:

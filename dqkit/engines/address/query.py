@@ -22,7 +22,6 @@ _ORDINAL: Final = re.compile(r"^\d+(ST|ND|RD|TH)$")
 _UNIT_VALUE: Final = re.compile(r"^(\d{1,4}[A-Z]?|[A-Z]\d{0,3}|\d{1,4}-?[A-Z])$")
 _GB_UNIT_WORDS: Final = frozenset({"FLAT"})
 _STATE_DESIGNATORS: Final = frozenset({"FL", "AP"})  # Publication 28 unit designators that are also state codes
-_ZIP: Final = re.compile(r"^\d{5}(-?\d{4})?$")
 
 
 @dataclass(slots=True)
@@ -101,7 +100,7 @@ def parse_query(text: str) -> Query:
                 q.unit_marker = True
                 i += 1
                 continue
-        if not q.number and not seen_word and len(t) == 5 and t.isdigit() and complete and i + 2 < n and \
+        if not q.number and not seen_word and _zip5(t) and complete and i + 2 < n and \
                 toks[i + 1].isdigit() and not toks[i + 2][:1].isdigit() and not q.words:
             q.words.append(Word(t, True, (t,)))  # a ZIP typed first ("02139 77 massachusetts"): the number follows
             i += 1
@@ -114,11 +113,11 @@ def parse_query(text: str) -> Query:
             q.number_complete = complete if took == 1 else not (i + took == n and ends_open)
             i += took
             continue
-        if seen_word and q.words and _ZIP.match(q.words[-1].text) and t.isdigit() and \
+        if seen_word and q.words and _zip5(q.words[-1].text) and t.isdigit() and \
                 (len(t) == 4 or (not complete and len(t) < 4)):
             i += 1  # the ZIP+4 add-on ("95112-1234"): the reference holds 5-digit ZIPs, and it is never a unit
             continue
-        maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not (t.isdigit() and len(t) == 5))
+        maybe_unit = bool(seen_word and not q.unit and _UNIT_VALUE.match(t) and not _zip5(t))
         if len(q.words) >= MAX_WORDS:
             break
         q.words.append(Word(t, complete, query_word_forms(t) if complete else (t,), maybe_unit))
@@ -130,12 +129,17 @@ def parse_query(text: str) -> Query:
 
 
 
+def _zip5(t: str) -> bool:
+    """A five-digit token: a ZIP (a ZIP+4 is two tokens, "95112" and "1234")."""
+    return len(t) == 5 and t.isdigit()
+
+
 def _state_not_unit(toks: list[str], i: int) -> bool:
     """FL (floor) and AP are also state codes: before a ZIP ("Tampa FL 33647") or as the last word ("Tampa FL")
     they are the state, never a unit "FL 33647"."""
     if toks[i] not in _STATE_DESIGNATORS or i == 0:
         return False
-    return i + 1 == len(toks) or bool(_ZIP.match(toks[i + 1]))
+    return i + 1 == len(toks) or _zip5(toks[i + 1])
 
 
 @lru_cache(maxsize=65536)
