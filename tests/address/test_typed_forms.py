@@ -92,7 +92,7 @@ def test_a_slipped_unit_designator_is_the_unit(engine: AddressEngine) -> None:
 @pytest.mark.parametrize(("lines", "org_line"), [
     (("Acme Inc, 3780 Webster St, Oakland, CA 94609",), "Acme Inc"),
     (("Attn: Accounts Payable, 3780 Webster St, Oakland, CA 94609",), "Attn: Accounts Payable"),
-    (("c/o Jane Smith", "3780 Webster St", "Oakland, CA 94609"), "C/o Jane Smith"),
+    (("c/o Jane Smith", "3780 Webster St", "Oakland, CA 94609"), "C/O Jane Smith"),
     (("3780 Webster St", "ATTN: Billing", "Oakland CA 94609"), "Attn: Billing"),
     (("Bay Area Plumbing 3780 Webster St, Oakland, CA 94609",), "Bay Area Plumbing"),
 ])

@@ -90,7 +90,7 @@ def _case(text: str, upper: bool) -> str:
     return text.upper() if upper else mixed_case(text)
 
 
-_KEEP_UPPER: Final = frozenset({"N", "S", "E", "W", "NE", "NW", "SE", "SW", "PO", "II", "III", "IV", "US"})
+_KEEP_UPPER: Final = frozenset({"N", "S", "E", "W", "NE", "NW", "SE", "SW", "PO", "II", "III", "IV", "US", "C/O"})
 _ORDINAL: Final = re.compile(r"^(\d+)(ST|ND|RD|TH)$", re.IGNORECASE)
 
 
