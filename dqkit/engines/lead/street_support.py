@@ -24,6 +24,7 @@ import msgspec
 
 from dqkit.engines import zipdata
 from dqkit.engines.address.evidence import street_evidence
+from dqkit.engines.address.firm_lines import set_aside
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address_index.store import StreetRow
 from dqkit.engines.lead.local_fields import unproven_not_found
@@ -99,9 +100,10 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
 
 def _delivery_line(inp: AddressInput) -> str:
     """The part of STREET1 / STREET2 that holds the street, as the standardizer picks it: the first
-    comma-separated segment with a house number and a street name (a firm, "ATTN ..." or a suite line beside it
-    is no word of the street)."""
-    segments = [seg.strip() for f in (inp.street1, inp.street2) for seg in f.split(",") if seg.strip()]
+    comma-separated segment with a house number and a street name. A firm, "ATTN ..." or "c/o" line, beside it or
+    in front of it in the same field ("Attn: Billing 34260 Cronin Ter"), is set aside by the address engine's own
+    rule (`firm_lines.set_aside`), and a suite line is no word of the street."""
+    segments, _ = set_aside([seg.strip() for f in (inp.street1, inp.street2) for seg in f.split(",") if seg.strip()])
     for seg in segments:
         s = parse_street(seg)
         if s.number and s.name:
