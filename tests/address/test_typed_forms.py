@@ -63,6 +63,7 @@ def line1(r: ValidationResult) -> str:
     ("3 Creek oLop, San Jose, CA 95112", "3 Creek Loop"),
     ("408 Norht 1st Street, San Jose, CA 95112", "408 N 1st St"),  # a direction
     ("1207 24ht Ave, Oakland, CA 94601", "1207 24th Ave"),  # an ordinal: digits kept, letters forgiven
+    ("1207 2T4h Ave, Oakland, CA 94601", "1207 24th Ave"),  # a digit swapped with a letter of the ordinal
     ("500 11st St, Oakland, CA 94607", "500 11th St"),
     ("404 Ele St, Oakland, CA 94610", "404 Lee St"),  # a swap in a three-letter name, the locality agrees
 ])
@@ -195,6 +196,8 @@ def test_readings() -> None:
     assert (ordinal_typo("24HT"), ordinal_typo("1TS"), ordinal_typo("11ST"), ordinal_typo("4TH")) == (
         "24TH", "1ST", "11TH", "")
     assert ordinal_typo("4B") == ""  # a number and a letter, not an ordinal
+    # the last digit swapped with the first letter: the digits kept in order, the letters must fit the number
+    assert (ordinal_typo("1T4H"), ordinal_typo("2N2D"), ordinal_typo("1T4S")) == ("14TH", "22ND", "")
     assert number_forms("2653.5") == ("2653.5", "2653 1/2", "2653-1/2", "26531/2")
     assert set(number_forms("2653-A")) == {"2653-A", "2653A", "2653 A"}
     q = parse_query("123-45 Main St ")

@@ -26,6 +26,7 @@ UNIT: Final = "unit"
 _TABLES: Final[tuple[tuple[str, Mapping[str, str]], ...]] = (
     (SUFFIX, SUFFIXES), (DIRECTION, DIRECTIONALS), (UNIT, UNITS))
 _ORDINAL_LIKE: Final = re.compile(r"^(\d+)([A-Z]{1,3})$")
+_DIGIT_LETTER_SWAP: Final = re.compile(r"^(\d+)([A-Z])(\d)([A-Z])$")
 _ORDINAL_LETTERS: Final = frozenset("STNDRH")
 
 
@@ -87,7 +88,12 @@ def _ordinal_letters(n: int) -> str:
 @lru_cache(maxsize=8192)
 def ordinal_typo(word: str) -> str:
     """The ordinal `word` was meant to be when its letters are a slip ("24HT" -> "24TH", "11ST" -> "11TH",
-    "1TS" -> "1ST"), else "". Only the two letters are forgiven, never a digit."""
+    "1TS" -> "1ST"; the last digit swapped with the first letter: "1T4H" -> "14TH"), else "". Only the two
+    letters are forgiven, never a digit."""
+    swapped = _DIGIT_LETTER_SWAP.match(word)
+    if swapped is not None:  # the digits are all there, in order: only the swap is undone, the letters must fit
+        d, a, last, b = swapped.groups()
+        return d + last + a + b if _ordinal_letters(int(d + last)) == a + b else ""
     m = _ORDINAL_LIKE.match(word)
     if m is None or not set(m.group(2)) <= _ORDINAL_LETTERS:
         return ""
