@@ -36,6 +36,7 @@ ROWS = [
     (58, "PLAZA RD", "", "TAMPA", "FL", "33647"),
     (2754, "SOMERSET PARK CIR", "2754", "SAN JOSE", "CA", "95132"),  # county rows that repeat the number as unit
     ("800-227", "S ABEL ST", "227", "MILPITAS", "CA", "95035"),
+    (36919, "2ND ST", "", "FREMONT", "CA", "94536"),
 ]
 
 
@@ -64,6 +65,7 @@ def line1(r: ValidationResult) -> str:
     ("408 Norht 1st Street, San Jose, CA 95112", "408 N 1st St"),  # a direction
     ("1207 24ht Ave, Oakland, CA 94601", "1207 24th Ave"),  # an ordinal: digits kept, letters forgiven
     ("1207 2T4h Ave, Oakland, CA 94601", "1207 24th Ave"),  # a digit swapped with a letter of the ordinal
+    ("36919 Secnod St, Fremont, CA 94536", "36919 2nd St"),  # a slip in a numbered street written out
     ("500 11st St, Oakland, CA 94607", "500 11th St"),
     ("404 Ele St, Oakland, CA 94610", "404 Lee St"),  # a swap in a three-letter name, the locality agrees
 ])

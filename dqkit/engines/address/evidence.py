@@ -207,9 +207,12 @@ def _classify(w: Word, facts: _Facts, used: list[bool], extra_used: list[bool], 
     typo_j, typo_d = -1, 99
     for j, t in enumerate(name_toks):
         if not used[j]:
-            d = _typo_distance(w.text, t)
-            if 0 <= d < typo_d:
-                typo_j, typo_d = j, d
+            # a numbered street is also indexed spelled out ("2ND" as SECOND): a slip of that spelling is a typo
+            # of this word too ("Secnod St"), as search found it
+            for form in street_word_forms(t) if t[:1].isdigit() else (t,):
+                d = _typo_distance(w.text, form)
+                if 0 <= d < typo_d:
+                    typo_j, typo_d = j, d
     if typo_j >= 0:
         used[typo_j] = True
         return _NAME, typo_d
