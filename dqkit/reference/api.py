@@ -24,7 +24,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         state: str | None = None, county: str | None = None,
         bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
         endpoint: str | None = None, progress: bool | None = None, command: str = "", replace: bool = False,
-        append: bool = False, partial: bool = False) -> list[Manifest]:
+        append: bool = False, partial: bool = False, complete: bool = False) -> list[Manifest]:
     """Import address data as installed references (one per source and region) and return their manifests.
 
     inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
@@ -37,7 +37,11 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     replace: build an installed reference of that id anew (without it, an installed id is refused);
     append:  add these rows to the installed reference of that id (rebuilt from its index and the new rows);
     partial: the inputs are extracts (a sample, a box): no area counts as covered completely, so a street they
-             lack is "not checked", never "not found". OpenAddresses county files otherwise cover their county.
+             lack is "not checked", never "not found".
+    complete: the user vouches that the inputs hold every street of every ZIP they hold (then a street they lack
+             there is "not found"). Without it or `partial`, coverage comes from the data (`coverage`): a county
+             source of a kind published whole (OpenAddresses, NAD) covers the ZIPs of its county whose rows
+             look whole; a sample or a slice covers nothing.
 
     Rows with no postcode, no or impossible coordinates, placeholder streets (FAKE ST, ANYTOWN) and exact
     duplicates are dropped and counted (`Manifest.dropped`). A failure leaves the installed references as they
@@ -64,8 +68,12 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
                          "its own reference")
     if replace and append:
         raise InputError("--replace and --append contradict each other: choose one")
+    if partial and complete:
+        raise InputError("--partial and --complete contradict each other: choose one")
     if partial:
         options["partial"] = True
+    if complete:
+        options["complete"] = True
     planned = [(id or _default_id(kind, iso2, reg, group), group) for (iso2, reg), group in groups.items()]
     taken = {m.id for m in store.installed()}
     for ref_id, _ in planned:  # refused before anything is imported, not after the first region
@@ -75,7 +83,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     try:
         for ref_id, group in planned:
             out.append(install(group, ref_id, meta, command=command, options=options, progress=progress,
-                               replace=replace, append=append, partial=partial))
+                               replace=replace, append=append, partial=partial, complete=complete))
     except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
         where = exc.filename or store.references_dir()
         raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "

@@ -57,11 +57,11 @@ def reference_covers(points: PointSource | None, zip5: str) -> bool:
 
 def covers_completely(points: PointSource | None, zip5: str) -> bool:
     """Whether the reference holds every street of this ZIP, so that a street it lacks is "not found". A point
-    source that does not say (a file given as `--reference FILE`, test data) is taken at its word: complete."""
+    source that does not say (a bare index, test data) holds part of it, as a sample does: "not checked"."""
     if not reference_covers(points, zip5):
         return False
     says = getattr(points, "covers_completely", None)
-    return True if says is None else bool(says(zip5))
+    return bool(says(zip5)) if callable(says) else False
 
 
 def unproven_not_found(std: Standardized, points: PointSource | None) -> bool:

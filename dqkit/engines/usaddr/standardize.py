@@ -87,6 +87,7 @@ class Standardized:
     candidates: how many reference points fit when more than one does
     extraneous: the text removed as extraneous (status 44)
     secondary_retained: a unit was given and kept though the reference could not confirm it
+    typed_street: the delivery line as parsed, before the reference corrected anything (`street` after)
     """
 
     address: StandardizedAddress
@@ -102,6 +103,7 @@ class Standardized:
     extraneous: str = ""
     secondary_retained: bool = False
     notes: list[str] = field(default_factory=list)
+    typed_street: Street = field(default_factory=Street)
 
 
 def standardize(address: AddressInput | str, *, points: PointSource | None = None) -> Standardized:
@@ -168,6 +170,7 @@ def _standardize(inp: AddressInput, points: PointSource | None) -> Standardized:
         candidates=m.candidates if m is not None else 0,
         extraneous=" ".join(extraneous),
         secondary_retained=bool(m is not None and "14" in m.codes),
+        typed_street=parsed.street,
     )
 
 
