@@ -18,8 +18,9 @@ not on it), Multiple matches, Verified place (only the locality), No matches, In
 single answers, none otherwise.
 
 What was typed is never replaced by something else unsaid: a typed unit the reference does not list at the building
-stays the typed unit (Premises partial, the listed units as suggestions; with no unit data the building's confidence
-and a note "unit ... not checked"), a typed ZIP the answer does not keep is named in the note, and a typed street the
+stays the typed unit (Premises partial, the listed units as suggestions; with no unit data Premises partial too, the
+typed unit on the address lines and a note "unit ... not checked", so that no filter on confidence counts an
+unchecked unit verified), a typed ZIP the answer does not keep is named in the note, and a typed street the
 reference does not hold is named in the note with the ZIP and the reference it was looked for in. Input that names
 only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 """
@@ -206,6 +207,10 @@ class Validator:
                                      f"({n} unit{'s' if n > 1 else ''} listed)")
         v.retained_unit = typed
         v.unit_note = f"unit {typed} not checked: the reference lists no units at this address"
+        if v.confidence in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED):
+            # the building is verified, the unit is not: a filter on confidence must not count it verified (issue
+            # 29); Premises partial is the vendors' word for "premises found, sub-premises not verified"
+            v.confidence = Confidence.PREMISES_PARTIAL
         return v
 
     # -- the search matcher ------------------------------------------------------------------------------
@@ -600,6 +605,8 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and not row.unit:
                 self._with_unit(ds, address, row.number, row.street.text, v.retained_unit)
+            if v.retained_unit and ds.iso2 == "US":
+                address.postal_code = address.postal_code[:5]  # the building's ZIP+4 is not its unit's
             if conf == Confidence.MULTIPLE_MATCHES:
                 self._shared_locality(address, v.alternatives or [v.item])
         if conf == Confidence.VERIFIED_PLACE and v.item is None:
