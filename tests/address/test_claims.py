@@ -163,3 +163,19 @@ def test_with_no_reference_a_street_and_city_are_answered_as_the_place(typed: st
     assert not r.address.address_line_1  # no street claimed
     none = OpenOnlyEngine(quiet=True).validate(SearchRequest.of("5770 Balboa Dr, Zzyzxville CA")).result
     assert none.confidence == Confidence.NO_MATCHES
+
+
+def test_a_city_spelled_like_a_unit_is_the_city(tmp_path: Path) -> None:
+    """"Tutor Key, KY": KEY is a Publication 28 unit designator; with KY after it, it read as unit "KEY KY" (a note
+    "unit KEY KY not checked" on the start commit; with unchecked units now Premises partial, it would have cost the
+    verified answer: found on the 1M-address synthetic reference of bench_scale)."""
+    rows = [("-82.95", "37.45", "2426", "LAKE DR", "", "TUTOR KEY", "41263", "k-1", "")]
+    path = tmp_path / "ky.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(HEADER)
+        for lon, lat, num, street, unit, city, pc, rid, zip4 in rows:
+            w.writerow([lon, lat, num, street, unit, city, "", "KY", pc, rid, zip4])
+    engine = AddressEngine.from_files([path], out=tmp_path / "ky.idx")
+    got = engine.validate(SearchRequest.of("2426 lake dr, tutor key, ky 41263"))
+    assert got.result.confidence == Confidence.VERIFIED_MATCH and "unit" not in got.note, (got.result, got.note)

@@ -177,11 +177,19 @@ class Validator:
                 toks.remove(t)
         return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
 
+    def _unit_is_place(self, v: Verdict, q: Query) -> bool:
+        """Whether the "unit" read from the text is the answer's own city and state ("Tutor Key, KY": KEY is a
+        Publication 28 designator, KY the state), not a unit that was typed."""
+        assert v.item is not None
+        s = self.ix.street(v.item.street)
+        place = {*tokens(s.city), *tokens(s.region), *tokens(s.postcode)}
+        return bool(q.unit_desig) and q.unit_desig.upper() in place and all(t in place for t in tokens(q.unit))
+
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
         """A typed unit is one the reference lists at the building, or it is kept as typed: never another one."""
         if not q.unit or v.item is None or v.item.kind == RANGE or v.confidence not in _BUILDING_CLAIMS:
             return v
-        if self._unit_typed(v, q):
+        if self._unit_typed(v, q) or self._unit_is_place(v, q):
             return v
         ix = self.ix
         typed = " ".join(p for p in (q.unit_desig, q.unit) if p)
