@@ -90,7 +90,7 @@ def test_unit_designators_read_as_the_published_forms(oa_engine: AddressEngine, 
 def test_a_unit_where_the_reference_lists_none_is_kept_and_said_unchecked(oa_engine: AddressEngine) -> None:
     got = answer(oa_engine, "2653 Meridian Ave Apt 5, San Jose, CA 95124")
     r = got.result
-    assert r.confidence == Confidence.VERIFIED_MATCH  # the building's own confidence
+    assert r.confidence == Confidence.PREMISES_PARTIAL  # the building, not the unit (issue 29: was Verified match)
     assert r.address is not None and r.address.address_line_1 == "2653 Meridian Ave Apt 5"
     assert got.note.startswith("unit APT 5 not checked")
 
