@@ -4,15 +4,20 @@ Streets (one per street name, locality and postcode) are the unit of text search
 street sorted by house number, so a house number is a binary search inside a street. Everything is sorted:
 strings by text (an id is a rank), streets by dataset, postcode and name (a postcode's streets are contiguous),
 addresses by street, number and unit (a building's units are contiguous).
+
+This module holds the in-memory build of one run of records (`_Columns` -> `_finish`); `external` cuts an input
+larger than the memory budget into such runs, builds them on every core and merges them (`merge`), so a national
+reference builds in bounded memory. Inputs that fit in one run are built here directly, as they always were.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import uuid
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -22,8 +27,8 @@ import numpy.typing as npt
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.address_index.container import write_container
-from dqkit.engines.address_index.countries import country, dataset_id
-from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, Hygiene
+from dqkit.engines.address_index.countries import dataset_id
+from dqkit.engines.address_index.hygiene import Hygiene
 from dqkit.engines.address_index.reader import (
     NUMINT_MAX,
     Record,
@@ -34,13 +39,19 @@ from dqkit.engines.address_index.reader import (
     source_of,
 )
 from dqkit.engines.address_index.strings import pack_strings
-from dqkit.engines.address_index.tokens import street_word_forms, tokens
+from dqkit.engines.address_index.words import (  # noqa: F401 - FIELD_*, *_tokens: re-exported (matcher, tests)
+    FIELD_LOCALITY,
+    FIELD_STREET,
+    locality_tokens,
+    number_index,
+    street_tokens,
+    word_arrays,
+)
 
 FORMAT_VERSION: Final = 1
 KIND: Final = "dqkit-reference-index"
 _UNIT_DIGITS: Final = re.compile(r"\d+")
-FIELD_STREET: Final = 1
-FIELD_LOCALITY: Final = 2
+PART_MARK: Final = "\x00"  # an iso2 starting with it is no record: the records after it are of part int(iso2[1:])
 
 
 @dataclass
@@ -54,6 +65,10 @@ class BuildReport:
     files: list[str] = field(default_factory=list)
     duplicates: int = 0  # exact duplicate rows dropped (only when the build was asked to)
     dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
+    runs: int = 1  # runs of records built apart and merged (1: the whole input fitted in memory)
+    temp_bytes: int = 0  # the most temporary disk the build used at once (runs and merge)
+    shadowed: int = 0  # rows kept aside as duplicates of another source's points (see `merge`)
+    postcodes: set[tuple[str, str]] = field(default_factory=set, repr=False)  # (region, postcode) of rows kept
 
 
 class _Interner:
@@ -77,32 +92,6 @@ class _Interner:
         return [strings[i] for i in order], rank
 
 
-def locality_tokens(iso2: str, city: str, region: str, postcode: str) -> list[str]:
-    """Tokens of a street's locality: city words, region code and name, postcode (whole and in parts)."""
-    out = tokens(city)
-    if region:
-        out.append(region)
-        name = country(iso2).regions.get(region, "")
-        if iso2 == "US" and not name:
-            from dqkit.contract.us_states import STATES
-
-            name = STATES.get(region, "")
-        out += tokens(name)
-    if postcode:
-        parts = postcode.split()
-        out.append("".join(parts))
-        if len(parts) > 1:
-            out += parts
-    return out
-
-
-def street_tokens(street_text: str) -> list[str]:
-    out: list[str] = []
-    for w in tokens(street_text):
-        out += street_word_forms(w)
-    return out
-
-
 def build_index(
     files: Sequence[str | Path] | Sequence[SourceFile],
     out: str | Path,
@@ -111,28 +100,42 @@ def build_index(
     synthetic: bool = False,
     progress: Callable[[str], None] | None = None,
     clean: bool | None = None,
+    memory: int | None = None,
+    workers: int | None = None,
+    tmp_dir: str | Path | None = None,
 ) -> BuildReport:
     """Build the index of `files` (OpenAddresses CSV or .csv.gz) into the single file `out`.
 
     `clean` drops the rows `hygiene` says must not be served and exact duplicates, counted in
     `BuildReport.dropped`, as `reference add` does: on by default, so no way of opening a county file
     (`--reference FILE`, `AddressEngine.from_files`, `dqkit index build`) serves its junk rows. Off by default
-    for `synthetic` data (generated, with no junk, built at full speed), and off when asked (`clean=False`)."""
+    for `synthetic` data (generated, with no junk, built at full speed), and off when asked (`clean=False`).
+
+    `memory` (bytes, default `external.DEFAULT_MEMORY`) bounds the build: an input larger than fits is built in
+    runs, on up to `workers` processes (default: the cores, at most 2 per input file), and merged; the runs are
+    written under `tmp_dir` (default: beside `out`). Each file is one part of the index (`ReferenceIndex.parts`)."""
+    from dqkit.engines.address_index.external import build_files
+
     t0 = time.perf_counter()
     sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
     if not sources:
         raise InputError("no reference files given")
-    hygiene = Hygiene() if (not synthetic if clean is None else clean) else None
-    report = _build(_records_of(sources, progress, hygiene), sources, Path(out), synthetic=synthetic, t0=t0,
-                    progress=progress, dedupe=hygiene is not None)
-    if hygiene is not None:
-        report.dropped = {k: v for k, v in ({**hygiene.dropped, REASON_DUPLICATE: report.duplicates}).items() if v}
-    return report
-
-
-def _records_of(sources: Sequence[SourceFile], progress: Callable[[str], None] | None,
-                hygiene: Hygiene | None) -> Iterable[tuple[str, Record]]:
     for src in sources:
+        if not src.path.is_file():
+            raise InputError(f"reference file {src.path} does not exist")
+    return build_files(sources, Path(out), synthetic=synthetic, clean=not synthetic if clean is None else clean,
+                       progress=progress, memory=memory, workers=workers, tmp_dir=tmp_dir, t0=t0)
+
+
+def part_marker(part: int) -> tuple[str, Record]:
+    """The item of a record stream that says "the records after me are of part `part`" (see `build_from_records`)."""
+    return f"{PART_MARK}{part}", _NO_RECORD
+
+
+def records_of_files(sources: Sequence[SourceFile], progress: Callable[[str], None] | None,
+                     hygiene: Hygiene | None, first_part: int = 0) -> Iterator[tuple[str, Record]]:
+    """The records of `sources` in order, each file a part (numbered from `first_part`), through `hygiene`."""
+    for k, src in enumerate(sources):
         if not src.path.is_file():
             raise InputError(f"reference file {src.path} does not exist")
         if progress:
@@ -141,6 +144,7 @@ def _records_of(sources: Sequence[SourceFile], progress: Callable[[str], None] |
         if hygiene is not None:
             hygiene.coordinates = _has_coordinates(src)
             rows = hygiene.keep(src.iso2, rows)
+        yield part_marker(first_part + k)
         for rec in rows:
             yield src.iso2, rec
 
@@ -154,17 +158,24 @@ def _has_coordinates(src: SourceFile) -> bool:
 
 def build_from_records(records: Iterable[tuple[str, Record]], out: str | Path, *,
                        synthetic: bool = False, sources: Sequence[str] = (),
-                       progress: Callable[[str], None] | None = None, dedupe: bool = False) -> BuildReport:
+                       progress: Callable[[str], None] | None = None, dedupe: bool = False,
+                       parts: Sequence[dict[str, Any]] = (), memory: int | None = None,
+                       tmp_dir: str | Path | None = None) -> BuildReport:
     """Build from a stream of (iso2, Record) pairs (readers of other formats, generators, tests).
 
-    The stream is consumed once and never held: 10 million records need about 1.3 GB at the peak.
+    The stream is consumed once and never held: what does not fit in `memory` (bytes, default
+    `external.DEFAULT_MEMORY`) is built in runs under `tmp_dir` (default: beside `out`) and merged.
     `progress` gets a line every million rows and, for builds that large, one per phase. `dedupe` keeps rows
-    equal in every part of the address and in their coordinates once (`BuildReport.duplicates` counts the rest)."""
-    return _build(records, [], Path(out), synthetic=synthetic, t0=time.perf_counter(), names=sources,
-                  progress=progress, dedupe=dedupe)
+    equal in every part of the address and in their coordinates once (`BuildReport.duplicates` counts the rest).
+    `parts` describes the inputs (name, source, date, region) when the stream holds `part_marker` items."""
+    from dqkit.engines.address_index.external import build_stream
+
+    return build_stream(iter(records), Path(out), synthetic=synthetic, names=sources, progress=progress,
+                        dedupe=dedupe, parts=parts, memory=memory, tmp_dir=tmp_dir, t0=time.perf_counter())
 
 
 _NO_UNIT: Final = (0, 0, -1)
+_NO_RECORD: Final = Record("", "", "", "", "", "", "", "", "", "", 0.0, 0.0, "", "", "", "")
 _SID_FLUSH: Final = 1 << 16
 _PROGRESS_ROWS: Final = 1_000_000
 _GATHER_ROWS: Final = 1 << 18
@@ -240,7 +251,7 @@ class _Columns:
     Numbers and units are interned with their integer sort keys once per distinct text.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, part: int = 0, rows_before: int = 0) -> None:
         self.pool = _Interner()
         self.street_ids: dict[tuple[Any, ...], int] = {}
         # per street: ds, predir, name, suffix, postdir, city, region, postcode, text
@@ -253,10 +264,15 @@ class _Columns:
             k: (array("q"), array("i")) for k in ("zip4", "crrt", "dp")}
         self.a_lon, self.a_lat = array("d"), array("d")
         self.sids = _StringColumn()
+        self.part_marks: list[tuple[int, int]] = [(0, part)]  # (first row, part) where the part changes
+        self.rows_before = rows_before  # rows of the stream consumed by earlier runs (for progress lines)
 
-    def consume(self, records: Iterable[tuple[str, Record]], t0: float,
-                progress: Callable[[str], None] | None) -> None:
-        """Append every record (one loop with its lookups bound locally: this is the hot path of a build)."""
+    def consume(self, records: Iterator[tuple[str, Record]], t0: float,
+                progress: Callable[[str], None] | None, limit: int = 0) -> bool:
+        """Append records until the stream ends (True) or `limit` rows are held (False: more may follow).
+
+        One loop with its lookups bound locally: this is the hot path of a build. `part_marker` items switch the
+        part of the rows after them."""
         pool, street_ids, st_cols, ds_codes = self.pool, self.street_ids, self.st_cols, self.ds_codes
         a_street, a_num, a_numint, a_desig, a_unit, a_unitint = (
             self.a_street, self.a_num, self.a_numint, self.a_desig, self.a_unit, self.a_unitint)
@@ -264,11 +280,22 @@ class _Columns:
         a_lon, a_lat, sids = self.a_lon, self.a_lat, self.sids
         num_info: dict[str, tuple[int, int]] = {}
         unit_info: dict[tuple[str, str], tuple[int, int, int]] = {}
+        part_marks = self.part_marks
+        n = len(a_lon)
+        stop = limit or 1 << 62
+        mark = (n // _PROGRESS_ROWS + 1) * _PROGRESS_ROWS if progress is not None else 1 << 62
+        check = min(stop, mark)
         for iso2, r in records:
             (number, predir, name, suffix, postdir, desig, unit, city, region, postcode, lon, lat, sid, zip4, crrt,
              dp) = r
             ds = ds_codes.get(iso2)
             if ds is None:
+                if iso2[:1] == PART_MARK:
+                    if part_marks[-1][0] == n:
+                        part_marks[-1] = (n, int(iso2[1:]))
+                    else:
+                        part_marks.append((n, int(iso2[1:])))
+                    continue
                 ds = ds_codes[iso2] = len(ds_codes)
             key = (ds, predir, name, suffix, postdir, city, region, postcode)
             s = street_ids.get(key)
@@ -307,8 +334,34 @@ class _Columns:
             a_lon.append(lon)
             a_lat.append(lat)
             sids.append(sid)
-            if progress is not None and not len(a_lon) % _PROGRESS_ROWS:
-                progress(f"{len(a_lon):,} rows read ({time.perf_counter() - t0:.0f} s)")
+            n += 1
+            if n >= check:
+                if n >= mark:
+                    assert progress is not None
+                    progress(f"{self.rows_before + n:,} rows read ({time.perf_counter() - t0:.0f} s)")
+                    mark += _PROGRESS_ROWS
+                if n >= stop:
+                    return False
+                check = min(stop, mark)
+        return True
+
+    @property
+    def part(self) -> int:
+        """The part of the last rows (the part a next run starts in)."""
+        return self.part_marks[-1][1]
+
+    def part_column(self) -> npt.NDArray[np.uint16] | None:
+        """Each row's part, None when every row is of one part."""
+        n = len(self.a_lon)
+        marks = [(r, p) for r, p in self.part_marks if r < n] or [(0, self.part_marks[0][1])]
+        if len({p for _, p in marks}) <= 1:
+            return None
+        starts = np.array([r for r, _ in marks] + [n], dtype=np.int64)
+        return np.repeat(np.array([p for _, p in marks], dtype=np.uint16), np.diff(starts))
+
+    def single_part(self) -> int:
+        n = len(self.a_lon)
+        return next((p for r, p in reversed(self.part_marks) if r < n), self.part_marks[0][1])
 
 
 @dataclass
@@ -398,109 +451,67 @@ def _street_arrays(streets: _StreetOrder, bounds: npt.NDArray[np.int64],
     arrays["s.count"] = (bounds[1:] - bounds[:-1]).astype(np.int32)
 
 
-def _word_arrays(arrays: dict[str, npt.NDArray[Any]], strings: list[str], ds_codes: dict[str, int],
-                 bounds: npt.NDArray[np.int64], synthetic: bool) -> list[dict[str, Any]]:
-    """The word indexes of every dataset: inverted (word -> streets, by field), forward (street -> words) and
-    addresses by house number (step 6). Returns the datasets' metadata."""
-    n_streets = len(bounds) - 1
-    ds_meta: list[dict[str, Any]] = []
-    fw_ptr = np.zeros(n_streets + 1, dtype=np.int64)
-    fw_tok_parts: list[npt.NDArray[np.int32]] = []
-    fw_field_parts: list[npt.NDArray[np.uint8]] = []
-    s_ds_sorted = arrays["s.ds"]
-    iso_by_ds = {v: k for k, v in ds_codes.items()}
-    for ds in range(len(ds_codes)):
-        iso2 = iso_by_ds[ds]
-        s_lo, s_hi = (int(x) for x in np.searchsorted(s_ds_sorted, [ds, ds + 1]))
-        words, ptok, pst, pfl = _dataset_words(arrays, strings, iso2, s_lo, s_hi)
-        tb, to = pack_strings(words)
-        arrays[f"d{ds}.tok.blob"], arrays[f"d{ds}.tok.off"] = tb, to
-        for fld, tag in ((FIELD_STREET, "ps"), (FIELD_LOCALITY, "pl")):
-            sel = pfl == fld
-            t_, s_ = ptok[sel], pst[sel]
-            order = np.lexsort((s_, t_))
-            t_, s_ = t_[order], s_[order]
-            keep = np.ones(len(t_), dtype=bool)
-            keep[1:] = (t_[1:] != t_[:-1]) | (s_[1:] != s_[:-1])
-            t_, s_ = t_[keep], s_[keep]
-            arrays[f"d{ds}.{tag}"] = s_.astype(np.int32)
-            arrays[f"d{ds}.{tag}_ptr"] = np.searchsorted(t_, np.arange(len(words) + 1)).astype(np.int64)
-        # forward index: street -> its token ids (street field first)
-        order = np.lexsort((ptok, pfl, pst))
-        f_st, f_tok, f_fl = pst[order], ptok[order], pfl[order]
-        fw_tok_parts.append(f_tok.astype(np.int32))
-        fw_field_parts.append(f_fl.astype(np.uint8))
-        fw_lists_counts = np.bincount(f_st - s_lo, minlength=s_hi - s_lo) if len(f_st) else \
-            np.zeros(s_hi - s_lo, np.int64)
-        fw_ptr[s_lo + 1:s_hi + 1] = fw_lists_counts
+def dataset_meta(ranges: Sequence[tuple[int, int]], isos: Sequence[str], bounds: npt.NDArray[np.int64],
+                 arrays: dict[str, npt.NDArray[Any]] | None, synthetic: bool) -> list[dict[str, Any]]:
+    """The `datasets` entry of an index's metadata: each dataset's street and address ranges."""
+    out = []
+    for ds, ((s_lo, s_hi), iso2) in enumerate(zip(ranges, isos, strict=True)):
         a_lo, a_hi = int(bounds[s_lo]), int(bounds[s_hi])
-        ni = arrays["a.numint"][a_lo:a_hi]
-        num_order = np.argsort(ni, kind="stable").astype(np.int64) + a_lo
-        arrays[f"d{ds}.num_order"] = num_order
-        arrays[f"d{ds}.num_sorted"] = ni[num_order - a_lo]
-        ds_meta.append({
+        d: dict[str, Any] = {
             "id": dataset_id(iso2), "iso2": iso2, "street_lo": s_lo, "street_hi": s_hi,
             "addr_lo": a_lo, "addr_hi": a_hi, "addresses": a_hi - a_lo, "streets": s_hi - s_lo,
-            "tokens": len(words), "synthetic": synthetic,
-        })
-    arrays["fw.ptr"] = np.cumsum(fw_ptr)
-    arrays["fw.tok"] = np.concatenate(fw_tok_parts) if fw_tok_parts else np.zeros(0, np.int32)
-    arrays["fw.field"] = np.concatenate(fw_field_parts) if fw_field_parts else np.zeros(0, np.uint8)
-    return ds_meta
+            "synthetic": synthetic}
+        if arrays is not None:
+            d["tokens"] = len(arrays[f"d{ds}.tok.off"]) - 1
+        out.append(d)
+    return out
 
 
-def _dataset_words(arrays: dict[str, npt.NDArray[Any]], strings: list[str], iso2: str, s_lo: int,
-                   s_hi: int) -> tuple[list[str], npt.NDArray[np.int32], npt.NDArray[np.int32],
-                                       npt.NDArray[np.uint8]]:
-    """The sorted vocabulary of streets [s_lo, s_hi) and their (word rank, street, field) pairs."""
-    s_text = arrays["s.text"]
-    s_city, s_region, s_pc = arrays["s.city"], arrays["s.region"], arrays["s.postcode"]
-    st_tok_cache: dict[int, list[str]] = {}
-    loc_cache: dict[tuple[int, int, int], list[str]] = {}
-    vocab: dict[str, int] = {}
-    pairs_tok: array[int] = array("i")
-    pairs_st: array[int] = array("i")
-    pairs_field: array[int] = array("b")
-    for s in range(s_lo, s_hi):
-        t = int(s_text[s])
-        stoks = st_tok_cache.get(t)
-        if stoks is None:
-            stoks = st_tok_cache[t] = list(dict.fromkeys(street_tokens(strings[t])))
-        lk = (int(s_city[s]), int(s_region[s]), int(s_pc[s]))
-        ltoks = loc_cache.get(lk)
-        if ltoks is None:
-            ltoks = loc_cache[lk] = list(dict.fromkeys(
-                locality_tokens(iso2, strings[lk[0]], strings[lk[1]], strings[lk[2]])))
-        for fld, toks in ((FIELD_STREET, stoks), (FIELD_LOCALITY, ltoks)):
-            for w in toks:
-                tid = vocab.get(w)
-                if tid is None:
-                    tid = vocab[w] = len(vocab)
-                pairs_tok.append(tid)
-                pairs_st.append(s)
-                pairs_field.append(fld)
-    words = sorted(vocab)
-    vrank = np.empty(len(words), dtype=np.int32)
-    vrank[np.asarray([vocab[w] for w in words], dtype=np.int64)] = np.arange(len(words), dtype=np.int32)
-    ptok = vrank[np.frombuffer(pairs_tok, dtype=np.int32)] if len(pairs_tok) else np.zeros(0, np.int32)
-    pst = np.frombuffer(pairs_st, dtype=np.int32) if len(pairs_st) else np.zeros(0, np.int32)
-    pfl = np.frombuffer(pairs_field, dtype=np.int8).astype(np.uint8) if len(pairs_field) else \
-        np.zeros(0, np.uint8)
-    return words, ptok, pst, pfl
+def default_parts(names: Sequence[str]) -> list[dict[str, Any]]:
+    """The parts of a build that was given none: one, named after its sources."""
+    return [{"name": ", ".join(names), "source": "", "date": "", "region": ""}]
 
 
-def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile], out: Path, *,
-           synthetic: bool, t0: float, names: Sequence[str] = (),
-           progress: Callable[[str], None] | None = None, dedupe: bool = False) -> BuildReport:
-    """Stream `records` into compact typed columns, then sort and index them with numpy, in named steps."""
-    cols = _Columns()
-    cols.consume(records, t0, progress)
+def _parts_meta(cols: _Columns, parts: Sequence[dict[str, Any]], a_order: npt.NDArray[np.int64],
+                part_col: npt.NDArray[np.uint16] | None, arrays: dict[str, npt.NDArray[Any]],
+                run: bool) -> list[dict[str, Any]]:
+    """The parts of the rows kept, and their `a.part` column when there are several. A run keeps the build's
+    numbering (every part listed); a finished index lists only its parts, numbered in their order."""
+    if part_col is None:
+        p = cols.single_part()
+        return [dict(parts[p])] if p < len(parts) else default_parts([])
+    col = part_col[a_order]
+    if run:
+        arrays["a.part"] = col
+        return list(parts)
+    used = np.unique(col)
+    if len(used) == 1:
+        return [dict(parts[int(used[0])])]
+    remap = np.zeros(int(used[-1]) + 1, dtype=np.uint32)
+    remap[used] = np.arange(len(used), dtype=np.uint32)
+    arrays["a.part"] = remap[col].astype(part_dtype(len(used)))
+    return [dict(parts[int(i)]) for i in used]
+
+
+def part_dtype(n_parts: int) -> type[np.unsignedinteger[Any]]:
+    return np.uint16 if n_parts <= 1 << 16 else np.uint32
+
+
+def finish(cols: _Columns, out: Path, *, synthetic: bool, t0: float, names: Sequence[str] = (),
+           parts: Sequence[dict[str, Any]] = (), progress: Callable[[str], None] | None = None,
+           dedupe: bool = False, run: bool = False) -> BuildReport:
+    """Sort and index the records held in `cols` with numpy, in named steps, into the container `out`.
+
+    `run`: an intermediate file of a larger build (`external`): strings, streets and addresses only (no word or
+    number index, no `a.key`), each row's part in the build's numbering; `merge` makes the index from runs."""
     n_read = len(cols.sids)
     if not n_read:
         raise InputError("the reference files hold no usable address rows")
-    say = progress if progress is not None and n_read >= _PROGRESS_ROWS else None  # phases of large builds
+    parts = list(parts) or default_parts(names)
+    say = progress if progress is not None and n_read >= _PROGRESS_ROWS and not run else None  # phases
     if say is not None:
         say(f"{n_read:,} rows, {len(cols.street_ids):,} streets: sorting")
+    part_col = cols.part_column()
     strings, rank = cols.pool.sorted_table()
     cols.pool = _Interner()
     streets = _order_streets(cols, rank)
@@ -508,26 +519,41 @@ def _build(records: Iterable[tuple[str, Record]], sources: Sequence[SourceFile],
     cols.street_ids = {}
     arrays: dict[str, npt.NDArray[Any]] = {}
     a_order, duplicates = _order_addresses(cols, rank, streets, arrays, dedupe=dedupe)
+    if run:
+        del arrays["a.key"]
     bounds = np.searchsorted(arrays["a.street"], np.arange(n_streets + 1))
     arrays["str.blob"], arrays["str.off"] = pack_strings(strings)
     arrays["sid.blob"], arrays["sid.off"] = cols.sids.packed(a_order)
     cols.sids = _StringColumn()
     _street_arrays(streets, bounds, arrays)
     _extra_arrays(cols, rank, a_order, n_read, arrays)
-    del a_order, streets
-    if say is not None:
-        say("indexing street and locality words")
-    ds_meta = _word_arrays(arrays, strings, cols.ds_codes, bounds, synthetic)
+    parts_meta = _parts_meta(cols, parts, a_order, part_col, arrays, run)
+    del a_order, streets, part_col
+    isos = [iso for iso, _ in sorted(cols.ds_codes.items(), key=lambda kv: kv[1])]
+    if run:
+        cut = np.searchsorted(arrays["s.ds"], np.arange(len(isos) + 1)).tolist()
+        ds_meta = dataset_meta(list(itertools.pairwise(cut)), isos, bounds, None, synthetic)
+    else:
+        if say is not None:
+            say("indexing street and locality words")
+        ranges = word_arrays(arrays, strings.__getitem__, isos, bounds, arrays)
+        for ds, (s_lo, s_hi) in enumerate(ranges):
+            a_lo = int(bounds[s_lo])
+            arrays[f"d{ds}.num_order"], arrays[f"d{ds}.num_sorted"] = number_index(
+                arrays["a.numint"][a_lo:int(bounds[s_hi])], a_lo)
+        ds_meta = dataset_meta(ranges, isos, bounds, arrays, synthetic)
     meta = {
         "kind": KIND, "format_version": FORMAT_VERSION, "build_id": uuid.uuid4().hex,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "sources": [str(s.path) for s in sources] or list(names), "datasets": ds_meta, "synthetic": synthetic,
+        "sources": list(names), "datasets": ds_meta, "synthetic": synthetic, "parts": parts_meta,
     }
+    if run:
+        meta["run"] = True
     if say is not None:
         say(f"writing {out}")
     size = write_container(out, arrays, meta)
     return BuildReport(
         path=out, addresses=len(arrays["a.street"]), streets=n_streets,
         datasets={d["id"]: d["addresses"] for d in ds_meta}, seconds=time.perf_counter() - t0, size_bytes=size,
-        files=[str(s.path) for s in sources], duplicates=duplicates,
+        files=list(names), duplicates=duplicates,
     )
