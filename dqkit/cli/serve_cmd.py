@@ -128,15 +128,34 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
 
 def key_secret(path: Path | None) -> bytes:
-    """The key secret: the file's content (surrounding blanks dropped), else $DQKIT_KEY_SECRET, else none."""
+    """The key secret: the file's content (surrounding blanks dropped), else $DQKIT_KEY_SECRET, else none. A file or
+    variable given but blank is refused (it would otherwise run silently with no secret); a file that others may read
+    or write is used with a warning."""
+    import stat
+    import sys
+
     from dqkit.contract.errors import InputError
 
     if path is not None:
         try:
-            return path.read_bytes().strip()
+            with open(path, "rb") as f:
+                mode = os.fstat(f.fileno()).st_mode
+                secret = f.read(1 << 16).strip()
         except OSError as exc:
             raise InputError(f"cannot read the key secret file {path}: {exc.strerror or exc}") from None
-    return os.environ.get(KEY_SECRET_ENV, "").strip().encode()
+        if not stat.S_ISREG(mode):
+            raise InputError(f"the key secret file {path} is not a regular file")
+        if not secret:
+            raise InputError(f"the key secret file {path} is empty")
+        if mode & 0o077:
+            who = "anyone" if mode & 0o006 else "its group"
+            print(f"dqkit serve: warning: the key secret file {path} may be read or written by {who} (mode "
+                  f"{stat.S_IMODE(mode):04o}); `chmod 600 {path}` keeps it to its owner", file=sys.stderr)
+        return secret
+    raw = os.environ.get(KEY_SECRET_ENV)
+    if raw is not None and not raw.strip():
+        raise InputError(f"{KEY_SECRET_ENV} is set but blank; unset it or give a secret of at least 16 bytes")
+    return (raw or "").strip().encode()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,6 +23,8 @@ DEFAULT_HEADER_TIMEOUT_SECONDS: Final = 10.0  # from connection (or end of the p
 DEFAULT_BODY_TIMEOUT_SECONDS: Final = 30.0  # to receive the whole body once the headers are in
 DEFAULT_SEND_TIMEOUT_SECONDS: Final = 30.0  # a client that reads nothing of its answers for that long is dropped
 DEFAULT_AUTH_FAILURES: Final = 20  # failed Auth-Tokens per client address per window before 429
+MIN_SECRET_BYTES: Final = 16
+BLANK_BYTES: Final = b" \t\r\n\x0b\x0c"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ class ServerConfig:
     # workers of one `dqkit serve`.
     key_secret: bytes = field(default=b"", repr=False)
     rate_store: str = field(default="", repr=False)
+    # What the rate store's keys are hashed with when no key secret is given (the workers' own run-folder store): a
+    # random secret the supervisor makes for one run.
+    rate_secret: bytes = field(default=b"", repr=False)
     workers: int = 1
     run_dir: Path | None = None
     worker_slot: int = 0
@@ -109,11 +114,14 @@ class ServerConfig:
             raise InputError("a token must be non-empty and carry no surrounding spaces")
         if self.workers < 1:
             raise InputError("--workers must be at least 1")
-        if self.key_secret and len(self.key_secret) < 16:
-            raise InputError("the key secret must be at least 16 bytes (e.g. `python -c 'import secrets; "
-                             "print(secrets.token_urlsafe(32))'`)")
+        if self.key_secret and len(self.key_secret.translate(None, BLANK_BYTES)) < MIN_SECRET_BYTES:
+            raise InputError(f"the key secret must hold at least {MIN_SECRET_BYTES} bytes that are not blanks (e.g. "
+                             "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
         if self.rate_store and not self.rate_store.startswith(("redis://", "rediss://", "unix://", "sqlite:")):
             raise InputError("--rate-store must be a redis://, rediss:// or unix:// URL, or sqlite:PATH")
+        if self.rate_store and not self.key_secret:
+            raise InputError("--rate-store needs the key secret (--key-secret-file or DQKIT_KEY_SECRET, the same on "
+                             "every replica): the store sees each token only as a hash keyed with it")
 
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "

@@ -157,7 +157,8 @@ class Gate:
         self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
         self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds,
-                                           counts=open_counts(config.rate_store, config.run_dir))
+                                           counts=open_counts(config.rate_store, config.run_dir,
+                                                                  config.key_secret or config.rate_secret))
                         if config.rate_limit else None)
         self.failures = (FailureLimiter(config.auth_failures_per_window, config.rate_window_seconds)
                          if config.auth_failures_per_window and config.tokens else None)
