@@ -189,7 +189,7 @@ def test_two_sources_serve_an_address_once_and_keep_the_other_aside(tmp_path: Pa
 
 def test_a_run_file_is_not_an_index(tmp_path: Path) -> None:
     from dqkit.contract.errors import ReferenceDataError
-    from dqkit.engines.address_index.build import _Columns, finish
+    from dqkit.engines.address_index.runs import _Columns, finish
 
     cols = _Columns()
     cols.consume(iter(_stream([_records(50, 11)])), 0.0, None)

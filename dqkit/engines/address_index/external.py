@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from dqkit.engines.address_index.build import (
+from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, Hygiene
+from dqkit.engines.address_index.reader import Record, SourceFile
+from dqkit.engines.address_index.runs import (
     BuildReport,
     _Columns,
     finish,
     records_of_files,
 )
-from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, Hygiene
-from dqkit.engines.address_index.reader import Record, SourceFile
 
 DEFAULT_MEMORY: Final = 2_500_000_000  # bytes: a national build stays under 3 GB with it
 ROW_BYTES: Final = 130  # peak bytes per row while `build` sorts a run (measured ~119 at 10M rows)

@@ -31,7 +31,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.address_index.build import (
+from dqkit.engines.address_index.container import ArrayFile, ContainerWriter
+from dqkit.engines.address_index.reader import NUMINT_MAX
+from dqkit.engines.address_index.runs import (
     FORMAT_VERSION,
     KIND,
     BuildReport,
@@ -39,8 +41,6 @@ from dqkit.engines.address_index.build import (
     default_parts,
     part_dtype,
 )
-from dqkit.engines.address_index.container import ArrayFile, ContainerWriter
-from dqkit.engines.address_index.reader import NUMINT_MAX
 from dqkit.engines.address_index.strings import StringTable, pack_strings
 from dqkit.engines.address_index.words import word_arrays
 
