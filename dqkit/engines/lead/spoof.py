@@ -152,6 +152,8 @@ def _judge_person(first: str, middle: str, last: str) -> spoof_model.Reason | No
 @functools.lru_cache(maxsize=65536)
 def _judge_full(full: str) -> spoof_model.Reason | None:
     head, comma, tail = full.partition(",")
+    if "," in tail:  # "Martin Groves, Partner, Paisley Auto Repair": no person name alone
+        return None
     words = [w for w in _tokens(f"{tail} {head}" if comma else full)[0] if w not in _TITLES]
     return spoof_model.judge(words)
 

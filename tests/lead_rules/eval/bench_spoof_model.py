@@ -61,10 +61,10 @@ def _old_rules(lead: LeadRequest) -> object:
 
 def main(passes: int = 5) -> None:
     model = _cost(spoof_model.model)
-    known = _cost(spoof_model.known_surnames)
+    known = _cost(spoof_model._known_hashes)
     peer = _cost(spoof._tables)
-    print(f"load: model tables wall {model[0]:.0f} ms, CPU {model[1]:.0f} ms; known surnames (read on the first "
-          f"pun reading) wall {known[0]:.0f} ms, CPU {known[1]:.0f} ms; peer, the bundled rules' tables: wall "
+    print(f"load: model tables wall {model[0]:.0f} ms, CPU {model[1]:.0f} ms; known-name hashes wall "
+          f"{known[0]:.0f} ms, CPU {known[1]:.0f} ms; peer, the bundled rules' tables: wall "
           f"{peer[0]:.0f} ms, CPU {peer[1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
     leads = _leads()
     for lead in leads:  # the engine reads every name's words before the model does

@@ -140,15 +140,17 @@ def hidden_model(rows: list[dict[str, str]]) -> Iterator[None]:
                                  surname={k: v for k, v in m.surname.items() if k not in hide},
                                  cultures={k: v for k, v in m.cultures.items() if k not in hide})
     known = {k: v for k, v in spoof_model.known_surnames().items() if k not in hide}
-    saved = spoof_model.model, spoof_model.known_surnames
+    saved = spoof_model.model, spoof_model.known_surnames, spoof_model.is_known
+    real_known = spoof_model.is_known
     caches = (spoof._judge_person, spoof._judge_full)
     for c in caches:
         c.cache_clear()
     spoof_model.model, spoof_model.known_surnames = (lambda: masked), (lambda: known)  # type: ignore[assignment]
+    spoof_model.is_known = lambda w: w not in hide and real_known(w)  # type: ignore[assignment]
     try:
         yield
     finally:
-        spoof_model.model, spoof_model.known_surnames = saved  # type: ignore[assignment]
+        spoof_model.model, spoof_model.known_surnames, spoof_model.is_known = saved  # type: ignore[assignment]
         for c in caches:
             c.cache_clear()
 
