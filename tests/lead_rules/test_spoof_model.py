@@ -123,3 +123,12 @@ def test_the_tables_hold_the_cultures_a_flag_is_judged_against() -> None:
     assert m.weight("fuk") >= 30 and m.weight("anal") >= 30 and spoof_model.known_surnames()["dikshit"] >= 30
     assert spoof_model.known_surnames()["shittu"] >= 20  # US Census 2010: 100+ bearers
     assert m.words["potato"] <= 35 and "pants" not in m.surname
+
+
+def test_the_prepared_word_sounds_match_the_words_and_the_function() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from build_word_sounds import sounds
+
+    from dqkit.engines.lead import spoof
+
+    assert spoof._word_sounds() == sounds()  # else: run tests/lead_rules/build_word_sounds.py

@@ -474,9 +474,18 @@ def _tables() -> _Tables:
         puns=puns,
         pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
         common_surnames=frozenset(_lines("common_surnames.txt")),
-        # uncached, as in _phrase_key: 43,000 words would fill most of the lead-time cache of _sound
-        word_sounds={_sound.__wrapped__(w): w for w in reversed(_lines("english_words.txt"))},
+        word_sounds=_word_sounds(),
     )
+
+
+def _word_sounds() -> dict[str, str]:
+    """Sound key -> common English word (english_words.txt), as prepared by tests/lead_rules/build_word_sounds.py
+    in english_word_sounds.txt: computing the 43,000 keys here was half of these tables' load time."""
+    out: dict[str, str] = {}
+    for line in _lines("english_word_sounds.txt"):
+        keys, _, words = line.partition("\t")
+        out.update(zip(keys.split(), words.split(), strict=True))
+    return out
 
 
 def _pun_phrases() -> dict[str, str]:
