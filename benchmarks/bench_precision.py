@@ -721,6 +721,94 @@ def _caution_row(label: str, t: Tally, peer: bool) -> str:
         (f"{t.peer_right / n:>12.1%}" if peer else "")
 
 
+GOLDEN = REPO / "tests" / "address" / "golden" / "hand_typed.csv"
+GOLDEN_EXPECT = ("found", "not-confident", "either")
+
+
+@dataclass(slots=True)
+class GoldenRow:
+    """One hand-typed address of the golden set, its expectation and what validate answered."""
+
+    text: str
+    expect: str
+    kind: str
+    truth: tuple[str, str, str]  # (street as the reference normalizes it, number, ZIP); empty when none
+    unit: str
+    flag: str
+    confidence: str = ""
+    answer: tuple[str, str, str, str] = ("", "", "", "")
+    flagged: bool = False
+    note: str = ""
+
+    @property
+    def confident(self) -> bool:
+        return self.confidence in CONFIDENT
+
+    @property
+    def right(self) -> bool:
+        hit = self.confident and self.answer[:3] == self.truth and (not self.unit or self.answer[3] == self.unit)
+        if self.expect == "found":
+            return hit and (not self.flag or self.flagged)
+        if self.expect == "either":
+            return hit or not self.confident
+        return not self.confident
+
+    @property
+    def confident_wrong(self) -> bool:
+        return self.confident and (self.expect == "not-confident" or self.answer[:3] != self.truth)
+
+    @property
+    def false_not_found(self) -> bool:
+        """A note saying "not found" about a street the reference holds in that ZIP."""
+        return bool(self.truth[0]) and f"street {self.truth[0]} not found" in self.note
+
+
+def golden(shared: Path, path: Path = GOLDEN) -> list[GoldenRow]:
+    """The frozen hand-typed set (tests/address/golden/README.md), validated against the three whole county
+    samples as one reference (as `dqkit serve --reference FILE ...` builds it)."""
+    files = [shared / "data" / "openaddresses" / f"{c}.csv" for c in COUNTIES]
+    with tempfile.TemporaryDirectory(prefix="dqkit-golden-") as d:
+        norm: dict[tuple[str, str, str], str] = {}
+        for f, state in zip(files, COUNTIES.values(), strict=True):
+            rows, _, _ = load_rows(f, state, Path(d))
+            norm.update({(r.street_raw.upper(), r.number, r.zip5): r.street for r in rows})
+        engine = AddressEngine.from_files(files, out=Path(d) / "golden.dqidx", country_iso2="US")
+        out: list[GoldenRow] = []
+        with open(path, newline="") as fh:
+            for e in csv.DictReader(fh):
+                if e["expect"] not in GOLDEN_EXPECT:
+                    raise ValueError(f"golden row {e['text']!r}: expect {e['expect']!r}")
+                key = (e["street"].upper(), e["number"], e["zip"])
+                truth = (norm[key], e["number"], e["zip"]) if e["street"] else ("", "", "")
+                g = GoldenRow(e["text"], e["expect"], e["kind"], truth, _ukey(e["unit"]), e["flag"])
+                res = engine.validate(SearchRequest.of(g.text))
+                r = res.result
+                g.confidence = str(r.confidence)
+                g.answer = _answer(engine, r.global_address_key)
+                g.flagged = bool(g.flag and r.validation_detail is not None
+                                 and getattr(r.validation_detail, g.flag, False))
+                g.note = res.note
+                out.append(g)
+    return out
+
+
+def golden_table(rows: list[GoldenRow], *, each: bool = True) -> str:
+    lines = []
+    if each:
+        for g in rows:
+            mark = "ok " if g.right else "CW " if g.confident_wrong else "-- "
+            got = " ".join(x for x in g.answer if x)
+            flag = f" [{g.flag}: {g.flagged}]" if g.flag else ""
+            lines.append(f"{mark}{g.expect:<14}{g.text!r:<58}{g.confidence}: {got}{flag}")
+        lines.append("")
+    lines.append(f"{'golden set (hand-typed)':<26}{'n':>5}{'right':>8}{'conf. wrong':>13}{'false not found':>17}")
+    for exp in (*GOLDEN_EXPECT, "ALL"):
+        sel = [g for g in rows if exp in ("ALL", g.expect)]
+        lines.append(f"{exp:<26}{len(sel):>5}{sum(g.right for g in sel):>8}{sum(g.confident_wrong for g in sel):>13}"
+                     f"{sum(g.false_not_found for g in sel):>17}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=os.environ.get("DQKIT_SHARED_DIR", str(REPO.parent / "shared")))
@@ -730,10 +818,14 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="at most this many queries per corpus and county")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--examples", action="store_true", help="print confident wrong answers")
+    ap.add_argument("--golden", action="store_true", help="only the frozen hand-typed set (tests/address/golden)")
     args = ap.parse_args()
     shared = Path(args.shared)
     if not (shared / "data" / "openaddresses").is_dir():
         sys.exit(f"no OpenAddresses samples under {shared}/data/openaddresses (use --shared)")
+    if args.golden:
+        print(golden_table(golden(shared)))
+        return
     t0 = time.perf_counter()
     total = run(shared, seed=args.seed, n_typos=args.typos, peer=not args.no_peer, limit=args.limit, n_new=args.new)
     print(f"validate precision on {', '.join(COUNTIES)} (80% reference / 20% held out, seed {args.seed}); "
