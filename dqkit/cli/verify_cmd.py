@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
                    help="text put before every added column name (default: none), e.g. --prefix lead_")
     p.add_argument("--workers", type=int, metavar="N",
                    help="processes verifying leads on the local engine (default: the processors available; a file "
-                        "of fewer than 800 leads to answer runs in one)")
+                        "of fewer than 2,000 leads to answer runs in one)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     from dqkit.cli._service import add_service_options

@@ -70,7 +70,7 @@ class LeadsAccessor:
         concurrency: requests in flight for HTTP backends.
         chunk_size:  requests per backend call (and per cache write).
         workers:     processes answering on the local engine (default: the processors available; a frame of fewer
-                     than 800 leads to answer runs in this one, where starting workers costs more than it saves).
+                     than 2,000 leads to answer runs in this one, where starting workers costs more than it saves).
 
         Codes are categoricals over the seed's whole tables (`lead_result_code`, `lead_phone_status`,
         `lead_score_result`, ...), with their meanings and the outcome class beside them, and SCORE_RESULT decoded

@@ -160,9 +160,10 @@ class BatchResult(Generic[Res]):
                 "errors": self.errors}
 
 
-# Fewer requests than this per worker process and one process is as fast (measured by benchmarks/bench_verify.py
-# --workers-threshold: forking, the tables loaded before it and the answers sent back cost more than they save).
-MIN_PER_WORKER = 400
+# Fewer requests than this per worker process and one process is as fast: forking, the parent's heap copied as
+# the workers touch it and the answers sent back cost 0.1 to 0.2 s of CPU in all (measured with 400 to 6,400
+# distinct sample leads, run_batch with 1 and 2 processes, issue 31), about the engine's time for 1,500 leads.
+MIN_PER_WORKER = 1000
 
 
 def available_cores() -> int:

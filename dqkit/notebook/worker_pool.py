@@ -14,6 +14,7 @@ either: the chunks it held, and every chunk not yet sent, are answered in the pa
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import multiprocessing
 import os
 import pickle
@@ -74,11 +75,15 @@ def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[i
             pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                           initializer=_start_worker)
             in_flight: dict[cf.Future[bytes], list[int]] = {}
+            # The collector of a forked worker would walk, and so copy, every page of the parent's heap: what
+            # exists at the fork is set aside from collection (the workers' own garbage is still collected).
+            gc.freeze()
             for chunk in queued:
                 in_flight[pool.submit(_answer, chunk)] = chunk  # the first submit forks every worker
                 if len(in_flight) >= 2 * workers:
                     break
     finally:
+        gc.unfreeze()
         _ANSWER = None  # the parent keeps no second reference
     finished = False
     try:
