@@ -179,3 +179,21 @@ print(" ".join(m for m in heavy if m in sys.modules) or "-", zipdata.tables.cach
     answers, loaded = out.stdout.strip().splitlines()
     assert answers == "S100,S100 E801"
     assert loaded == "- 0"
+
+
+@pytest.mark.parametrize("order", ["dqkit first", "pandas first"])
+def test_import_dqkit_leaves_pandas_for_later_and_the_accessors_still_register(order: str) -> None:
+    """`import dqkit` alone no longer imports pandas (0.3 s); the accessors exist as soon as both are imported."""
+    first, second = ("dqkit", "pandas") if order == "dqkit first" else ("pandas", "dqkit")
+    code = (f"import sys; import {first}; print('pandas' in sys.modules); import {second}; import pandas as pd; "
+            "print(hasattr(pd.DataFrame, 'leads'), hasattr(pd.DataFrame, 'addr'), hasattr(pd.Series, 'addr')); "
+            "import dqkit.cli, dqkit.server.app")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == ("False" if order == "dqkit first" else "True")
+    assert out[1] == "True True True"
+
+
+def test_the_cli_and_the_server_need_no_pandas_to_start() -> None:
+    code = "import sys, dqkit.cli, dqkit.server.app; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
