@@ -23,8 +23,8 @@ def register(sub: Any) -> None:
                    help="the history store (default: the one in the user data directory, or $DQKIT_HISTORY)")
     p.add_argument("--drift", action="store_true", help="print the flagged changes per lead source")
     p.add_argument("--alpha", type=float, default=ALPHA,
-                   help="false discovery rate per run (default: %(default)s: about 1 run in 100 with no real change "
-                        "shows a flag)")
+                   help="false discovery rate per run (default: %(default)s: under 1 false flag per 100 runs with "
+                        "no real change)")
     p.add_argument("--window", type=int, default=WINDOW, help="runs in the baseline (default: %(default)s)")
     p.add_argument("--source", metavar="NAME", help="only this lead source (the tests are the same)")
     p.set_defaults(handler=run)

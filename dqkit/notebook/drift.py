@@ -39,7 +39,7 @@ TREND_MIN_EXPECTED: Final = 5  # events (and non-events) per run, on average, fo
 # How the run's alpha is shared between the two kinds of test (weighted Benjamini-Hochberg): most to the change,
 # since a slow drift builds up evidence run after run while a step has one run to be seen in.
 CHANGE_SHARE: Final = 0.9
-ALPHA: Final = 0.01  # false discovery rate per run: about 1 run in 100 without a real change shows a flag
+ALPHA: Final = 0.008  # false discovery rate per run: fewer than 1 false flag per 100 runs without a real change
 OVERDISPERSION_P: Final = 0.05
 COLUMNS: Final = ("run", "at", "group", "source", "metric", "count", "total", "rate", "baseline_rate",
                   "baseline_runs", "change_p", "change_q", "trend_runs", "slope", "trend_p", "trend_q", "q_value",
