@@ -151,7 +151,10 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook.columns import ColumnWarning
+    from dqkit.notebook.history import check_history, enabled_by_env
 
+    if args.history is not None or enabled_by_env():
+        check_history(args.history or True)  # a path that is not a store: refused before any work, nothing written
     service = service_spec(args)
     if service is None and (args.prescreen or args.settled_codes or args.price is not None):
         raise InputError("--prescreen, --settled-codes and --price need --service URL: locally every lead is "
@@ -182,15 +185,20 @@ def run(args: argparse.Namespace) -> int:
                                                                          "(no answer)")))
     if screened is not None:
         print(screened)
-    from dqkit.notebook.history import enabled_by_env, record_run
+    from dqkit.notebook.history import record_run
 
     if args.history is not None or enabled_by_env():
+        from dqkit.contract.errors import DqkitError
         from dqkit.notebook.history import references_used
 
         used = local_backend(args) if service is None else service
-        run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
-                            (service.kind if service else "local"), prefix=args.prefix,
-                            label=args.input.name, references=references_used(used))
+        try:
+            run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
+                                (service.kind if service else "local"), prefix=args.prefix,
+                                label=args.input.name, references=references_used(used))
+        except DqkitError as exc:  # the output is written; the run says that its history is not
+            print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
+            raise DqkitError(f"history NOT recorded: {exc}") from None
         print(f"recorded as run {run_id} in the history", file=sys.stderr)
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     return 0

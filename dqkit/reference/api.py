@@ -46,7 +46,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     if not inputs:
         raise InputError("give at least one input file (or \"s3\" for Overture's public release)")
     if id is not None:
-        id = store.valid_id(id)
+        id = store.new_id(id)
     kind = _guess(inputs, source, mapping)
     command = command or "dqkit.reference.add(" + ", ".join(repr(str(i)) for i in inputs) + f", source={kind!r})"
     options: dict[str, Any] = {k: v for k, v in (("country", country), ("region", region), ("state", state),
@@ -89,7 +89,7 @@ def _default_id(kind: str, iso2: str, region: str, group: Sequence[Part]) -> str
     """`<source>-<country>[-<region>][-<place>]`: the place when every input of the group names the same one."""
     places = {p.place for p in group}
     place = places.pop() if len(places) == 1 else ""
-    return store.valid_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x))
+    return store.new_id(store.ascii_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x)))
 
 
 def _forget() -> None:
