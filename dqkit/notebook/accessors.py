@@ -56,6 +56,7 @@ class LeadsAccessor:
         settled_codes: Sequence[str] | str | None = None,
         price: float | None = None,
         history: str | bool | None = None,
+        workers: int | None = None,
     ) -> pd.DataFrame:
         """Verify every row as a lead; a new frame: the input's index and columns, then the `lead_*` results.
 
@@ -68,6 +69,8 @@ class LeadsAccessor:
         progress:    draw a progress bar (default: yes, except under pytest or DQKIT_PROGRESS=0).
         concurrency: requests in flight for HTTP backends.
         chunk_size:  requests per backend call (and per cache write).
+        workers:     processes answering on the local engine (default: the processors available; a frame of fewer
+                     than 2,000 leads to answer runs in this one, where starting workers costs more than it saves).
 
         Codes are categoricals over the seed's whole tables (`lead_result_code`, `lead_phone_status`,
         `lead_score_result`, ...), with their meanings and the outcome class beside them, and SCORE_RESULT decoded
@@ -93,7 +96,7 @@ class LeadsAccessor:
 
                 raise InputError("settled_codes= and price= apply to a pre-screened run: pass prescreen=True")
             out = leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
-                               progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+                               progress=progress, concurrency=concurrency, chunk_size=chunk_size, workers=workers)
         if history:
             from dqkit.notebook.history import record_run
 

@@ -315,6 +315,13 @@ def build_report(
     summary = result_code_summary(results, prefix)
     sections.append("<h2>Result codes</h2>" + _table(summary, ("code", "meaning", "outcome"),
                                                      percent_columns=("share",)))
+    from dqkit.report.spoof_reasons import spoof_reasons
+
+    reasons = spoof_reasons(results, prefix)
+    if len(reasons):
+        sections.append("<h2>Why leads were flagged E100</h2>" + '<p class="note">Per rule: the leads it flagged, '
+                        f"one example and its reason (every row's is in <code>{html.escape(prefix)}spoof_why</code>)."
+                        "</p>" + _table(reasons, ("rule", "example", "why")))
 
     audit = plots.audit_table(results, by=by, prefix=prefix).reset_index()
     legend = "".join(f"<li><b>{html.escape(_audit_header(k))}</b>: {html.escape(v)}</li>"
