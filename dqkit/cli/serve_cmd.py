@@ -107,6 +107,11 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from dqkit.server.workers import default_workers
 
     workers = args.workers if getattr(args, "workers", None) is not None else default_workers()
+    store = (getattr(args, "rate_store", None) or os.environ.get(RATE_STORE_ENV, "")).strip()
+    if store.startswith("sqlite:"):  # a file dqkit made or none: refused here, before any worker starts
+        from dqkit._own_sqlite import RATE_MARK, check_store
+
+        check_store(Path(store[len("sqlite:"):]), RATE_MARK, "rate store", ("counts",))
     return ServerConfig(
         key_secret=key_secret(getattr(args, "key_secret_file", None)),
         rate_store=(getattr(args, "rate_store", None) or os.environ.get(RATE_STORE_ENV, "")).strip(),

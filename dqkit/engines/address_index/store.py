@@ -75,6 +75,8 @@ class AddressRow:
     zip4: str = ""
     carrier_route: str = ""
     delivery_point: str = ""
+    source: str = ""  # the kind of source of the point ("nad", "openaddresses"), "" when the index does not say
+    source_date: str = ""  # the date of that source's data
 
     @property
     def secondary(self) -> str:
@@ -138,6 +140,8 @@ class ReferenceIndex:
             raise ReferenceDataError(
                 f"{path} is a reference index of format {meta.get('format_version')}, this dqkit reads "
                 f"format {FORMAT_VERSION}: rebuild it with `dqkit index build`")
+        if meta.get("run"):
+            raise ReferenceDataError(f"{path} is a temporary run of an index build, not an index")
         self.path = Path(path)
         self.build_id: str = meta["build_id"]
         self.meta = meta
@@ -164,6 +168,10 @@ class ReferenceIndex:
         self.a_lon: npt.NDArray[np.float64] = c["a.lon"]
         self.a_lat: npt.NDArray[np.float64] = c["a.lat"]
         self.a_extra: dict[str, I32] = {k: c[f"a.{k}"] for k in ("zip4", "crrt", "dp") if f"a.{k}" in c}
+        # where each point came from: a part is one input of the reference (a file, of a source, of a date)
+        self.parts: list[dict[str, Any]] = [dict(p) for p in meta.get("parts") or [
+            {"name": ", ".join(meta.get("sources", [])), "source": "", "date": ""}]]
+        self.a_part: npt.NDArray[np.unsignedinteger[Any]] | None = c.arrays.get("a.part")
         self.fw_ptr: I64 = c["fw.ptr"]
         self.fw_tok: I32 = c["fw.tok"]
         self.fw_field: npt.NDArray[np.uint8] = c["fw.field"]
@@ -211,6 +219,7 @@ class ReferenceIndex:
     def address(self, a: int) -> AddressRow:
         st = self.strings
         ex = self.a_extra
+        part = self.part_of(a)
         return AddressRow(
             id=a, street=self.street(int(self.a_street[a])), number=st[int(self.a_number[a])],
             unit_desig=st[int(self.a_desig[a])], unit=st[int(self.a_unit[a])],
@@ -218,7 +227,12 @@ class ReferenceIndex:
             zip4=st[int(ex["zip4"][a])] if "zip4" in ex else "",
             carrier_route=st[int(ex["crrt"][a])] if "crrt" in ex else "",
             delivery_point=st[int(ex["dp"][a])] if "dp" in ex else "",
+            source=str(part.get("source", "")), source_date=str(part.get("date", "")),
         )
+
+    def part_of(self, a: int) -> dict[str, Any]:
+        """The part (input) address `a` came from: {"name", "source", "date", ...} (see `merge`)."""
+        return self.parts[int(self.a_part[a])] if self.a_part is not None else self.parts[0]
 
     def number_text(self, a: int) -> str:
         return self.strings[int(self.a_number[a])]
