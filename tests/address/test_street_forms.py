@@ -142,6 +142,10 @@ def test_the_rule_itself() -> None:
     assert check_form(("", "AVE", ""), ("", "PL", ""), heyer, 4597).verdict == REFUSED
     got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597)
     assert (got.verdict, got.changes) == (CORRECTED, ("suffix WAY corrected to PL",))
+    # a typed direction the reference lacks, the plain street holding the number: dropped only from complete data
+    plain = {("", "BLVD", ""): FormFacts(True, 696, 744)}
+    assert check_form(("W", "BLVD", ""), ("", "BLVD", ""), plain, 744).verdict == REFUSED
+    assert check_form(("W", "BLVD", ""), ("", "BLVD", ""), plain, 744, complete=True).verdict == CORRECTED
     both = {("", "CT", ""): FormFacts(True), ("", "ST", ""): FormFacts(True)}
     assert check_form(("", "WAY", ""), ("", "CT", ""), both, 1).verdict == AMBIGUOUS  # two forms hold it
     assert check_form(("", "", ""), ("", "CT", ""), {("", "CT", ""): FormFacts(True)}, 1).verdict == SAME

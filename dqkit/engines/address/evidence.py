@@ -169,6 +169,7 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     for j, used_j in enumerate(extra_used):
         if used_j:
             typed[facts.roles[j]] = facts.extras[j]
+    clean_form = True  # each typed suffix / direction fills a place of its own (not "ALVEN DR": two suffixes)
     if contradicted:
         first_name = next((i for i, c in enumerate(cls) if c == _NAME), len(cls))
         for i, c in enumerate(cls[:max(street_stop, last_name + 2)]):
@@ -177,7 +178,9 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
                 role = 1 if t in SUFFIXES else 0 if i < first_name else 2
                 if not typed[role] and not (role != 1 and typed[2 - role]):
                     typed[role] = SUFFIXES.get(t, "") if role == 1 else DIRECTIONALS.get(t, "")
-    form_only = contradicted and name_ok and not garbage and locality_ok
+                else:
+                    clean_form = False
+    form_only = contradicted and clean_form and name_ok and not garbage and locality_ok
     dir_completed = any(not u and facts.roles[j] != 1 for j, u in enumerate(extra_used))
     return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, extra_used.count(False),
                     locality_typed, (typed[0], typed[1], typed[2]), form_only, dir_completed)

@@ -14,7 +14,9 @@ the typed street corrected, one of two real readings, or not the typed street at
   (the typed one, none, or a third) exists in the locality with numbers that may reach the typed one: where the
   reference holds every street of the locality, a street's lowest and highest house numbers bound it; elsewhere
   any such street may hold the number. When one does, both readings are real: the answer lists both and
-  verifies neither. The typed street holding the number is the answer, never another form;
+  verifies neither. The typed street holding the number is the answer, never another form; a typed direction
+  is dropped (W SUNSET BLVD typed, only SUNSET BLVD held) only where the reference holds every street there: from
+  a sample, the typed street may be one it lacks;
 * a missing suffix is completed (no flag): the vendors add it without a word when the name has one form there.
 
 Every correction is named in `FormCheck.changes`, so that the answer can flag it and say it in its note.
@@ -99,6 +101,8 @@ def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], numbe
     held = forms.get(answer)
     if (suffix_changed or (t_dir and t_dir != a_dir)) and not (held is not None and held.has_number):
         return FormCheck(REFUSED)  # a typed suffix or direction is changed only to a form holding the number
+    if t_dir and not a_dir and not complete:
+        return FormCheck(REFUSED)  # a typed direction is dropped only where the data shows its street absent
     if changes:
         holders = tuple(f for f, facts in forms.items() if f != answer and facts.has_number)
         if holders:
