@@ -64,6 +64,12 @@ def register(sub: Any) -> None:
                         description="Uninstall an installed reference (ID as `reference list` shows it), or discard "
                                     "the kept inputs of an add that stopped (its id, or .staging-ID).")
     r.add_argument("id")
+    r.add_argument("--part", action="append", default=[], metavar="INPUT",
+                   help="take only this input out (a county file, by name as `reference info` lists it); the rest "
+                        "stays installed and is not read again")
+    r.add_argument("--region", action="append", default=[], metavar="STATE",
+                   help="take only this region (state) out of the reference")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.set_defaults(handler=run_remove)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
@@ -166,6 +172,11 @@ def run_info(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     from dqkit import reference
 
+    if args.part or args.region:
+        m = reference.remove(args.id, part=args.part, region=args.region, progress=False if args.quiet else None)
+        print(f"removed {', '.join([*args.part, *args.region])} from {m.id}: {m.rows:,} addresses on "
+              f"{m.streets:,} streets left ({len(m.inputs)} inputs), in {m.seconds:.1f} s")
+        return 0
     m = reference.remove(args.id)
     what = "the unfinished add of " if m.source == "unfinished add" else ""
     print(f"removed {what}{m.id} ({m.rows:,} addresses)")

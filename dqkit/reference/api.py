@@ -33,9 +33,11 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     country / region: override what the paths say (two-letter codes, e.g. "US", "CA").
     state / county: NAD filters; bbox (min lon, min lat, max lon, max lat), release, endpoint: Overture.
     id:      the reference id (default `<source>-<country>[-<region>][-<place>]`, the place being the county or
-             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids).
+             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids). With
+             an id, inputs of several regions (a national download) make one reference, each input a part.
     replace: build an installed reference of that id anew (without it, an installed id is refused);
-    append:  add these rows to the installed reference of that id (rebuilt from its index and the new rows);
+    append:  add these inputs to the installed reference of that id, each replacing an installed input of the
+             same name (and region); only the new inputs are read, the installed index is merged (`grow`);
     partial: the inputs are extracts (a sample, a box): no area counts as covered completely, so a street they
              lack is "not checked", never "not found". OpenAddresses county files otherwise cover their county.
 
@@ -58,15 +60,18 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     groups: dict[tuple[str, str], list[Part]] = {}
     for p in parts:
         groups.setdefault((p.iso2, p.region), []).append(p)
-    if id and len(groups) > 1:
-        regions = ", ".join("/".join(filter(None, g)) for g in groups)
-        raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
-                         "its own reference")
+    countries = list(dict.fromkeys(iso2 for iso2, _ in groups))
+    if id and len(countries) > 1:
+        raise InputError(f"these inputs hold {len(countries)} countries ({', '.join(countries)}); leave out --id so "
+                         "that each gets its own reference")
     if replace and append:
         raise InputError("--replace and --append contradict each other: choose one")
     if partial:
         options["partial"] = True
-    planned = [(id or _default_id(kind, iso2, reg, group), group) for (iso2, reg), group in groups.items()]
+    # with --id, every region of the country is one reference (a national one: its states are its parts, each
+    # replaced or removed on its own, see `grow`); without, one reference per region
+    planned = [(id, list(parts))] if id else [(_default_id(kind, iso2, reg, group), group)
+                                              for (iso2, reg), group in groups.items()]
     taken = {m.id for m in store.installed()}
     for ref_id, _ in planned:  # refused before anything is imported, not after the first region
         if ref_id in taken and not (replace or append):
@@ -186,11 +191,23 @@ def info(ref_id: str) -> Manifest:
     return store.find(ref_id)
 
 
-def remove(ref_id: str) -> Manifest:
-    """Uninstall one reference, or discard an unfinished add (its id as `list` names it); returns its manifest."""
-    gone = store.remove(ref_id)
-    _forget()
-    return gone
+def remove(ref_id: str, *, part: str | Sequence[str] = (), region: str | Sequence[str] = (),
+           progress: bool | None = None) -> Manifest:
+    """Uninstall one reference, or discard an unfinished add (its id as `list` names it); returns its manifest.
+
+    part / region: take only these inputs (a county file, by name as `info` lists it) or regions (states) out of
+    it, leaving the rest installed and not read again; returns the new manifest."""
+    parts = [part] if isinstance(part, str) else list(part)
+    regions = [region] if isinstance(region, str) else list(region)
+    try:
+        if parts or regions:
+            from dqkit.reference.install import remove_parts
+
+            return remove_parts(ref_id, parts=parts, regions=regions, progress=progress,
+                                command=f"dqkit.reference.remove({ref_id!r}, part={parts!r}, region={regions!r})")
+        return store.remove(ref_id)
+    finally:
+        _forget()
 
 
 def describe(backend: object = None) -> str:

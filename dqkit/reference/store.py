@@ -63,6 +63,16 @@ class InputFile:
     rows_kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
     place: str = ""  # the county or city its name says ("alameda"), "" when it says none
+    region: str = ""  # the region (state) its rows are of, "" when several or unknown
+    source: str = ""  # the kind of source ("openaddresses", "nad", ...): a reference may merge several
+    source_date: str = ""  # the date of its data, as the source says
+    complete_zips: list[str] | None = None  # ZIPs it covers completely (None: not recorded, before parts)
+    duplicates: int = 0  # its rows not served as exact copies of its own rows
+
+    @property
+    def label(self) -> str:
+        """How the index names this input's part: its name, with its region when it has one."""
+        return f"{self.name}#{self.region}" if self.region else self.name
 
 
 @dataclass

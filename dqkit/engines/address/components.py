@@ -19,6 +19,7 @@ from dqkit.contract.address_components import (
     AddOns,
     AddressClassification,
     AddressComponents,
+    AddressInfo,
     AddressMetadata,
     AddressType,
     Barcode,
@@ -101,7 +102,9 @@ def address_metadata(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> 
         if digits.isdigit() and len(digits) == 11:
             barcode = Barcode(delivery_point_barcode=digits, check_digit=check_digit(digits))
     route = RouteClassification(carrier_route=row.carrier_route) if row.carrier_route else None
-    return AddressMetadata(barcode=barcode, route_classification=route,
+    # which source the point is from, and of when: a reference may merge several (NAD and OpenAddresses)
+    info = AddressInfo(sources=[" ".join(x for x in (row.source, row.source_date) if x)]) if row.source else None
+    return AddressMetadata(address_info=info, barcode=barcode, route_classification=route,
                            address_classification=AddressClassification(address_type=AddressType(code=code)))
 
 
