@@ -39,7 +39,7 @@ from typing import Any, Final
 
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import TITLES, error_bytes
-from dqkit.server.listeners import open_listeners
+from dqkit.server.listeners import bind as bind  # re-exported: tests and benchmarks bind through the runner
 
 LISTENING_PREFIX: Final = "dqkit serve: listening on "
 _QUERY_TOKEN = re.compile(r"(?i)([?&](?:auth[-_]?token|token|access[-_]?token|api[-_]?key|api[-_]?token)=)[^&\s\"]*")
@@ -104,6 +104,8 @@ def log_config(level: str, secrets: frozenset[str]) -> dict[str, Any]:
             "dqkit": {"handlers": ["default"], "level": level.upper(), "propagate": False},
         },
     }
+
+
 
 
 DESCRIPTOR_RESERVE: Final = 64  # descriptors kept free for the index, logs, the engines' files
@@ -325,6 +327,7 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, lo
     `config.workers` > 1, that many processes answer on the one port (`dqkit.server.workers`). The port is this
     server's alone: anything already listening there is an OSError (EADDRINUSE), whatever `config.workers` says."""
     from dqkit.server import workers
+    from dqkit.server.listeners import open_listeners
 
     descriptors = raise_descriptor_limit()
     max_connections = connection_cap(config, descriptors)

@@ -45,6 +45,11 @@ def one_line(iso2: str, lines: list[str], city: str, region: str, postcode: str)
     return ", ".join([*(x for x in lines if x), last_line(iso2, city, region, postcode)])
 
 
+def us_zip4(value: str) -> str:
+    """A reference's ZIP+4 add-on when it is one: four digits, not 0000 ("ABCD" is none); else ""."""
+    return value if len(value) == 4 and value.isdigit() and value != "0000" else ""
+
+
 def seven_lines(iso2: str, row: AddressRow) -> Address:
     """The 7-line address in the vendor's casing: US lines and locality in mixed case ("1216 Santa Clara Ave",
     "Alameda"), as its published US answers are; other countries as their format data says; ZIP+4 when known."""
@@ -53,7 +58,7 @@ def seven_lines(iso2: str, row: AddressRow) -> Address:
     lines = delivery_lines(iso2, row.number, s.text, row.unit_desig, row.unit)[:3]
     lines += [""] * (3 - len(lines))
     postcode = s.postcode
-    if iso2 == "US" and row.zip4:
+    if iso2 == "US" and us_zip4(row.zip4):
         postcode = f"{postcode}-{row.zip4}"
     up = facts.upper_fields
     upper_lines = "street_address" in up

@@ -123,6 +123,7 @@ def real_figures(detect: Detector = explain_spoof) -> tuple[list[Figure], list[t
     flags = real_flags(detect)
     english = [r for r in rows if r["english_word"]]
     figs = [Figure("real names, all (false positives)", len(flags), len(rows)),
+            Figure("  of them by the name model", sum(1 for _, h in flags if h.why), len(rows)),
             Figure("  of them with an English-word token", sum(1 for r, _ in flags if r["english_word"]),
                    len(english))]
     return figs, flags
