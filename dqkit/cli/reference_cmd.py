@@ -29,10 +29,13 @@ def register(sub: Any) -> None:
                    help="files or folders; for Overture's public release: s3 (or an s3:// URL)")
     a.add_argument("--source", default="auto", choices=["auto", "openaddresses", "nad", "overture", "tabular"],
                    help="kind of input (default: guessed from the files)")
-    a.add_argument("--country", help="two-letter country code (default: from the path, else US)")
-    a.add_argument("--region", help="region / state code (default: from the path, e.g. us/ca/...)")
+    a.add_argument("--country", help="two-letter country code (default: read from the points, US ZIPs at their "
+                                     "coordinates; else the path, e.g. de/...; else US); refused when the points "
+                                     "say otherwise")
+    a.add_argument("--region", help="region / state code (default: the state the points lie in, else the path, "
+                                    "e.g. us/ca/...); refused when the points say otherwise")
     a.add_argument("--id", help="reference id (default: <source>-<country>[-<region>][-<county or city of the "
-                                "file>], e.g. openaddresses-us-ca-alameda)")
+                                "file, or the county its points lie in>], e.g. openaddresses-us-ca-alameda)")
     how = a.add_mutually_exclusive_group()
     how.add_argument("--replace", action="store_true", help="build an installed reference of that id anew")
     how.add_argument("--append", action="store_true", help="add these rows to the installed reference of that id")
@@ -130,6 +133,7 @@ def _facts(m: Any) -> list[str]:
 
 def run_list(args: argparse.Namespace) -> int:
     from dqkit import reference
+    from dqkit.engines.address_index.countries import country
     from dqkit.reference.store import unfinished
 
     items = reference.list_installed()
@@ -144,12 +148,30 @@ def run_list(args: argparse.Namespace) -> int:
               "`dqkit reference add <file>`.", file=sys.stderr)
         return 0
     width = max(28, *(len(m.id) + 1 for m in items))
-    print(f"{'id':<{width}} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  {'source date':<11}  dropped")
+    print(f"{'id':<{width}} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  {'source date':<11}  "
+          f"{'dropped':>8}  answers")
     for m in items:
         where = "/".join(x for x in (m.country, m.region) if x)
+        countries = _countries(m)
+        names = ", ".join(country(c).name.title() for c in countries) or "nothing (unreadable index)"
         print(f"{m.id:<{width}} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  "
-              f"{m.source_date or '-':<11}  {sum(m.dropped.values()):,}")
+              f"{m.source_date or '-':<11}  {sum(m.dropped.values()):>8,}  addresses in {names}")
+        if "US" not in countries and m.complete_zips:
+            print(f"warning: {m.id} is tagged {'/'.join(countries) or m.country} but holds US ZIPs "
+                  f"({', '.join(m.complete_zips[:3])} ...): it answers no US address. `dqkit reference remove "
+                  f"{m.id}` and add its file again (the country is now read from the points)", file=sys.stderr)
     return 0
+
+
+def _countries(m: Any) -> list[str]:
+    """The countries the engine asks this reference about: its index's datasets, as `ReferenceSet` routes."""
+    from dqkit.contract.errors import DqkitError
+    from dqkit.engines.address_index import ReferenceIndex
+
+    try:
+        return sorted({d.iso2 for d in ReferenceIndex(m.index_path).datasets})
+    except (DqkitError, OSError, ValueError):
+        return []
 
 
 def run_info(args: argparse.Namespace) -> int:

@@ -30,7 +30,7 @@ from typing import Any, Final
 import msgspec
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
+from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASON_NO_STREET, REASONS, Hygiene, summary
 from dqkit.engines.address_index.reader import Record
 from dqkit.reference.coverage import complete_zips
 from dqkit.reference.progress import Progress
@@ -184,6 +184,8 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
         dates.append(date)
         dropped = dict(hygiene.dropped)
         kept = bar.rows_kept - sum(dropped.values())
+        if bar.rows_read > bar.rows_kept:  # rows the reader skipped: every row read is kept or counted
+            dropped = {REASON_NO_STREET: bar.rows_read - bar.rows_kept, **dropped}
         zips = [] if partial else complete_zips(part.place, hygiene.postcodes)
         complete.update(zips)
         state[part.name] = {"size": part.size, "mtime": part.mtime, "rows_read": bar.rows_read,

@@ -24,6 +24,7 @@ from dqkit.contract.errors import InputError
 from dqkit.engines.address_index.container import write_container
 from dqkit.engines.address_index.countries import country, dataset_id
 from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, Hygiene
+from dqkit.engines.address_index.located import located_source
 from dqkit.engines.address_index.reader import (
     NUMINT_MAX,
     Record,
@@ -31,7 +32,6 @@ from dqkit.engines.address_index.reader import (
     numint,
     open_text,
     read_records,
-    source_of,
 )
 from dqkit.engines.address_index.strings import pack_strings
 from dqkit.engines.address_index.tokens import street_word_forms, tokens
@@ -119,7 +119,7 @@ def build_index(
     (`--reference FILE`, `AddressEngine.from_files`, `dqkit index build`) serves its junk rows. Off by default
     for `synthetic` data (generated, with no junk, built at full speed), and off when asked (`clean=False`)."""
     t0 = time.perf_counter()
-    sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
+    sources = [f if isinstance(f, SourceFile) else _located(f, country_iso2, progress) for f in files]
     if not sources:
         raise InputError("no reference files given")
     hygiene = Hygiene() if (not synthetic if clean is None else clean) else None
@@ -128,6 +128,15 @@ def build_index(
     if hygiene is not None:
         report.dropped = {k: v for k, v in ({**hygiene.dropped, REASON_DUPLICATE: report.duplicates}).items() if v}
     return report
+
+
+def _located(path: str | Path, country_iso2: str | None, progress: Callable[[str], None] | None) -> SourceFile:
+    """Country and state of a file from its rows, the path a hint (`located`); notes go to `progress`."""
+    p, settled = located_source(path, country_iso2)
+    for note in settled.notes:
+        if progress:
+            progress(note)
+    return SourceFile(p, settled.iso2, settled.parse_region)
 
 
 def _records_of(sources: Sequence[SourceFile], progress: Callable[[str], None] | None,
