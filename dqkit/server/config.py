@@ -33,7 +33,8 @@ class ServerConfig:
     client_ids / partner_ids: accepted lead CLIENT_ID / PARTNER_ID values; when set, others get E501.
     allow_ips: networks a lead request may come from; when set, other addresses get E500.
     references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file; `demo`: the
-    synthetic demo reference. None of them: the installed references (`dqkit reference add`).
+    synthetic demo reference. None of them: the installed references (`dqkit reference add`), all of them or the
+    `reference_ids` named.
     spoof_list: a text file of whole names (one a line) whose leads get E100, beside the bundled lists.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
     max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes).
@@ -55,6 +56,7 @@ class ServerConfig:
     partner_ids: frozenset[str] | None = None
     allow_ips: tuple[IPNetwork, ...] = ()
     references: tuple[Path, ...] = ()
+    reference_ids: tuple[str, ...] = ()  # installed references to serve (none: all of them)
     index: Path | None = None
     rate_limit: int = 0
     rate_window_seconds: int = DEFAULT_RATE_WINDOW_SECONDS
@@ -118,7 +120,8 @@ class ServerConfig:
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
                 f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
-                f"references={[str(p) for p in self.references]}, index={self.index!r}, demo={self.demo}, "
+                f"references={[str(p) for p in self.references]}, reference_ids={list(self.reference_ids)}, "
+                f"index={self.index!r}, demo={self.demo}, "
                 f"spoof_list={self.spoof_list!r}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "

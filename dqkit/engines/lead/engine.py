@@ -37,6 +37,7 @@ from dqkit.contract.lead import (
     Stage1Data,
 )
 from dqkit.contract.lead_wire import WireProblem, check_lead
+from dqkit.engines.address.firm_lines import set_aside
 from dqkit.engines.lead.local_fields import address_verification, reverse_phone_append, street_not_in_zip
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import PhoneCheck, check_phone
@@ -280,9 +281,24 @@ def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]
     check of `street_support` (never S100 with a street the typed words do not name)."""
 
     def run(lead: LeadRequest, points: PointSource | None) -> Standardized:
-        inp = AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
+        street1, street2, firms = firm_set_aside(lead.street1, lead.street2)
+        inp = AddressInput(street1=street1, street2=street2, city=lead.city, state=lead.state,
                            zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
-                           firm=lead.business_name if lead.address_type == "B" or lead.business_name else "")
+                           firm=lead.business_name if lead.address_type == "B" or lead.business_name else firms)
         return standardize(inp) if points is None else standardize_supported(inp, points)
 
     return run
+
+
+def firm_set_aside(street1: str, street2: str) -> tuple[str, str, str]:
+    """(STREET1, STREET2, firm) with a firm line typed in front of the street ("Acme Inc, 5770 Balboa Dr", as CRM
+    exports write a business address) set aside by the address engine's own rule (`firm_lines.set_aside`, what
+    validate does): it is the FIRMLINE, not a second street line ("5770 BALBOA DR ACME INC"). Attention and
+    care-of lines stay where they were typed (the standardizer reports them as notes, code 44); without a firm
+    line the fields are returned as they are."""
+    parts = [p for p in (street1, street2) if p.strip()]
+    kept, org = set_aside(parts)
+    if not org.firms:
+        return street1, street2, ""
+    lines = [*kept, *org.attention]
+    return lines[0] if lines else "", ", ".join(lines[1:]), ", ".join(org.firms)
