@@ -91,12 +91,34 @@ def _text(row: Sequence[str]) -> str:
     return " ".join(c.strip() for c in row if c.strip())
 
 
+class _Filled:
+    """The number of filled cells of each row, counted when asked (the head and the tail of a file are; the rows
+    between are only asked whether they are blank, which is cheaper)."""
+
+    def __init__(self, rows: Sequence[Sequence[str]]) -> None:
+        self.rows = rows
+        self.known: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: int) -> int:
+        got = self.known.get(i)
+        if got is None:
+            got = self.known[i] = _filled(self.rows[i])
+        return got
+
+    def blank(self, i: int) -> bool:
+        got = self.known.get(i)
+        return got == 0 if got is not None else not "".join(self.rows[i]).strip()
+
+
 def layout(rows: Sequence[Sequence[str]]) -> Layout:
     """The header row, the record rows and the rows left out of `rows` (see the module docstring)."""
     if not rows:
         return Layout(0, [])
-    filled = [_filled(r) for r in rows]
-    header = _header_row(filled)
+    filled = _Filled(rows)
+    header = _header_row([filled[i] for i in range(min(len(rows), _HEAD_ROWS))])
     skipped: list[tuple[int, str, str]] = []
     for i in range(header):
         skipped.append((i + 1, BLANK if not filled[i] else HEADER_BLOCK, _text(rows[i])))
@@ -106,20 +128,25 @@ def layout(rows: Sequence[Sequence[str]]) -> Layout:
     head = [c.strip().lower() for c in rows[header]]
     one_column = len(rows[header]) == 1  # an empty cell is a value there (pandas writes it ""), not a blank row
     records = []
+    first = head[0] if head else ""
     for i in range(header + 1, end):
-        if not filled[i] and not (one_column and rows[i]):
-            skipped.append((i + 1, BLANK, ""))
-        elif filled[i] >= 2 and [c.strip().lower() for c in rows[i]][: len(head)] == head:
+        row = rows[i]
+        if filled.blank(i):
+            if not (one_column and row):
+                skipped.append((i + 1, BLANK, ""))
+                continue
+        elif row and row[0].strip().lower() == first and [c.strip().lower() for c in row][: len(head)] == head \
+                and filled[i] >= 2:
             skipped.append((i + 1, REPEATED_HEADER, ""))
-        else:
-            records.append(i)
+            continue
+        records.append(i)
     skipped.sort()
     return Layout(header, records, skipped)
 
 
 def _header_row(filled: Sequence[int]) -> int:
     """The first row filling at least half the widest of the first rows' cells, below a block of short rows."""
-    first = [f for f in filled[:_HEAD_ROWS]]
+    first = list(filled[:_HEAD_ROWS])
     widest = max(first, default=0)
     if widest <= _SHORT:
         return next((i for i, f in enumerate(first) if f), 0)  # a table of one or two columns: no title block
@@ -132,7 +159,7 @@ def _header_row(filled: Sequence[int]) -> int:
     return 0
 
 
-def _footer_start(rows: Sequence[Sequence[str]], filled: Sequence[int], header: int) -> int:
+def _footer_start(rows: Sequence[Sequence[str]], filled: _Filled, header: int) -> int:
     """The index where a report footer starts (`len(rows)` when there is none)."""
     i = len(rows)
     while i > header + 1 and filled[i - 1] <= _SHORT:
@@ -145,6 +172,6 @@ def _footer_start(rows: Sequence[Sequence[str]], filled: Sequence[int], header: 
     return i
 
 
-def _blank_before(filled: Sequence[int], i: int) -> bool:
+def _blank_before(filled: _Filled, i: int) -> bool:
     """Whether a blank row separates row `i` from the records above it."""
     return i > 0 and not filled[i - 1]

@@ -122,7 +122,7 @@ def _frame(rows: list[list[str]], found: Layout) -> pd.DataFrame:
     import pandas as pd
 
     records = [rows[i] for i in found.records]
-    width = max([len(rows[found.header]), *(len(r) for r in records)])
+    width = max(len(rows[found.header]), max(map(len, records), default=0))
     head = [str(c).strip() for c in rows[found.header]] + [""] * (width - len(rows[found.header]))
     names: list[str] = []
     seen: dict[str, int] = {}
@@ -134,8 +134,10 @@ def _frame(rows: list[list[str]], found: Layout) -> pd.DataFrame:
         else:
             seen[h] = 0
         names.append(h)
-    data = [[*r, *[""] * (width - len(r))] for r in records]
+    data = [r if len(r) == width else [*r, *[""] * (width - len(r))] for r in records]
     frame = pd.DataFrame(data, columns=names, dtype=object)
+    if width == len(rows[found.header]):
+        return frame
     extra = [n for i, n in enumerate(names) if i >= len(rows[found.header]) and not frame[n].astype(bool).any()]
     return frame.drop(columns=extra) if extra else frame
 

@@ -190,7 +190,10 @@ def verify(
         df = df.drop(columns=stale)
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
-    extensions = phone_extensions({c: df[c].tolist() for c in set(fields.values()) if c in df.columns}, fields)
+    at: dict[object, int] = {}
+    for i, label in enumerate(df.columns):
+        at.setdefault(label, i)  # the first of columns that share a name, as the leads are read from
+    extensions = phone_extensions({c: df.iloc[:, at[c]].tolist() for c in set(fields.values()) if c in at}, fields)
     if extensions is not None and (all_columns or any(extensions)):  # "x12" kept beside the results, as sent
         # (all_columns: every Dask partition holds it, see `has_extension_column`)
         add_extension_column(out, prefix, pd.Series(extensions, index=out.index, dtype="string"))
