@@ -51,17 +51,20 @@ def split_references(values: Iterable[str | Path], *, demo: bool = False) -> tup
     return files, ids
 
 
-def file_engine(files: list[Path]) -> AddressEngine:
+def file_engine(files: list[Path], *, complete: bool = False) -> AddressEngine:
     """An address engine over reference files (one index file as it is, else CSV files built into one), named
-    as `dqkit serve --reference` names it ("files:alameda.csv")."""
+    as `dqkit serve --reference` names it ("files:alameda.csv"); partial (a street they lack is "not checked")
+    unless `complete` (`--complete`: the user vouches they hold every street of every ZIP they hold)."""
     from dqkit.engines.address import AddressEngine
     from dqkit.engines.address.provenance import ReferenceInfo
 
+    covered = None if complete else frozenset[str]()
     if len(files) == 1 and files[0].suffix.lower() in INDEX_SUFFIXES:
-        return AddressEngine.open(files[0], ReferenceInfo(f"index:{files[0].name}", source="index file"))
+        return AddressEngine.open(files[0], ReferenceInfo(f"index:{files[0].name}", source="index file",
+                                                          complete_postcodes=covered))
     if any(f.suffix.lower() in INDEX_SUFFIXES for f in files):
         raise InputError("--reference: one index file alone, or OpenAddresses CSV files; not both")
-    engine = AddressEngine.from_files(files)
+    engine = AddressEngine.from_files(files, complete=complete)
     engine.reference = ReferenceInfo("files:" + "+".join(p.name for p in files), source="reference files",
-                                     built=engine.reference.built)
+                                     built=engine.reference.built, complete_postcodes=covered)
     return engine
