@@ -165,26 +165,41 @@ def run_list(args: argparse.Namespace) -> int:
           f"{'dropped':>8}  answers")
     for m in items:
         where = "/".join(x for x in (m.country, m.region) if x)
-        countries = _countries(m)
+        countries, us_points = _countries(m)
         names = ", ".join(country(c).name.title() for c in countries) or "nothing (unreadable index)"
         print(f"{m.id:<{width}} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  "
               f"{m.source_date or '-':<11}  {sum(m.dropped.values()):>8,}  addresses in {names}")
-        if "US" not in countries and m.complete_zips:
-            print(f"warning: {m.id} is tagged {'/'.join(countries) or m.country} but holds US ZIPs "
-                  f"({', '.join(m.complete_zips[:3])} ...): it answers no US address. `dqkit reference remove "
-                  f"{m.id}` and add its file again (the country is now read from the points)", file=sys.stderr)
+        if countries and "US" not in countries and us_points:
+            print(f"warning: {m.id} is tagged {'/'.join(countries)} but holds US addresses ({us_points}): it "
+                  f"answers no US address. `dqkit reference remove {m.id}` and add its file again (the country is "
+                  "now read from the points)", file=sys.stderr)
     return 0
 
 
-def _countries(m: Any) -> list[str]:
-    """The countries the engine asks this reference about: its index's datasets, as `ReferenceSet` routes."""
+_LIST_SAMPLE = 400  # points of an index read to see whether a reference tagged another country holds US addresses
+
+
+def _countries(m: Any) -> tuple[list[str], str]:
+    """The countries the engine asks this reference about (its index's datasets, as `ReferenceSet` routes), and,
+    for an index with no US dataset, what shows its points are US addresses ("" when they are not)."""
     from dqkit.contract.errors import DqkitError
     from dqkit.engines.address_index import ReferenceIndex
+    from dqkit.engines.address_index.located import locate
 
     try:
-        return sorted({d.iso2 for d in ReferenceIndex(m.index_path).datasets})
-    except (DqkitError, OSError, ValueError):
-        return []
+        ix = ReferenceIndex(m.index_path)
+        countries = sorted({d.iso2 for d in ix.datasets})
+        if "US" in countries:
+            return countries, ""
+        total = sum(d.addresses for d in ix.datasets)
+        rows = []
+        for a in range(0, total, max(1, total // _LIST_SAMPLE)):
+            row = ix.address(a)
+            rows.append({"LON": str(row.lon), "LAT": str(row.lat), "POSTCODE": row.street.postcode})
+    except (DqkitError, OSError, ValueError, IndexError):
+        return [], ""
+    found = locate(rows)
+    return countries, found.evidence() if found.us else ""
 
 
 def run_info(args: argparse.Namespace) -> int:

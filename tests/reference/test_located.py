@@ -37,7 +37,6 @@ def test_a_county_file_in_a_two_letter_folder_is_where_its_points_are(shared_dir
     assert "the path's 'nc' is not taken as the country (New Caledonia)" in err and "Alameda County" in err
     (m,) = reference.list_installed()
     assert (m.id, m.country, m.region) == ("openaddresses-us-ca-alameda", "US", "CA")
-    assert m.complete_zips  # a county file of its county: complete there
     got = reference.open_installed().validate(SearchRequest.of(REAL)).result
     assert got.confidence == Confidence.VERIFIED_MATCH
     # the list says what the engine asks it about: US addresses
@@ -52,7 +51,7 @@ def test_a_download_without_a_path_gets_the_readme_id(shared_dir: Path, tmp_path
     (a,) = reference.add(_copy(shared_dir, "alameda", tmp_path / "Downloads" / "alameda.csv"))
     (s,) = reference.add(_copy(shared_dir, "santa_clara", tmp_path / "Downloads" / "santa_clara.csv"))
     assert (a.id, s.id) == ("openaddresses-us-ca-alameda", "openaddresses-us-ca-santa-clara")
-    assert (a.region, s.region) == ("CA", "CA") and a.complete_zips and s.complete_zips
+    assert (a.region, s.region) == ("CA", "CA")
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "`alameda.csv` becomes `openaddresses-us-ca-alameda`" in readme
 
@@ -132,7 +131,8 @@ def test_a_reference_tagged_with_the_wrong_country_before_is_named_by_the_list(
     assert main(["reference", "list"]) == 0
     out, err = capsys.readouterr()
     assert "addresses in New Caledonia" in out  # what the engine asks it about, said where it is listed
-    assert f"warning: {m.id} is tagged NC but holds US ZIPs" in err and "answers no US address" in err
+    assert f"warning: {m.id} is tagged NC but holds US addresses (US/CA, Alameda County: " in err
+    assert "answers no US address" in err
     assert reference.open_installed().engines_for("USA") == []
 
 
