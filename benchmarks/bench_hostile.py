@@ -43,6 +43,17 @@ next run must remove); in brackets, what the issue saw before the fix.
     .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
                                                  [--newlines-gib 2] [--json FILE]
 
+Issue 30's attacks: `store-stopped`, `store-slowed` (a redis-server of its own, SIGSTOPped / `DEBUG SLEEP`), and
+`rate-file-locked` (a `sqlite:` rate store under an exclusive lock), each 300 searches: latency p50/p99, wall time
+and how soon counts are shared again; `worker-kill` (kill -9 of one of 2 workers under load: failed requests,
+`/healthz` failures, time to 2 ready workers); `second-server` (a second `dqkit serve` on the busy port);
+`bulk-disk-fill` (create-then-stop loop of 10 MB batches beside another token's batch), `bulk-bodies` (100 held
+16 MiB batch bodies), `bulk-fairness` (10 addresses behind another token's 30,000), `input-numbers` (400- and
+5,000-digit numbers), `layouts-note` (2.7 MB of layout names), `reference-name` (an index named `東京.dqidx`); and,
+with no server, `files`: an .xlsx bomb, `--history` at a folder, a FIFO, a device node, another program's database
+and a locked store, `reference add --id 東京`, blank and world-writable key secrets, formulas behind invisible
+characters in CSV and .xlsx output. docs/server-stack.md has the before/after table.
+
 `--only throughput` (not part of the default set) measures plain lead requests/s, to compare server stacks.
 """
 
@@ -1540,8 +1551,10 @@ def files_attacks(dqkit: str) -> list[dict[str, Any]]:
             digest = target.read_bytes() if target == other else b""
             for args in (["verify", str(leads), "-o", str(work / "o.csv"), "--no-address", "--history", str(target)],
                          ["history", "--history", str(target), "--drift"]):
+                seen = {p.name for p in work.iterdir()}
                 r = _run_cli(dqkit, args, work, timeout=60)
-                moved = [p.name for p in work.iterdir() if p.name.startswith(target.name + ".corrupt-")]
+                moved = [p.name for p in work.iterdir()
+                         if p.name.startswith(target.name + ".corrupt-") and p.name not in seen]
                 changed = (target == other and other.exists() and other.read_bytes() != digest)
                 left = ("renamed to " + moved[0]) if moved else ("modified" if changed else "untouched")
                 row(f"{case}: {args[0]}", r, left)
@@ -1575,14 +1588,15 @@ def files_attacks(dqkit: str) -> list[dict[str, Any]]:
         invisible = [" ", "\u00a0", "\u200b", "\ufeff", "\x0b", "\x0c", "\u2028"]
         hostile = work / "hostile.csv"
         pd_rows = ["First Name,Last Name,Zip,Lead Source"] + [
-            f'Maria,Garcia,20500,"{c}=cmd|\' /C calc\'!A0"' for c in invisible]
+            f'Maria,Garcia,20500,"{c}=cmd|\' /C calc\'!A0"' for c in invisible] + [
+            'Maria,Garcia,20500,"=HYPERLINK(""http://example.com"")"', "Maria,Garcia,20500,+1 510 555 0100"]
         hostile.write_text("\n".join(pd_rows) + "\n", encoding="utf-8")
         r = _run_cli(dqkit, ["verify", str(hostile), "-o", str(work / "h.csv"), "--no-address"], work)
         import csv as csv_mod
 
         with open(work / "h.csv", newline="", encoding="utf-8") as f:
             live = sum(1 for x in csv_mod.DictReader(f) if not x["Lead Source"].startswith("'"))
-        row(f"CSV cells: formula behind {len(invisible)} invisible characters", r, f"{live} live formulas")
+        row(f"CSV: {len(invisible)} formulas behind invisible characters, 2 plain", r, f"{live} live formulas")
         r = _run_cli(dqkit, ["verify", str(hostile), "-o", str(work / "h.xlsx"), "--no-address"], work)
         from openpyxl import load_workbook
 
@@ -1590,7 +1604,7 @@ def files_attacks(dqkit: str) -> list[dict[str, Any]]:
         cells = [c for line in ws.iter_rows(min_row=2) for c in line] if ws is not None else []
         quoted = sum(1 for c in cells if isinstance(c.value, str) and c.value.startswith("'"))
         formulas = sum(1 for c in cells if c.data_type == "f")
-        row(".xlsx text cells", r, f"{quoted} cells given a leading ', {formulas} formulas")
+        row(".xlsx: the same 9 cells as text", r, f"{quoted} cells given a leading ', {formulas} formulas")
     return rows
 
 

@@ -116,14 +116,15 @@ class LeadsAccessor:
         return compare_leads(self._df, a, b, mapping=mapping, prefix=prefix, names=names, cache=cache,
                              progress=progress)
 
-    def drift(self, history: str | bool | None = True, *, alpha: float = 0.05, by: str | None = None) -> Any:
-        """Each lead source's rates over the runs recorded in `history` (see `verify(history=...)`), with the
-        changes between consecutive runs that are statistically real flagged (two-proportion z-tests, FDR
-        controlled at `alpha` across all of them). Returns a `Drift` (`.table`, `.flagged`, `.figure()`).
-        `by` keeps only one source. The frame itself is not read: drift is about the recorded runs."""
-        from dqkit.notebook.drift import drift
+    def drift(self, history: str | bool | None = True, *, alpha: float | None = None, by: str | None = None) -> Any:
+        """Each lead source's rates over the runs recorded in `history` (see `verify(history=...)`), runs grouped
+        by what they measured; each new run's changes from its group's previous runs, and trends over them, that
+        are statistically real are flagged (false discovery rate `alpha` across that run's tests: default
+        `dqkit.notebook.drift.ALPHA`). Returns a `Drift` (`.table`, `.flagged`, `.groups`, `.figure()`).
+        `by` shows only one source. The frame itself is not read: drift is about the recorded runs."""
+        from dqkit.notebook.drift import ALPHA, drift
 
-        return drift(history, alpha=alpha, source=by)
+        return drift(history, alpha=ALPHA if alpha is None else alpha, source=by)
 
     def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
         """Seed field -> the input column `verify` would read it from."""

@@ -3,9 +3,14 @@
 One SQLite file (default `<user data dir>/history.sqlite`, used only when asked: `history=True`,
 `dqkit verify --history`, or `DQKIT_HISTORY=1`; any path otherwise). Each run is one transaction:
 
-    runs     id, time (UTC), rows, input fingerprint, engine build, backend, dqkit version, label, the reference
-             data the answers came from
+    runs     id, time (UTC), rows, input fingerprint, engine build, backend, dqkit version, label (the input
+             file's name, from the CLI), the reference data the answers came from, the input's layout (a hash of
+             its column names)
     counts   run, source, metric, count, total       (counts, not rates: the tests need both)
+
+Runs are grouped by what they measured (`run_groups`): the same layout of input columns answered by the same
+backend. Drift compares a run only with earlier runs of its group, so one CRM's monthly exports are tested against
+each other, never against the bundled sample or another backend's answers.
 
 Metrics per source: `code:<RESULT_CODE>` over all its leads, and the rates of `RATES` with their own
 denominators. Concurrent runs wait for each other (SQLite's lock, 30 s); a run killed mid-write leaves no trace
@@ -66,7 +71,7 @@ _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, rows INTEGER NOT NULL, fingerprint TEXT NOT NULL,
     engine_build TEXT NOT NULL, backend TEXT NOT NULL, version TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',
-    references_used TEXT NOT NULL DEFAULT '');
+    references_used TEXT NOT NULL DEFAULT '', layout TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS counts (
     run INTEGER NOT NULL REFERENCES runs(id), source TEXT NOT NULL, metric TEXT NOT NULL,
     count INTEGER NOT NULL, total INTEGER NOT NULL, PRIMARY KEY (run, source, metric));
@@ -115,7 +120,7 @@ def _set_aside(path: Path, why: str) -> Path:
 
 # Columns added to `runs` after its first release, with their defaults: a store an older dqkit wrote is upgraded in
 # place (never taken for damaged).
-_ADDED_COLUMNS: Final = {"references_used": "TEXT NOT NULL DEFAULT ''"}
+_ADDED_COLUMNS: Final = {"references_used": "TEXT NOT NULL DEFAULT ''", "layout": "TEXT NOT NULL DEFAULT ''"}
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:
@@ -144,8 +149,8 @@ def _connect(path: Path, *, writable: bool = True) -> sqlite3.Connection:
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
-        conn.execute("SELECT id, at, rows, fingerprint, engine_build, backend, version, label, references_used "
-                     "FROM runs LIMIT 1")
+        conn.execute("SELECT id, at, rows, fingerprint, engine_build, backend, version, label, references_used, "
+                     "layout FROM runs LIMIT 1")
         conn.execute("SELECT run, source, metric, count, total FROM counts LIMIT 1")
     except sqlite3.DatabaseError:
         conn.close()
@@ -256,12 +261,23 @@ def counts_of(results: pd.DataFrame, *, prefix: str = "lead_", by: str | None = 
     return pd.DataFrame(rows, columns=["source", "metric", "count", "total"])
 
 
-def fingerprint(results: pd.DataFrame, prefix: str = "lead_") -> str:
-    """A hash of the input columns of a verified frame (rows in order): the same file gives the same print."""
+def _input_columns(results: pd.DataFrame, prefix: str) -> list[Any]:
     from dqkit.notebook.leads import RESULT_NAMES
 
     produced = {f"{prefix}{n}" for n in RESULT_NAMES} | {f"{prefix}answered_by"}
-    inputs = results[[c for c in results.columns if str(c) not in produced]]
+    return [c for c in results.columns if str(c) not in produced]
+
+
+def layout(results: pd.DataFrame, prefix: str = "lead_") -> str:
+    """A hash of the names of a verified frame's input columns (case, spacing and order ignored): the files of
+    one family (a CRM's exports, month after month) share it; the rows do not matter."""
+    names = sorted({" ".join(str(c).split()).casefold() for c in _input_columns(results, prefix)})
+    return hashlib.blake2b("\x1f".join(names).encode(), digest_size=8).hexdigest()
+
+
+def fingerprint(results: pd.DataFrame, prefix: str = "lead_") -> str:
+    """A hash of the input columns of a verified frame (rows in order): the same file gives the same print."""
+    inputs = results[_input_columns(results, prefix)]
     digest = hashlib.blake2b(digest_size=12)
     digest.update("\x1f".join(map(str, inputs.columns)).encode())
     if len(inputs) and inputs.shape[1]:
@@ -311,10 +327,11 @@ def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | N
             raise StoreError(f"the history store {store_path(history)}: {exc}; this run was not recorded") from None
         try:
             cur = conn.execute(
-                "INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version, label, references_used) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (at, rows, fingerprint, engine_build, backend, version, label, references_used, "
+                "layout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (when, len(results), fingerprint(results, prefix), engine_build(), _backend_name(backend),
-                 __version__, label, references if references is not None else references_used(backend)))
+                 __version__, label, references if references is not None else references_used(backend),
+                 layout(results, prefix)))
             run = int(cur.lastrowid or 0)
             conn.executemany("INSERT INTO counts (run, source, metric, count, total) VALUES (?, ?, ?, ?, ?)",
                              [(run, r.source, r.metric, r.count, r.total) for r in table.itertuples(index=False)])
@@ -329,20 +346,52 @@ def record_run(results: pd.DataFrame, history: str | os.PathLike[str] | bool | N
     return run
 
 
+def _group_key(layout_hash: str, backend: str) -> str:
+    return f"{layout_hash or 'no-layout'}|{backend}"
+
+
 def runs(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
-    """The recorded runs, oldest first: id, at, rows, sources, fingerprint, engine_build, backend, label."""
+    """The recorded runs, oldest first: id, at, rows, sources, fingerprint, engine_build, backend, label,
+    references_used, layout, group (what the run measured: see `run_groups`)."""
     with opened(history, write=False) as conn:
         frame = pd.read_sql_query(
             "SELECT r.id, r.at, r.rows, (SELECT COUNT(DISTINCT source) FROM counts c WHERE c.run = r.id "
             "AND c.source != '(all)') AS sources, r.fingerprint, r.engine_build, r.backend, r.version, r.label, "
-            "r.references_used "
-            "FROM runs r ORDER BY r.at, r.id", conn)
+            "r.references_used, r.layout "
+            "FROM runs r ORDER BY r.id", conn)
+    frame["group"] = [_group_key(la, b) for la, b in zip(frame["layout"], frame["backend"], strict=True)]
     return frame
 
 
+def run_groups(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
+    """One row per group of runs that measured the same thing (the same input columns, the same backend): group,
+    label (the runs' label, the input file's name from the CLI, or the first and last of them; and the backend), runs,
+    first and last run id and time. Runs
+    recorded before dqkit kept the layout form one group per backend, labelled so."""
+    listed = runs(history)
+    rows = []
+    for key, g in listed.groupby("group", sort=False):
+        ids = [int(v) for v in g["id"]]
+        shape, backend = str(g["layout"].iat[0]), str(g["backend"].iat[0])
+        labels = list(dict.fromkeys(str(v) for v in g["label"] if str(v)))
+        named = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]}" if labels else ""
+        if not shape:
+            what = "runs recorded before dqkit kept their input's columns"
+        else:
+            what = named or f"input columns {shape[:8]}"
+        rows.append({"group": key, "label": f"{what} · {backend}", "runs": len(g), "first_run": ids[0],
+                     "last_run": ids[-1], "first_at": str(g["at"].iat[0]), "last_at": str(g["at"].iat[-1]),
+                     "backend": backend, "layout": shape})
+    return pd.DataFrame(rows, columns=["group", "label", "runs", "first_run", "last_run", "first_at", "last_at",
+                                       "backend", "layout"])
+
+
 def counts(history: str | os.PathLike[str] | bool | None = True) -> pd.DataFrame:
-    """Every recorded count, long form: run, at, source, metric, count, total (oldest run first)."""
+    """Every recorded count, long form: run, at, group, source, metric, count, total (in the order the runs were
+    recorded: a run is tested against the runs recorded before it)."""
     with opened(history, write=False) as conn:
-        return pd.read_sql_query(
-            "SELECT c.run, r.at, c.source, c.metric, c.count, c.total FROM counts c JOIN runs r ON r.id = c.run "
-            "ORDER BY r.at, r.id, c.source, c.metric", conn)
+        frame = pd.read_sql_query(
+            "SELECT c.run, r.at, r.layout, r.backend, c.source, c.metric, c.count, c.total FROM counts c "
+            "JOIN runs r ON r.id = c.run ORDER BY r.id, c.source, c.metric", conn)
+    frame.insert(2, "group", [_group_key(la, b) for la, b in zip(frame["layout"], frame["backend"], strict=True)])
+    return frame.drop(columns=["layout", "backend"])

@@ -41,7 +41,7 @@ from dqkit.contract.lead_wire import WireProblem, check_lead
 from dqkit.engines.lead.local_fields import address_verification, reverse_phone_append, street_not_in_zip
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import PhoneCheck, check_phone
-from dqkit.engines.lead.spoof import find_spoof
+from dqkit.engines.lead.spoof import explain_spoof
 from dqkit.engines.lead.spoof_list import SpoofList
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.zipdata import zip_info
@@ -173,12 +173,11 @@ class LeadEngine:
         missing = self._missing(lead)
         if missing:
             return self.error_message(missing, "", echo)
-        spoof = find_spoof(lead)
+        spoof = explain_spoof(lead)
         if spoof is None and self.profile.spoof_list is not None:
-            listed = self.profile.spoof_list.match(lead)
-            spoof = listed.value if listed is not None else None
-        if spoof is not None:
-            return self.error_message("E100", repr(spoof), echo)
+            spoof = self.profile.spoof_list.match(lead)
+        if spoof is not None:  # the value, its field and why (rule, word, scores), for an analyst to overrule
+            return self.error_message("E100", spoof.answer_value(), echo)
         return self._stage1(lead, echo)
 
     def _missing(self, lead: LeadRequest) -> str:
