@@ -7,13 +7,34 @@ A run is one lead source of `LEADS` leads (2,000) whose result codes are drawn (
 and whose phone statuses are drawn apart; every rate of `history.RATES` is counted from the draw, so each run carries
 the same seven tests per kind that a real run does, and the correction sees them all. A shift moves the spoof share of
 judged leads (4% -> 6%), taking from success. Rates and leads are this file's own (no data set is read); nothing
-in `dqkit.notebook.drift` was tuned on a seed that reports a figure here: the defaults (window 20, alpha 0.01 per
+in `dqkit.notebook.drift` was tuned on a seed that reports a figure here: the defaults (window 20, alpha 0.008 per
 run, 90% of it to the change tests, exact tests for counts, no test right after a flag) were chosen on seeds 7 and
 3, the figures are for --seed 29 and fresh seeds.
 
 Figures (see the module's `main`): power at history lengths 2 ... 150 (the shifted run is run L, after L-1 quiet
 runs), the share of 20-run ramps 4% -> 9% flagged while ramping, false flags per new run in quiet histories of one
 and of three sources, and flags that changed when the same history grew by 50 runs (must be 0).
+
+Measured (defaults: window 20, alpha 0.008, Fisher's exact test; load 10-12 on 2 cores), seed 29 with 200 trials,
+seed 2929 and two fresh seeds with 100 (quiet histories: 50 and 40 of 150 runs):
+
+    power at L =            2     3     5    10    20    50   150
+      seed 29             32%   46%   56%   70%   73%   72%   72%
+      seed 2929           37%   54%   64%   72%   68%   77%   75%
+      fresh 2099087432    37%   56%   62%   71%   78%   78%   69%
+      fresh 1922485287    33%   51%   68%   73%   82%   77%   73%
+      worst               32%   46%   56%   70%   68%   72%   69%
+    slow 4% -> 9% over 20 runs: caught in 100% on every seed (median 6-7 runs into the ramp), also from run 1
+    false flags per new quiet run: one source 0.0070-0.0098, three sources and (all) 0.0055-0.0090
+      (runs with any flag: 0.47%-0.86%)
+    flags changed when 50 runs were added: 0 of 9-15 on every seed
+
+The issue's goal of 80% power "at any history length" is not met: about 70-78% from 10 runs on, a third at 2 runs.
+It cannot be with false flags held at 1 per 100 runs: seven rates are tested per run (twice: change and trend), so
+a test needs |z| >= 3.2, and a 4% -> 6% move on 2,000 leads (1,880 judged) gives z = 4.25 +- 1.2 against a long
+baseline (about 80% at best) and 2.9 +- 1.0 against a single earlier run (about 38% at best). The start commit
+(alpha 0.05 over the whole history) caught 48% at run 2, 28% at run 20 and 13% at run 150 on the test's seed, the
+slow drift 2%, and its flags changed as runs were added.
 """
 
 from __future__ import annotations
@@ -140,13 +161,12 @@ def stability(rng: np.random.Generator, histories: int, length: int = 100, more:
     return changed, shown
 
 
-def measure(seed: int, trials: int, lengths: Sequence[int] = LENGTHS) -> Figures:
+def measure(seed: int, trials: int, lengths: Sequence[int] = LENGTHS, quiet: int = 50) -> Figures:
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     power = {n: power_at(rng, n, trials) for n in lengths}
     ramp_p, delay = ramp(rng, trials)
     ramp_start, _ = ramp(rng, trials, quiet=0)
-    quiet = max(4, trials // 4)
     one = false_flags(rng, quiet, 150)
     three = false_flags(rng, quiet, 150, {"web": 2000, "partner": 500, "fair": 150})
     changed, shown = stability(rng, max(4, trials // 40))
@@ -174,12 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--fresh", type=int, default=0, help="also run this many fresh random seeds; the worst is shown")
     ap.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
+    ap.add_argument("--quiet", type=int, default=50, help="quiet histories of 150 runs for the false flags")
     args = ap.parse_args(argv)
     lengths = [int(v) for v in args.lengths.split(",")]
     seeds = [args.seed] + [int.from_bytes(os.urandom(4), "little") for _ in range(args.fresh)]
     got = []
     for s in seeds:
-        f = measure(s, args.trials, lengths)
+        f = measure(s, args.trials, lengths, args.quiet)
         print(table(f), flush=True)
         got.append(f)
     if len(got) > 1:

@@ -39,6 +39,9 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", type=Path, action="append", metavar="PATH",
                    help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
                         "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
+    p.add_argument("--complete", action="store_true",
+                   help="the --reference files hold every street of every ZIP they hold: a street they lack is then "
+                        "'not found' (S102); by default it is 'not checked', as a sample's would be")
     p.add_argument("--spoof-list", type=Path, metavar="FILE",
                    help="your own list of fake names, one whole name a line: leads bearing one get E100 (beside "
                         "the bundled lists)")
@@ -89,11 +92,13 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         from dqkit.engines.address import AddressEngine
 
         refs: list[Path] = list(args.reference)
+        complete = bool(getattr(args, "complete", False))
         engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
-                  else AddressEngine.from_files(refs))
+                  else AddressEngine.from_files(refs, complete=complete))
         engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in refs),
-                                   source="reference files")  # the id dqkit serve --reference gives them
-        points = engine.index
+                                   source="reference files",  # the id dqkit serve --reference gives them
+                                   complete_postcodes=None if complete else frozenset())
+        points = engine.points()
     spoof_list = None
     if getattr(args, "spoof_list", None) is not None:
         from dqkit.engines.lead.spoof_list import SpoofList

@@ -98,8 +98,9 @@ def lead_reference(backend: LeadBackend) -> tuple[str, str] | None:
         return OPEN_ONLY_ID, ""
     own = getattr(backend, "_address_engine", None)
     installed = type(points).__name__ == "InstalledPoints"
-    if not installed and (own is None or getattr(own, "index", None) is not points):
-        return None  # points given without their engine: nothing names them
+    own_index = getattr(own, "index", None)
+    if not installed and (own is None or (own_index is not points and getattr(points, "index", None) is not own_index)):
+        return None  # points given without their engine (itself, or its index with its coverage): nothing names them
     try:
         info = backend.reference_for("USA")  # type: ignore[attr-defined]
     except Exception:  # a reference that cannot be opened is reported by the lead checks themselves

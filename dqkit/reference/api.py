@@ -24,7 +24,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         state: str | None = None, county: str | None = None,
         bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
         endpoint: str | None = None, progress: bool | None = None, command: str = "", replace: bool = False,
-        append: bool = False, partial: bool = False) -> list[Manifest]:
+        append: bool = False, partial: bool = False, complete: bool = False) -> list[Manifest]:
     """Import address data as installed references (one per source and region) and return their manifests.
 
     inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
@@ -39,7 +39,11 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     append:  add these inputs to the installed reference of that id, each replacing an installed input of the
              same name (and region); only the new inputs are read, the installed index is merged (`grow`);
     partial: the inputs are extracts (a sample, a box): no area counts as covered completely, so a street they
-             lack is "not checked", never "not found". OpenAddresses county files otherwise cover their county.
+             lack is "not checked", never "not found".
+    complete: the user vouches that the inputs hold every street of every ZIP they hold (then a street they lack
+             there is "not found"). Without it or `partial`, coverage comes from the data (`coverage`): a county
+             source of a kind published whole (OpenAddresses, NAD) covers the ZIPs of its county whose rows
+             look whole; a sample or a slice covers nothing.
 
     Rows with no postcode, no or impossible coordinates, placeholder streets (FAKE ST, ANYTOWN) and exact
     duplicates are dropped and counted (`Manifest.dropped`). A failure leaves the installed references as they
@@ -66,8 +70,12 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
                          "that each gets its own reference")
     if replace and append:
         raise InputError("--replace and --append contradict each other: choose one")
+    if partial and complete:
+        raise InputError("--partial and --complete contradict each other: choose one")
     if partial:
         options["partial"] = True
+    if complete:
+        options["complete"] = True
     # with --id, every region of the country is one reference (a national one: its states are its parts, each
     # replaced or removed on its own, see `grow`); without, one reference per region
     planned = [(id, list(parts))] if id else [(_default_id(kind, iso2, reg, group), group)
@@ -80,7 +88,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     try:
         for ref_id, group in planned:
             out.append(install(group, ref_id, meta, command=command, options=options, progress=progress,
-                               replace=replace, append=append, partial=partial))
+                               replace=replace, append=append, partial=partial, complete=complete))
     except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
         where = exc.filename or store.references_dir()
         raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "

@@ -33,7 +33,7 @@ from dqkit.contract.errors import InputError
 from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
 from dqkit.engines.address_index.reader import Record
 from dqkit.reference import grow
-from dqkit.reference.coverage import complete_zips
+from dqkit.reference.coverage import Density, complete_zips
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part
 from dqkit.reference.store import (
@@ -69,12 +69,13 @@ class SourceMeta:
 
 def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: str = "",
             options: dict[str, Any] | None = None, progress: bool | None = None,
-            replace: bool = True, append: bool = False, partial: bool = False) -> Manifest:
+            replace: bool = True, append: bool = False, partial: bool = False, complete: bool = False) -> Manifest:
     """Import `parts` (all of one country) as the installed reference `ref_id`.
 
     An installed `ref_id` is refused unless `replace` (build it anew) or `append` (these inputs added to it, each
     replacing an installed input of the same name and region; only the new inputs are read, see `grow`).
-    `partial`: the inputs are extracts, so no area counts as covered completely (see `coverage`)."""
+    `partial`: the inputs are extracts, so no area counts as covered completely; `complete`: the user vouches they
+    hold every street of every ZIP they hold (see `coverage`)."""
     ref_id = valid_id(ref_id)
     if not parts:
         raise InputError("nothing to import: no input files")
@@ -96,7 +97,7 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
         _remove_tmp(staging)
         try:
             return _install(parts, ref_id, meta, staging, t0, command=command, options=options, progress=progress,
-                            base_on=base_on, partial=partial)
+                            base_on=base_on, partial=partial, vouched=complete)
         except BaseException as exc:
             kept = _after_failure(staging)
             if kept and isinstance(exc, InputError):
@@ -231,7 +232,7 @@ def _exclusive(staging: Path, ref_id: str) -> Iterator[None]:
 
 def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path, t0: float, *, command: str,
              options: dict[str, Any] | None, progress: bool | None, base_on: Manifest | None,
-             partial: bool) -> Manifest:
+             partial: bool, vouched: bool = False) -> Manifest:
     from dqkit.engines.address_index.build import build_from_records
 
     state_path = staging / "progress.json"
@@ -254,15 +255,17 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
             continue
         bar = Progress(part.name, part.size, enabled=progress)
         hygiene = Hygiene(coordinates=part.coordinates)
+        density = Density()
         try:
-            _write_records(hygiene.keep(part.iso2, part.records(bar)), rec_path)
+            _write_records(density.count(hygiene.keep(part.iso2, part.records(bar))), rec_path)
         finally:
             bar.close()
         date = part.extra.get("source_date", part.source_date)
         dates.append(date)
         dropped = dict(hygiene.dropped)
         kept = bar.rows_kept - sum(dropped.values())
-        zips = [] if partial else complete_zips(part.place, hygiene.postcodes)
+        zips = [] if partial else complete_zips(part.place, hygiene.postcodes, density, kind=meta.kind,
+                                                vouched=vouched)
         complete.update(zips)
         state[part.name] = {"size": part.size, "mtime": part.mtime, "rows_read": bar.rows_read,
                             "rows_kept": kept, "file": rec_path.name, "source_date": date, "dropped": dropped,

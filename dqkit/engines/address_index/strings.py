@@ -89,10 +89,11 @@ class StringTable(Sequence[str]):
         return [raw[off[k] - base:off[k + 1] - base].decode() for k in range(hi - lo)]
 
     def find(self, s: str) -> int:
-        """Id of `s` in a sorted table, or -1 (a binary search over the UTF-8 bytes, whose order is the strings')."""
-        got = self._found.get(s)
-        if got is not None:
-            return got
+        """Id of `s` in a sorted table, or -1: a binary search over the UTF-8 bytes (whose order is the strings'),
+        answers remembered (a search reads ~20 strings)."""
+        k = self._found.get(s)
+        if k is not None:
+            return k
         key = s.encode()
         blob, off = self._bmv, self._omv
         lo, hi = 0, self._n
@@ -103,9 +104,8 @@ class StringTable(Sequence[str]):
             else:
                 hi = mid
         k = lo if lo < self._n and blob[off[lo]:off[lo + 1]].tobytes() == key else -1
-        if len(self._found) >= 65536:
-            self._found.clear()
-        self._found[s] = k
+        if len(self._found) < 200_000:
+            self._found[s] = k
         return k
 
     def prefix_range(self, prefix: str) -> tuple[int, int]:
