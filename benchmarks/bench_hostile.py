@@ -129,7 +129,7 @@ _STACKS = {
 import sys, uvicorn
 from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
-from dqkit.server.runner import bind
+from dqkit.server.listeners import bind
 sock = bind("127.0.0.1", 0)
 print("listening on http://127.0.0.1:%d" % sock.getsockname()[1], flush=True)
 app = create_app(ServerConfig(tokens=frozenset({TOKEN})))

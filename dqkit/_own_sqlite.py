@@ -1,5 +1,5 @@
-"""The SQLite files dqkit keeps (the run history, bulk batches, the shared rate counts): opened only when they are
-regular files dqkit made or recognises, never anything else.
+"""The SQLite files dqkit keeps (the run history, the result cache, bulk batches, the shared rate counts): opened only
+when they are regular files dqkit made or recognises, never anything else.
 
 Why (issue 30): given a directory, a device node or a FIFO as `--history`, dqkit moved it aside and made a file in its
 place (as root, `--history /dev/null` would have renamed /dev/null), and pointed at another program's SQLite database
@@ -29,6 +29,7 @@ SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 HISTORY_MARK: Final = 0x64714869  # "dqHi"
 BULK_MARK: Final = 0x6471426B  # "dqBk"
 RATE_MARK: Final = 0x64715274  # "dqRt"
+CACHE_MARK: Final = 0x64714361  # "dqCa"
 
 
 class StoreError(DqkitError):

@@ -8,6 +8,7 @@ or where it stopped), which is what the notebook keeps.
 
 from __future__ import annotations
 
+import sys
 from types import TracebackType
 from typing import Any
 
@@ -20,11 +21,13 @@ class Progress:
         self._shown: Any = None  # the notebook output the bar lives in, to be replaced by its last line
         if enabled and total > 0:
             from tqdm.auto import tqdm
-            from tqdm.notebook import tqdm_notebook
 
             options: dict[str, Any] = {"total": total, "initial": initial, "desc": desc, "unit": unit,
                                        "dynamic_ncols": True}
-            if issubclass(tqdm, tqdm_notebook):
+            # tqdm.auto imports tqdm.notebook only in a notebook: importing it here would import ipywidgets and
+            # IPython (0.1 s) in every terminal and script
+            notebook = sys.modules.get("tqdm.notebook")
+            if notebook is not None and issubclass(tqdm, notebook.tqdm_notebook):
                 import IPython.display
 
                 show: Any = IPython.display.display  # untyped in IPython

@@ -165,3 +165,24 @@ def test_a_rate_store_or_bulk_folder_that_is_not_dqkits_is_refused(tmp_path: Pat
     with pytest.raises(StoreError, match="another program's SQLite database"):
         BatchStore(bulk)
     assert _digest(other) == digest
+
+
+def test_a_result_cache_path_that_is_not_dqkits_is_left_alone(tmp_path: Path) -> None:
+    from dqkit.notebook.cache import FILE_NAME, CacheUnavailable, ResultCache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    other = folder / FILE_NAME  # another program's database where the cache would be, with tables named like dqkit's
+    conn = sqlite3.connect(other)
+    conn.executescript("CREATE TABLE results (k TEXT); CREATE TABLE runs (k TEXT); CREATE TABLE ledger (k TEXT); "
+                       "INSERT INTO results VALUES ('keep me');")
+    conn.commit()
+    conn.close()
+    digest = _digest(other)
+    with pytest.raises(CacheUnavailable, match="another program's SQLite database"):
+        ResultCache(other)
+    assert _digest(other) == digest  # before: its tables were dropped as an "older layout"
+    mine = ResultCache(folder / "mine.sqlite3")
+    mine.put_many([(b"k" * 20, b"v")])
+    mine.close()
+    assert ResultCache(folder / "mine.sqlite3").get_many([b"k" * 20]) == {b"k" * 20: b"v"}

@@ -197,3 +197,12 @@ def test_the_cli_and_the_server_need_no_pandas_to_start() -> None:
     code = "import sys, dqkit.cli, dqkit.server.app; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_progress_bar_outside_a_notebook_imports_no_notebook_machinery() -> None:
+    """tqdm.auto picks the text bar in a terminal: ipywidgets and IPython (0.1 s) stay unimported."""
+    code = ("import sys\nfrom dqkit.notebook.progress import Progress\n"
+            "bar = Progress(10, 'verify leads', enabled=True)\nbar.update(10)\nbar.close()\n"
+            "print(' '.join(m for m in ('ipywidgets', 'IPython', 'tqdm.notebook') if m in sys.modules) or '-')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "-" and "verify leads" in out.stderr

@@ -9,6 +9,7 @@ country name is the vendor's, upper case. The component breakdown is built in `c
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -99,6 +100,7 @@ _KEEP_UPPER: Final = frozenset({"N", "S", "E", "W", "NE", "NW", "SE", "SW", "PO"
 _ORDINAL: Final = re.compile(r"^(\d+)(ST|ND|RD|TH)$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=65536)
 def _word_case(word: str) -> str:
     if not word or word.upper() in _KEEP_UPPER:
         return word.upper()
@@ -117,7 +119,9 @@ def _word_case(word: str) -> str:
     return low.capitalize()
 
 
+@functools.lru_cache(maxsize=65536)
 def mixed_case(text: str) -> str:
     """Reference text ("1620 S LOOP RD APT 4B") in mixed case ("1620 S Loop Rd Apt 4B"): directionals, unit
-    values and house numbers stay upper; ordinals are "1st"."""
+    values and house numbers stay upper; ordinals are "1st". Cached, as its words are (street, city and suffix
+    words repeat from answer to answer: the casing was a tenth of a clean validate)."""
     return " ".join(_word_case(w) for w in text.split(" "))
