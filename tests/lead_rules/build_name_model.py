@@ -347,7 +347,8 @@ def main(wheel: Path, glin: Path, wordnet: Path) -> None:
         where[k].add(label)
     vulgar = {spoof_model._vulgar_sound(w): w for w in spoof._lines("vulgar_sounds.txt")}
     probe = spoof_model.NameModel({}, {}, {}, words, vulgar, {}, frozenset(),
-                                  vulgar_heads=frozenset(k[:2] for k in vulgar))
+                                  vulgar_heads=frozenset(k[:2] for k in vulgar),
+                                  vulgar_prefixes=spoof_model._prefixes(vulgar))
 
     skeletons = {k.translate(spoof_model._NO_VOWELS): w for k, w in probe.vulgar.items()
                  if len(w) >= 6 and len(k.translate(spoof_model._NO_VOWELS)) >= spoof_model.SKELETON_MIN}

@@ -128,6 +128,9 @@ class NameModel:
     soundalike: frozenset[str] = frozenset()  # names of the sources that some vulgar reading fits (build time)
     vulgar_heads: frozenset[str] = frozenset()  # the first two letters of each vulgar reading
     skeleton_heads: frozenset[str] = frozenset()  # the first letter of each key of vulgar_skeletons
+    vulgar_prefixes: frozenset[str] = frozenset()  # every head of 2+ letters of each vulgar reading of 2-8 letters
+    # a word's first three letters -> whether its reading may be vulgar (short word, 6+ letters): _may_sound_vulgar
+    head_gate: dict[str, tuple[bool, bool]] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -203,12 +206,19 @@ def model() -> NameModel:
                  if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
     return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
                      frozenset(_lines("insult_words.txt")), skeletons, readings, reading_givens, phrases,
-                     soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons))
+                     soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons),
+                     _prefixes(vulgar))
+
+
+def _prefixes(vulgar: dict[str, str]) -> frozenset[str]:
+    """Every head of 2+ letters of the readings of 2-8 letters: _vulgar_compound stops at the first head none has."""
+    return frozenset(k[:n] for k in vulgar if len(k) in _HEAD_LENGTHS for n in range(2, len(k) + 1))
 
 
 # ---------------------------------------------------------------- readings
 
 _RUNS: Final = re.compile(r"(.)\1+")
+_DOUBLED: Final = re.compile(r"(.)\1")  # the search for a run, in half the time of _RUNS's
 _VOWEL: Final = frozenset("aeiouy")
 _VOWEL_H: Final = re.compile(r"(?<=[aeiou])h(?![aeiou])")
 
@@ -244,7 +254,7 @@ def _vulgar_sound(word: str) -> str:
 
 def _undouble(text: str) -> str:
     """Doubled letters made one; most names have none, and a search is a tenth of a substitution's cost."""
-    return _RUNS.sub(_first_letter, text) if _RUNS.search(text) else text
+    return _RUNS.sub(_first_letter, text) if _DOUBLED.search(text) else text
 
 
 def _first_letter(m: re.Match[str]) -> str:
@@ -460,7 +470,8 @@ def _respelled(word: str, vulgar: str) -> bool:
 def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
     """A word spelled to sound vulgar (alone, or joined to a common word), that no one bears as a name."""
     for w in words:
-        if len(w) < 3 or w in m.words or (w not in m.soundalike and (w in m.given or w in m.surname or is_known(w))):
+        if len(w) < 3 or w in m.words or (w not in m.soundalike and (w in m.given or w in m.surname
+                                                                     or not _may_sound_vulgar(m, w) or is_known(w))):
             continue  # a name no vulgar reading fits (build_name_model lists those it fits: m.soundalike)
         sound = _vulgar_sound(w)
         found = m.vulgar.get(sound)
@@ -483,6 +494,31 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
     return None
 
 
+def _may_sound_vulgar(m: NameModel, w: str) -> bool:
+    """False when no reading of the rule can fit the word, told from its first three letters (most words: one dict
+    look-up instead of the reading). Exact: every rewrite of _vulgar_sound but one is local, so the reading of the
+    first three letters, its last letter dropped, is how the word's reading starts (a letter at the end may change
+    or go: ph, oo, ee, an h before a vowel, a doubled letter); the one global rewrite, v = u in a word without
+    vowels, is not told this way. A direct or joined reading starts with the two letters some vulgar reading
+    starts with (m.vulgar_heads); one with other vowels, in a word of 6+ letters, with a consonant of
+    m.skeleton_heads after its first vowels."""
+    if "v" in w:
+        return True
+    head = w[:3]
+    gate = m.head_gate.get(head)
+    if gate is None:
+        start = _vulgar_sound(head)[:-1]
+        if len(start) < 2:
+            gate = (True, True)
+        else:
+            joined = start[:2] in m.vulgar_heads
+            consonant = start.lstrip("aeiouy")[:1]
+            gate = (joined, joined or not consonant or consonant in m.skeleton_heads)
+        if head.isascii() and head.isalpha():  # bounded: at most 52 ** 3 keys
+            m.head_gate[head] = gate
+    return gate[len(w) >= 6]
+
+
 _HEAD_LENGTHS: Final = range(2, 9)
 
 
@@ -491,7 +527,13 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
     letters joined to a very common English word. A head that is itself an English word (but, as) or a tail that
     is a mere name ending (son, er, nick) does not count: Buttrill, Asprey, Kumnick and Koomson are surnames.
     Only a word whose reading starts with a vulgar word's reading is split (most words: a few dict look-ups)."""
-    if not any(sound[:n] in m.vulgar for n in _HEAD_LENGTHS if n < len(sound)):
+    for n in range(2, min(len(sound), _HEAD_LENGTHS.stop)):
+        head = sound[:n]
+        if head in m.vulgar:
+            break
+        if head not in m.vulgar_prefixes:
+            return None, ""  # no longer head is a reading either
+    else:
         return None, ""
     for i in range(2, len(w) - 1):
         tail = w[i:]

@@ -3,8 +3,9 @@
 Sets: the real names never seen (`real_names.csv`, as FIRST_NAME + LAST_NAME and as FULL_NAME), the precision
 development set (`dev_real_names.csv`, as is and with its rare words hidden), every row of the fresh spoof set,
 the bundled whole-name lists' entries, and every word of the model's tables (given names, surnames, English
-words) judged by the model beside a common name (W Smith, John W). Each line: the set, the input, and the hit
-(field, kind, matched, reason) or '-'.
+words) judged by the model beside a common name (W Smith, John W), and made-up compounds of each vulgar word
+(respelled: z for s, k for c and ck, ph for f) and each insult word or common English word (size 10). Each
+line: the set, the input, and the hit (field, kind, matched, reason) or '-'.
 
 Run: `.venv/bin/python tests/lead_rules/eval/dump_flags.py > before.txt`, change, run again, `diff`.
 """
@@ -20,7 +21,7 @@ sys.path.insert(0, str(HERE))
 import spoof_eval  # noqa: E402
 
 from dqkit.contract.lead import LeadRequest  # noqa: E402
-from dqkit.engines.lead import spoof_model  # noqa: E402
+from dqkit.engines.lead import spoof, spoof_model  # noqa: E402
 from dqkit.engines.lead.spoof import SpoofHit, explain_spoof  # noqa: E402
 
 
@@ -54,6 +55,12 @@ def lines() -> Iterator[str]:
         for words in ((w, "smith"), ("john", w)):
             r = spoof_model.judge(words)
             yield f"table\t{' '.join(words)}\t{'-' if r is None else r.text()}"
+    tails = sorted(spoof_model.INSULT_WORDS | {w for w, size in m.words.items() if size == 10 and len(w) <= 5})
+    for v in spoof._lines("vulgar_sounds.txt"):
+        for head in sorted({v, v.replace("s", "z"), v.replace("ck", "k").replace("c", "k"), v.replace("f", "ph")}):
+            for tail in tails:
+                r = spoof_model.judge((head + tail, "smith"))
+                yield f"compound\t{head + tail} smith\t{'-' if r is None else r.text()}"
 
 
 if __name__ == "__main__":
