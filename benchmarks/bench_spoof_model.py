@@ -10,8 +10,12 @@ about 0.3 us, is in) and wall time (`perf_counter_ns`); reported as p50 / p90 / 
 median and best over the passes, with the load average before and after. Load: wall and CPU time of the tables
 in this fresh process (run it several times).
 
-Run: `.venv/bin/python benchmarks/bench_spoof_model.py [--passes 5]`. To time another checkout's dqkit against
-this one, run from outside the repo with `PYTHONPATH=OTHER_CHECKOUT` (this file imports whichever dqkit comes first).
+`--vs OTHER/spoof_model.py` also times the model's `judge` alone against another version of the file (loaded as
+a module of its own: it imports the standard library only), lead by lead in turn (A B, then B A), so that the
+machine's load weighs on both alike: p50 / p99 of each and the median of the per-lead ratio.
+
+Run: `.venv/bin/python benchmarks/bench_spoof_model.py [--passes 5] [--vs FILE]`. To time another checkout's
+dqkit in the engine, run from outside the repo with `PYTHONPATH=OTHER_CHECKOUT` (the first dqkit found is timed).
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ from __future__ import annotations
 import argparse
 import csv
 import gc
+import importlib.util
 import os
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from dqkit.contract.lead import LeadRequest
 from dqkit.engines.lead import spoof, spoof_model
@@ -94,7 +101,7 @@ def _passes(leads: list[LeadRequest], passes: int) -> Samples:
     return out
 
 
-def _q(xs: list[float], p: float) -> float:
+def _q(xs: Sequence[float], p: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(p * len(s)))] / 1000
 
@@ -109,9 +116,67 @@ def _report(title: str, samples: Samples, load0: float) -> None:
                   f"{os.getloadavg()[0]:.1f}")
 
 
+def _load_module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("spoof_model_vs", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["spoof_model_vs"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _versus(path: Path, passes: int) -> None:
+    """judge of this dqkit (B) and of another spoof_model.py (A), lead by lead in turn, on the same words."""
+    other = _load_module(path)
+    names: list[Sequence[str]] = []
+    for lead in _real_leads() + _spoof_leads():
+        words = spoof._tokens(lead.first_name)[0] + spoof._tokens(lead.last_name)[0]
+        names.append(tuple(w for w in words if w not in spoof._TITLES) or spoof._tokens(lead.full_name)[0])
+    mine, theirs = spoof_model.judge, other.judge
+    for m in (spoof_model, other):
+        m.model()
+        m.is_known("warm")
+    differ = sum(1 for ws in names if (mine(ws) is None) != (theirs(ws) is None))
+    clock = time.thread_time_ns
+    best_a = [1 << 62] * len(names)
+    best_b = list(best_a)
+    load0 = os.getloadavg()[0]
+    gc.disable()
+    for p in range(passes + 1):  # pass 0 is the warm-up
+        spoof_model._coarse_word.cache_clear()
+        other._coarse_word.cache_clear()
+        for i, ws in enumerate(names):
+            if (i + p) % 2:
+                t = clock()
+                theirs(ws)
+                t2 = clock()
+                mine(ws)
+                t3 = clock()
+                a, b = t2 - t, t3 - t2
+            else:
+                t = clock()
+                mine(ws)
+                t2 = clock()
+                theirs(ws)
+                t3 = clock()
+                b, a = t2 - t, t3 - t2
+            if p:
+                best_a[i] = min(best_a[i], a)
+                best_b[i] = min(best_b[i], b)
+    gc.enable()
+    ratio = statistics.median(b / a for a, b in zip(best_a, best_b, strict=True) if a)
+    for label, xs in (("A " + str(path), best_a), ("B " + spoof_model.__file__, best_b)):
+        print(f"judge alone, {label}: n={len(xs)}, best of {passes}, thread CPU: p50 {_q(xs, 0.5):.2f} us, "
+              f"p90 {_q(xs, 0.9):.2f} us, p99 {_q(xs, 0.99):.2f} us")
+    print(f"judge alone, B / A per lead: median {ratio:.3f}; verdicts that differ: {differ}; load average "
+          f"{load0:.1f} -> {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--vs", type=Path, help="another spoof_model.py to time judge against, lead by lead")
     args = ap.parse_args()
     print(f"dqkit from {spoof.__file__}")
     model = _cost(spoof_model.model)
@@ -127,6 +192,8 @@ def main() -> None:
         samples = _passes(leads, args.passes)
         gc.enable()
         _report(title, samples, load0)
+    if args.vs:
+        _versus(args.vs, args.passes)
 
 
 if __name__ == "__main__":

@@ -327,21 +327,33 @@ def judge(words: Sequence[str]) -> Reason | None:
     m = model()
     if max(map(len, words)) == 1:
         return Reason(LETTERS_ONLY, " ".join(words), f"{n} single letters")
-    hit = _vulgar_word(m, words) or _listed_vulgar(m, words)
+    hit = _vulgar_word(m, words)
     if hit is not None:
         return hit
-    if not "".join(words).isalpha():
+    # Each rule below is called only when a word it reads is there (one set operation; most names: none).
+    together = "".join(words)
+    if together in m.vulgar_phrases or together in m.vulgar_words or not m.vulgar_words.keys().isdisjoint(words):
+        hit = _listed_vulgar(m, words)
+        if hit is not None:
+            return hit
+    if not together.isalpha():
         return None
-    if n == 2 and words[0] == words[1] and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
-        return Reason(REPEATED_NON_NAME, words[0], m.scores(words[0]))  # no given name, whatever its surname
-    if words[0] in m.words:
+    first = words[0]
+    if n == 2 and first == words[1] and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
+        return Reason(REPEATED_NON_NAME, first, m.scores(first))  # no given name, whatever its surname
+    if first in m.words:
         hit = _english_words(m, words)
         if hit is not None:
             return hit
-    hit = _insult(m, words)
-    if hit is not None:
-        return hit
-    return _pun(m, words) or _pun_pair(m, words)
+    if not m.insults.isdisjoint(words[:-1]):
+        hit = _insult(m, words)
+        if hit is not None:
+            return hit
+    if first in m.pun_givens:
+        hit = _pun(m, words)
+        if hit is not None:
+            return hit
+    return _pun_pair(m, words) if n == 2 else None
 
 
 def _role_weight(m: NameModel, words: Sequence[str], i: int) -> tuple[int, str]:
@@ -500,8 +512,8 @@ def _may_sound_vulgar(m: NameModel, w: str) -> bool:
     first three letters, its last letter dropped, is how the word's reading starts (a letter at the end may change
     or go: ph, oo, ee, an h before a vowel, a doubled letter); the one global rewrite, v = u in a word without
     vowels, is not told this way. A direct or joined reading starts with the two letters some vulgar reading
-    starts with (m.vulgar_heads); one with other vowels, in a word of 6+ letters, with a consonant of
-    m.skeleton_heads after its first vowels."""
+    starts with (m.vulgar_heads); one with other vowels, in a word of 6+ letters, has consonants that start
+    some key of m.vulgar_skeletons."""
     if "v" in w:
         return True
     head = w[:3]
@@ -512,8 +524,8 @@ def _may_sound_vulgar(m: NameModel, w: str) -> bool:
             gate = (True, True)
         else:
             joined = start[:2] in m.vulgar_heads
-            consonant = start.lstrip("aeiouy")[:1]
-            gate = (joined, joined or not consonant or consonant in m.skeleton_heads)
+            consonants = start.translate(_NO_VOWELS)
+            gate = (joined, joined or any(k.startswith(consonants) for k in m.vulgar_skeletons))
         if head.isascii() and head.isalpha():  # bounded: at most 52 ** 3 keys
             m.head_gate[head] = gate
     return gate[len(w) >= 6]
