@@ -77,6 +77,7 @@ _CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _BUILDING_CLAIMS: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED,
                                      Confidence.PREMISES_PARTIAL})
 _STREET_CLAIMS: Final = frozenset({*_BUILDING_CLAIMS, Confidence.STREET_PARTIAL})
+_ONE_POINT: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED})  # one delivery point
 _BARE_UNIT: Final = re.compile(r"^\d{1,4}[A-Z]?$")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
@@ -641,8 +642,10 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and not row.unit:
                 self._with_unit(ds, address, row.number, row.street.text, v.retained_unit)
-            if v.retained_unit and ds.iso2 == "US":
-                address.postal_code = address.postal_code[:5]  # the building's ZIP+4 is not its unit's
+            if ds.iso2 == "US" and (v.retained_unit or v.item.kind != ADDRESS or conf not in _ONE_POINT):
+                # a ZIP+4 is one delivery point's: not a kept unit's (the building's is not its unit's), nor a
+                # building's, a street's or one of several candidates' (the first row's add-on is not theirs)
+                address.postal_code = address.postal_code[:5]
             if conf == Confidence.MULTIPLE_MATCHES:
                 self._shared_locality(address, v.alternatives or [v.item])
         if conf == Confidence.VERIFIED_PLACE and v.item is None:
