@@ -97,6 +97,12 @@ def csv_text(frame: pd.DataFrame, *, escape: bool, header: bool) -> str:
     from dqkit._cell_escape import escape_frame
 
     out = escape_frame(frame) if escape else frame
+    if not header:
+        from dqkit._csv_lines import csv_lines
+
+        lines = csv_lines(out, CSV_LINE_END)  # the same lines, made a column at a time
+        if lines is not None:
+            return lines
     return out.to_csv(index=False, header=header, lineterminator=CSV_LINE_END)
 
 

@@ -137,17 +137,17 @@ LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
 def _transpose(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
     """Column name -> object array of its values ("" where a row lacks it)."""
     n, width = len(rows), len(names)
-    if not n or width < 2:
+    column = {name: k for k, name in enumerate(names)}
+    if not n or width < 2 or len(column) < width:  # (a name given twice: each gets its column)
         return {name: np.array([r.get(name, "") for r in rows], dtype=object) for name in names}
     # Rows come in a few shapes (which groups of columns their answer holds): the rows of one shape fill their
     # block of a 2-D array row by row (numpy need not discover a shape), with the values picked in one go.
-    column = {name: k for k, name in enumerate(names)}
     shapes: dict[tuple[str, ...], list[int]] = {}
     for i, r in enumerate(rows):
         shapes.setdefault(tuple(r), []).append(i)
     matrix = np.empty((n, width), dtype=object)
-    if len(shapes) > 1 or len(column) > len(next(iter(shapes))):
-        matrix.fill("")
+    if len(shapes) > 1 or not column.keys() <= set(next(iter(shapes))):
+        matrix.fill("")  # some row lacks a name: its cell is ""
     for keys, at in shapes.items():
         present = [k for k in keys if k in column]
         if not present:
