@@ -532,6 +532,8 @@ def report(results: dict[int, dict[str, Any]]) -> None:
            (", = full rebuild" if r['grow']['remove']['same_as_full_rebuild'] else ", DIFFERS from full rebuild")))
     add("grow: county added s (points)", lambda r: f"{r['grow']['add']['seconds']:,.0f} "
         f"({r['grow']['add']['part_rows']:,})")
+    add("grow CPU s: replaced / removed / added", lambda r: " / ".join(
+        f"{r['grow'][k]['cpu_s']:,.0f}" for k in ("replace", "remove", "add")))
     add("slice: same points / answers differ", lambda r: f"{r['slice']['same_points']} "
         f"({r['slice']['points_slice']:,} pts, {len(r['slice']['states'])} states) / "
         f"{r['slice']['answers_differ']} of {r['slice']['validated']}")
