@@ -5,7 +5,8 @@ or addresses, `reference add`, bulk address batches).
 shown ("0%| 0/1855"): a notebook saved after the run, opened without its kernel (JupyterLab, GitHub, nbviewer), would
 show the work as never started. In a notebook `Bar` shows the widget through a display handle and, when closed,
 replaces it by the bar's last line ("100%| 1855/1855 [00:04<00:00]", or where it stopped), which is what the notebook
-keeps. Elsewhere it is tqdm's text bar, and no notebook machinery is imported.
+keeps. Elsewhere (IPython not imported) it is tqdm's text bar, `tqdm.std`, and neither notebook machinery nor
+asyncio (tqdm.auto's async bar) is imported.
 """
 
 from __future__ import annotations
@@ -15,12 +16,23 @@ from types import TracebackType
 from typing import Any
 
 
+def _bar_class() -> Any:
+    """`tqdm.auto`'s bar where a notebook may be (IPython imported), else the text bar it would pick: `tqdm.auto`
+    imports asyncio for its async bar (0.1 s of a fresh process's first 10 leads), which a text bar never uses."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm
+
+        return tqdm
+    from tqdm.std import tqdm as text_bar
+
+    return text_bar
+
+
 class Bar:
     """A `tqdm.auto` bar (the keyword arguments are tqdm's) whose notebook output ends as its last line."""
 
     def __init__(self, **options: Any) -> None:
-        from tqdm.auto import tqdm
-
+        tqdm = _bar_class()
         self._shown: Any = None  # the notebook output the bar lives in
         # tqdm.auto imports tqdm.notebook only in a notebook: importing it here would import ipywidgets and IPython
         # (0.1 s) in every terminal and script
