@@ -34,6 +34,8 @@ NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
 NUMBER_PREFIX: Final = 1
 _PRIOR_CAP: Final = (1 << 20) - 1
 _FEW_STREETS: Final = 512  # below this many candidate streets, look the number up street by street
+_BEST_CHUNK: Final = 512  # many candidate streets: look the number up on the best of them, this many at a time,
+_BEST_WALK: Final = 8192  # ... over at most this many of the busiest streets before taking the full path
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
 
@@ -75,6 +77,7 @@ class Searcher:
     def __init__(self, ix: ReferenceIndex) -> None:
         self.ix = ix
         self._matchers: dict[int, Matcher] = {}
+        self._prior_order: dict[int, npt.NDArray[np.int64]] = {}
 
     def matcher(self, ds: DatasetInfo) -> Matcher:
         m = self._matchers.get(ds.ordinal)
@@ -152,6 +155,10 @@ class Searcher:
             sc = np.repeat(sc_st, lens)
             st = ix.a_street[addrs].astype(np.int64)
         else:
+            if location is None:
+                got = self._number_on_best_streets(ds, q, m, k, ni)
+                if got is not None:
+                    return got
             lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
             hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
             if lo == hi:
@@ -175,6 +182,60 @@ class Searcher:
         # best first: number level, word score, prior; then by address id (keeps a building's units together)
         order = np.lexsort((addrs, -prior, -sc, -nlevel))
         return self._group(ds, q, addrs[order], nlevel[order], sc[order], prior[order], k)
+
+    def _number_on_best_streets(self, ds: DatasetInfo, q: Query, m: StreetMatch, k: int,
+                                ni: int) -> tuple[list[Item], bool, int] | None:
+        """The exact house number looked up street by street on the streets of the best word score, busiest first
+        (the order the full ranking gives them): when those streets alone already fill more than k suggestions,
+        they are the first ones of the full ranking (an exact number outranks every other, then the word score,
+        the prior, the street id), so the answer is the same without gathering every address of the country that
+        has the number (a one-letter street prefix keeps most streets). None: not settled here, the caller takes
+        the full path."""
+        ix = self.ix
+        if ni >= NUMINT_MAX:
+            return None
+        num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
+        if not num_ids:
+            return None
+        order = self._by_prior(ds)
+        sc_max = int(m.scores.max())
+        if sc_max <= -10_000:
+            return None
+        cand, scores = m.streets, m.scores
+        a_key, a_number, s_lo, s_hi = ix.a_key, ix.a_number, ix.s_lo, ix.s_hi
+        got: list[int] = []
+        got_sc: list[int] = []
+        for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
+            chunk = order[c0:c0 + _BEST_CHUNK] + ds.street_lo
+            pos = np.minimum(cand.searchsorted(chunk), len(cand) - 1)
+            good = chunk[(cand[pos] == chunk) & (scores[pos] == sc_max)]
+            for s in good.tolist():
+                lo, hi = int(s_lo[s]), int(s_hi[s])
+                keys = a_key[lo:hi]
+                key = (s << 24) | ni
+                a0 = lo + int(keys.searchsorted(key, "left"))
+                a1 = lo + int(keys.searchsorted(key, "right"))
+                for a in range(a0, a1):
+                    if int(a_number[a]) in num_ids:
+                        got.append(a)
+                        got_sc.append(sc_max)
+            if len(got) > k:
+                addrs = np.array(got, dtype=np.int64)
+                prior = np.minimum(ix.s_count[ix.a_street[addrs]], _PRIOR_CAP).astype(np.float64)
+                items, more, total = self._group(ds, q, addrs, np.full(len(addrs), NUMBER_EXACT, dtype=np.int64),
+                                                 np.array(got_sc, dtype=np.int32), prior, k)
+                if more:
+                    return items, more, total
+        return None
+
+    def _by_prior(self, ds: DatasetInfo) -> npt.NDArray[np.int64]:
+        """The dataset's streets (local ids) busiest first, the lower id first among equals: the ranking's order
+        of streets of one word score (worked out once per dataset)."""
+        got = self._prior_order.get(ds.ordinal)
+        if got is None:
+            pr = np.minimum(self.ix.s_count[ds.street_lo:ds.street_hi], _PRIOR_CAP).astype(np.int64)
+            got = self._prior_order[ds.ordinal] = np.argsort(-pr, kind="stable").astype(np.int64)
+        return got
 
     def _group(self, ds: DatasetInfo, q: Query, addrs: npt.NDArray[np.int64], nlevel: npt.NDArray[np.int64],
                sc: npt.NDArray[np.int32], prior: npt.NDArray[np.float64], k: int) -> tuple[list[Item], bool, int]:
