@@ -19,8 +19,9 @@ could not carry the lead.
 Evidence for settling (leads): `Comparison.evidence` holds, for every RESULT_CODE side a (the one that would
 settle: the local engine) gave, on how many rows both sides answered and on how many b agreed on every compared
 field, with a one-sided 95% lower confidence bound on that agreement (Clopper-Pearson). `settleable()` lists the
-codes a pre-screen may settle by: those whose whole answer is a Message, agreed on every row, with a lower bound
-of at least `level` (`dqkit compare --settled-codes-out FILE` writes them for `dqkit verify --settled-codes @FILE`).
+codes a pre-screen may settle by: the seed's input rules unless the shadow run contradicted one, and any other code
+whose whole answer is a Message, agreed on every row, with a lower bound of at least `level` (`dqkit compare
+--settled-codes-out FILE` writes them for `dqkit verify --settled-codes @FILE`).
 """
 
 from __future__ import annotations
@@ -75,15 +76,26 @@ class Comparison:
     def agreement(self) -> float:
         """Share of the rows answered on both sides whose key field agrees."""
         row = self.fields[self.fields["field"] == self.key]
-        return float(row["agree_pct"].iloc[0]) / 100 if len(row) else float("nan")
+        return float(row["agree"].iloc[0]) / self.rows if len(row) and self.rows else float("nan")
 
     def settleable(self, level: float = 0.95) -> list[str]:
-        """RESULT_CODEs a pre-screen may settle by, from this shadow run: codes whose whole answer is a Message,
-        on which b agreed with a on every compared field of every row, with a lower confidence bound >= `level`."""
-        if self.evidence is None or not len(self.evidence):
-            return []
-        ok = self.evidence[(self.evidence["settleable"]) & (self.evidence["lower_bound"] >= level)]
-        return [str(c) for c in ok["code"]]
+        """RESULT_CODEs a pre-screen may settle by, from this shadow run: the seed's input rules
+        (`prescreen.DEFAULT_SETTLED`) unless b contradicted one on some row, and any other code whose whole answer
+        is a Message on which b agreed with a on every compared field of every row, with a one-sided 95% lower
+        confidence bound of at least `level`."""
+        from dqkit.notebook.prescreen import DEFAULT_SETTLED, SETTLEABLE
+
+        ev = self.evidence if self.evidence is not None else pd.DataFrame(columns=["code"])
+        out: list[str] = []
+        for code in SETTLEABLE:
+            row = ev[ev["code"] == code]
+            if not len(row):
+                if code in DEFAULT_SETTLED:
+                    out.append(code)  # not seen in the sample: the seed's own rule stands
+            elif bool(row["settleable"].iloc[0]) and (code in DEFAULT_SETTLED or
+                                                      float(row["lower_bound"].iloc[0]) >= level):
+                out.append(code)
+        return out
 
     def _about_rows(self) -> str:
         text = f"{self.rows:,} rows answered on both sides"
@@ -170,9 +182,9 @@ def _answers(df: pd.DataFrame, side: Any, kind: Kind, *, mapping: Mapping[str, s
 
 def result_names(kind: Kind) -> tuple[str, ...]:
     if kind == "lead":
-        from dqkit.notebook.leads import RESULT_NAMES
+        from dqkit.notebook.leads import REFERENCE_NAMES, RESULT_NAMES, SERVICE_NAME
 
-        return RESULT_NAMES
+        return (*RESULT_NAMES, *REFERENCE_NAMES, SERVICE_NAME, "answered_by")
     from dqkit.notebook.addresses import COMPONENT_NAMES, PROVENANCE_NAMES, VALIDATE_NAMES
 
     return (*VALIDATE_NAMES, *COMPONENT_NAMES, *PROVENANCE_NAMES)

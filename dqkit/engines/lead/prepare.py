@@ -123,7 +123,8 @@ def move_unit(street1: str, street2: str) -> tuple[str, str, str] | None:
 def abbreviate_street(street: str, limit: int = _STREET_MAX) -> str:
     """A too-long street with its suffix and directionals written as Publication 28 abbreviates them ("Boulevard"
     -> "BLVD", "North" -> "N"), only until it fits: the last word (the suffix, or a post-directional and the
-    suffix before it) and the word after the house number (a pre-directional). Words inside the name ("Long
+    suffix before it) and the word after the house number (a pre-directional); then, if still too long, the name
+    words that have a standard short form ("Junior" -> "JR", "Saint" -> "ST"). Other words of the name ("Long
     Street Name") are never touched."""
     words = street.split(" ")
     places = [len(words) - 1, len(words) - 2, 1] if len(words) > 2 else []
@@ -135,7 +136,17 @@ def abbreviate_street(street: str, limit: int = _STREET_MAX) -> str:
         short = short or (SUFFIXES.get(key) if i >= len(words) - 2 else None)
         if short and len(short) < len(words[i]):
             words[i] = short
+    for i in range(len(words) - 1, 0, -1):  # then name words with a standard short form ("Junior" -> "JR")
+        if len(" ".join(words)) <= limit:
+            break
+        short = _NAME_WORDS.get(words[i].upper().rstrip(".,"))
+        if short:
+            words[i] = short
     return " ".join(words)
+
+
+# Words of street names written short in Publication 28's standardized names (never "AND": '&' is an E200 character).
+_NAME_WORDS: Final = {"JUNIOR": "JR", "SENIOR": "SR", "SAINT": "ST", "MOUNT": "MT", "FORT": "FT", "DOCTOR": "DR"}
 
 
 def _cut(value: str, limit: int) -> str:
