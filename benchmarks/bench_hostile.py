@@ -84,6 +84,7 @@ class Server:
     proc: subprocess.Popen[str]
     port: int
     log: Path
+    context: dict[str, Any] = field(default_factory=dict)  # what an attack needs beyond the server (a Redis, ...)
 
     def _tree(self) -> list[Any]:
         import psutil  # type: ignore[import-untyped]
@@ -148,13 +149,14 @@ Granian("dqkit.server.app:create_app", address="127.0.0.1", port=port, interface
 
 
 @contextlib.contextmanager
-def server(dqkit: str, nofile: int, extra: list[str], stack: str = "dqkit") -> Iterator[Server]:
+def server(dqkit: str, nofile: int, extra: list[str], stack: str = "dqkit",
+           more_env: dict[str, str] | None = None) -> Iterator[Server]:
     log = Path(tempfile.mkstemp(prefix="bench-hostile-", suffix=".log")[1])
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    env = {**os.environ, "DQKIT_SERVE_TOKENS": TOKEN}
+    env = {**os.environ, "DQKIT_SERVE_TOKENS": TOKEN, **(more_env or {})}
     if stack == "dqkit":
         cmd = [dqkit, "serve", "--host", HOST, "--port", "0", *extra]
     else:
@@ -1030,6 +1032,231 @@ def print_reference_files(rows: list[dict[str, Any]]) -> None:
               + (f"  [{r['before']}]" if r["before"] else ""), flush=True)
 
 
+# ---- issue 30: bulk batches, the shared rate store, workers, inputs ------------------------------------------
+
+KEY_SECRET = "bench-hostile-key-secret-3f9e1c"  # the store attacks' servers need one (issue 30: keys are HMACs)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A redis-server of its own on a free loopback port (no disk), stopped and continued by the store attacks."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                             "--enable-debug-command", "local"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection((HOST, port), timeout=1):
+                break
+            time.sleep(0.05)
+        yield f"redis://{HOST}:{port}/0", proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, 18)  # SIGCONT: a stopped Redis cannot be terminated
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _timed_searches(srv: Server, n: int, threads: int = 4,
+                    seconds: float = 45) -> tuple[list[float], Counter[int | str]]:
+    """`n` searches from `threads` clients, each on its own connection; their latencies (ms) and statuses. Stops
+    sending after `seconds` (a stalled server would otherwise keep the run for minutes)."""
+    body = json.dumps(SEARCH).encode()
+    times: list[float] = []
+    out: Counter[int | str] = Counter()
+    lock = threading.Lock()
+    left = [n]
+    end = time.monotonic() + seconds
+
+    def client() -> None:
+        while time.monotonic() < end:
+            with lock:
+                if left[0] <= 0:
+                    return
+                left[0] -= 1
+            t = time.perf_counter()
+            status, _ = call("POST", srv.port, "/address/search/v1", body, {"Content-Type": "application/json"},
+                             timeout=30)
+            with lock:
+                times.append((time.perf_counter() - t) * 1000)
+                out[status] += 1
+
+    pool = [threading.Thread(target=client, daemon=True) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(timeout=seconds + 60)
+    return times, out
+
+
+def _latency(out: Counter[int | str], times: list[float], wall: float) -> None:
+    s = sorted(times) or [float("nan")]
+    out["p50_ms"] = int(s[len(s) // 2])
+    out["p99_ms"] = int(p99(times))
+    out["wall_ms"] = int(wall * 1000)
+
+
+def _shared_again(srv: Server, url: str, limit: float = 30.0) -> float:
+    """Seconds from now until a search increments a count in Redis again (the store is used again)."""
+    import redis
+
+    r = redis.Redis.from_url(url)
+
+    def incrs() -> int:
+        return sum(int(v.get("calls", 0)) for k, v in r.info("commandstats").items() if k.startswith("cmdstat_incr"))
+
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        before = incrs()
+        call("POST", srv.port, "/address/search/v1", json.dumps(SEARCH).encode(),
+             {"Content-Type": "application/json"}, timeout=10)
+        if incrs() > before:
+            return time.monotonic() - t0
+        time.sleep(0.1)
+    return float("inf")
+
+
+def store_stopped(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Redis (`--rate-store`) stopped with SIGSTOP: 300 searches from 4 clients (latency p50/p99, wall time), then
+    SIGCONT and the seconds until counts go to Redis again (`shared_ms`)."""
+    url, proc = srv.context["redis"], srv.context["redis_proc"]
+    os.kill(proc.pid, 19)  # SIGSTOP
+    t0 = time.monotonic()
+    try:
+        times, out = _timed_searches(srv, 300)
+    finally:
+        wall = time.monotonic() - t0
+        os.kill(proc.pid, 18)  # SIGCONT
+    _latency(out, times, wall)
+    out["shared_ms"] = int(_shared_again(srv, url) * 1000)
+    return len(times), out
+
+
+def store_slowed(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Redis slowed with `DEBUG SLEEP 0.5` sent over and over from another client while 300 searches run."""
+    import redis
+
+    url = srv.context["redis"]
+    stop = threading.Event()
+
+    def sleeper() -> None:
+        r = redis.Redis.from_url(url, socket_timeout=5)
+        while not stop.is_set():
+            with contextlib.suppress(Exception):
+                r.execute_command("DEBUG", "SLEEP", "0.5")
+
+    t = threading.Thread(target=sleeper, daemon=True)
+    t.start()
+    t0 = time.monotonic()
+    try:
+        times, out = _timed_searches(srv, 300)
+    finally:
+        wall = time.monotonic() - t0
+        stop.set()
+        t.join(timeout=10)
+    _latency(out, times, wall)
+    out["shared_ms"] = int(_shared_again(srv, url) * 1000)
+    return len(times), out
+
+
+def rate_file_locked(srv: Server) -> tuple[int, Counter[int | str]]:
+    """The shared SQLite rate file (`--rate-store sqlite:PATH`) held under an exclusive lock by another process
+    while 300 searches run."""
+    import sqlite3
+
+    path = Path(srv.context["tmp"]) / "rate.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, timeout=30)
+    holder.execute("BEGIN EXCLUSIVE")
+    t0 = time.monotonic()
+    try:
+        times, out = _timed_searches(srv, 300)
+    finally:
+        wall = time.monotonic() - t0
+        holder.execute("ROLLBACK")
+        holder.close()
+    _latency(out, times, wall)
+    return len(times), out
+
+
+def _workers_of(srv: Server) -> list[int]:
+    import psutil
+
+    return [p.pid for p in psutil.Process(srv.proc.pid).children()]
+
+
+def worker_kill(srv: Server) -> tuple[int, Counter[int | str]]:
+    """`--workers 2`: 4 clients send searches (own connection each) for 12 s; after 3 s one worker gets kill -9.
+    The health columns say whether `/healthz` ever failed; `restart_ms`: until the server has 2 workers again."""
+    body = json.dumps(SEARCH).encode()
+    out: Counter[int | str] = Counter()
+    lock = threading.Lock()
+    end = time.monotonic() + 12
+
+    def client() -> None:
+        while time.monotonic() < end:
+            status, _ = call("POST", srv.port, "/address/search/v1", body, {"Content-Type": "application/json"},
+                             timeout=10)
+            with lock:
+                out[status] += 1
+
+    pool = [threading.Thread(target=client, daemon=True) for _ in range(4)]
+    for t in pool:
+        t.start()
+    time.sleep(3)
+    victims = _workers_of(srv)
+    killed = time.monotonic()
+    if victims:
+        os.kill(victims[0], 9)
+    back = float("nan")
+    while time.monotonic() < end + 20:
+        kids = _workers_of(srv)
+        if len(kids) >= 2 and victims[0] not in kids:
+            status, text = call("GET", srv.port, "/healthz", timeout=5)
+            if status == 200 and (b"workers_ready" not in text or b'"workers_ready":2' in text):
+                back = time.monotonic() - killed
+                break
+        time.sleep(0.1)
+    for t in pool:
+        t.join(timeout=60)
+    total = sum(v for v in out.values())
+    failed = total - out.get(200, 0)
+    out["failed_pct_x100"] = int(10000 * failed / max(1, total))
+    out["restart_ms"] = int(back * 1000) if back == back else -1
+    return total, out
+
+
+def second_server(srv: Server) -> tuple[int, Counter[int | str]]:
+    """A second `dqkit serve` (default --workers, another token) started on the busy port; then 20 searches with
+    the first server's token on fresh connections ("401" = taken by the second server)."""
+    env = {**os.environ, "DQKIT_SERVE_TOKENS": "the-second-servers-token"}
+    cmd = [srv.context["dqkit"], "serve", "--host", HOST, "--port", str(srv.port)]
+    second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              text=True, env=env)
+    out: Counter[int | str] = Counter()
+    try:
+        try:
+            _, stderr = second.communicate(timeout=20)
+            out[f"second exit {second.returncode} {'in use' if 'already in use' in stderr.lower() else ''}"] = 1
+        except subprocess.TimeoutExpired:
+            out["second listening"] = 1
+        for _ in range(20):
+            status, _ = call("POST", srv.port, "/address/search/v1", json.dumps(SEARCH).encode(),
+                             {"Content-Type": "application/json"}, timeout=10)
+            out[status] += 1
+    finally:
+        if second.poll() is None:
+            second.terminate()
+            try:
+                second.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                second.kill()
+                second.wait()
+    return 20, out
+
+
 ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "parser-bomb": parser_bomb,
     "search-memory": search_memory,
@@ -1048,6 +1275,11 @@ ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "host-location": host_and_location,
     "csv-formulas": csv_formulas,
     "cache-threads": cache_threads,
+    "store-stopped": store_stopped,
+    "store-slowed": store_slowed,
+    "rate-file-locked": rate_file_locked,
+    "worker-kill": worker_kill,
+    "second-server": second_server,
     "throughput": throughput,
 }
 # Attacks that need no server: name -> its own table's rows.
@@ -1081,11 +1313,33 @@ def probe_window(srv: Server, seconds: float = 2.0) -> tuple[float, int]:
 
 # Server options an attack needs: answer URLs and `location` are only read when a reference is there to search.
 # auth-lockout: a 10-minute window, so that its 66,000 failures land in one window on a slow machine.
-SERVER_ARGS: dict[str, list[str]] = {"host-location": ["--demo"], "auth-lockout": ["--rate-window", "600"]}
+SERVER_ARGS: dict[str, list[str]] = {
+    "host-location": ["--demo"], "auth-lockout": ["--rate-window", "600"],
+    "store-stopped": ["--demo", "--rate-limit", "100000", "--rate-store", "{redis}"],
+    "store-slowed": ["--demo", "--rate-limit", "100000", "--rate-store", "{redis}"],
+    "rate-file-locked": ["--demo", "--rate-limit", "100000", "--rate-store", "sqlite:{tmp}/rate.sqlite"],
+    "worker-kill": ["--demo", "--workers", "2"],
+    "second-server": ["--demo", "--workers", "2"],
+}
+SERVER_ENV: dict[str, dict[str, str]] = {name: {"DQKIT_KEY_SECRET": KEY_SECRET}
+                                         for name in ("store-stopped", "store-slowed", "rate-file-locked")}
+REDIS_ATTACKS = frozenset({"store-stopped", "store-slowed"})
 
 
 def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict[str, Any]:
-    with server(dqkit, nofile, SERVER_ARGS.get(name, []), stack) as srv:
+    with contextlib.ExitStack() as setup:
+        extra, env, context = list(SERVER_ARGS.get(name, [])), dict(SERVER_ENV.get(name, {})), {}
+        if name in REDIS_ATTACKS:
+            url, rproc = setup.enter_context(redis_server())
+            extra = [a.replace("{redis}", url) for a in extra]
+            context = {"redis": url, "redis_proc": rproc}
+        if "{tmp}" in " ".join(extra) or "{tmp}" in " ".join(env.values()):
+            tmp = setup.enter_context(tempfile.TemporaryDirectory(prefix="bench-hostile-"))
+            extra = [a.replace("{tmp}", tmp) for a in extra]
+            env = {k: v.replace("{tmp}", tmp) for k, v in env.items()}
+            context["tmp"] = tmp
+        srv = setup.enter_context(server(dqkit, nofile, extra, stack, env))
+        srv.context.update(context, dqkit=dqkit)
         wait_idle(srv, 10)
         tb0 = srv.tracebacks()
         rss_before = srv.rss_mb()

@@ -150,11 +150,12 @@ export function singleLine(address) {
 
 /**
  * The keyboard command for a key pressed in the combobox (ARIA APG "list autocomplete, manual selection").
- * state: {open, active, count, hasText, refining}. Returns null when the key is not the widget's business
- * (the browser then handles it: caret moves, typing, Tab).
+ * state: {open, active, count, hasText, refining, chosen}. Returns null when the key is not the widget's business
+ * (the browser then handles it: caret moves, typing, Tab). `chosen`: the box holds a picked address (or one whose
+ * pick is being formatted); Escape then only closes, never clears: the choice is kept.
  */
 export function keyCommand(key, state, mods = {}) {
-  const { open = false, active = -1, count = 0, hasText = false, refining = false } = state ?? {};
+  const { open = false, active = -1, count = 0, hasText = false, refining = false, chosen = false } = state ?? {};
   switch (key) {
     case "ArrowDown":
       if (count === 0) return null;
@@ -178,6 +179,7 @@ export function keyCommand(key, state, mods = {}) {
     case "Escape":
       if (open) return { type: "close" };
       if (refining) return { type: "leave" };
+      if (chosen) return { type: "close" };
       if (hasText) return { type: "clear" };
       return null;
     case "Tab":
@@ -570,6 +572,7 @@ export function createController({
         count: state.items.length,
         hasText: state.query !== "",
         refining: state.refine !== null,
+        chosen: pendingFormat !== null || (state.chosen !== "" && state.query.trim() === state.chosen),
       },
       mods,
     );

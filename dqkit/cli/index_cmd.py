@@ -34,6 +34,14 @@ def register(sub: Any) -> None:
                    help="keep the rows that are dropped by default (no postcode, no or impossible coordinates, "
                         "placeholder streets such as FAKE ST or ANYTOWN, exact duplicates; --synthetic data is "
                         "kept whole); only for test data")
+    b.add_argument("--memory", metavar="SIZE", default=None,
+                   help="memory the build may use, e.g. 2.5G (default: 2.5G): a larger input is built in runs on "
+                        "temporary files beside the output and merged, so the whole country fits on a laptop")
+    b.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes building runs at once (default: the cores; files are shared out, one file is "
+                        "read by one process)")
+    b.add_argument("--tmp-dir", metavar="DIR", help="where the runs go (default: beside the output; about as much "
+                                                   "disk as the index, deleted at the end)")
     b.set_defaults(handler=run_build)
     i = isub.add_parser("info", help="print the datasets, sizes and build id of an index",
                         description="Print what an index file holds: its datasets (country, number of addresses "
@@ -44,13 +52,25 @@ def register(sub: Any) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from dqkit.contract.errors import InputError
     from dqkit.engines.address_index import build_index
+    from dqkit.engines.address_index.external import parse_memory
 
+    try:
+        memory = parse_memory(args.memory) if args.memory else None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers: give 1 or more")
     report = build_index(args.files, args.out, country_iso2=args.country, synthetic=args.synthetic,
-                         progress=lambda msg: print(msg, file=sys.stderr), clean=args.clean)
+                         progress=lambda msg: print(msg, file=sys.stderr), clean=args.clean, memory=memory,
+                         workers=args.workers, tmp_dir=args.tmp_dir)
     per = ", ".join(f"{k}: {v:,}" for k, v in report.datasets.items())
     print(f"{report.path}: {report.addresses:,} addresses on {report.streets:,} streets ({per}); "
           f"{report.size_bytes / 1e6:.1f} MB, built in {report.seconds:.1f} s")
+    if report.runs > 1:
+        print(f"built in {report.runs} runs, merged; {report.temp_bytes / 1e6:,.0f} MB of temporary files at the "
+              "most (removed)")
     if report.dropped:
         from dqkit.engines.address_index.hygiene import summary
 

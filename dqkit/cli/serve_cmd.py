@@ -48,6 +48,9 @@ def register(sub: Any) -> None:
                    help="length of the rate-limit window (default 60)")
     p.add_argument("--max-body-bytes", type=int, default=1_048_576, metavar="BYTES",
                    help="larger request bodies get 413 (default 1 MiB)")
+    p.add_argument("--max-bulk-body-bytes", type=int, default=16 << 20, metavar="BYTES",
+                   help="larger bulk batch creates get 413, before a byte of them is read when they say their "
+                        "length (default 16 MiB: 10,000 addresses of 1,000 characters)")
     p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                    help="default and ceiling of the Timeout-Seconds header (default 15; past it: 408)")
     p.add_argument("--max-connections", type=int, default=1000, metavar="N",
@@ -115,6 +118,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         rate_limit=args.rate_limit,
         rate_window_seconds=args.rate_window,
         max_body_bytes=args.max_body_bytes,
+        max_bulk_body_bytes=getattr(args, "max_bulk_body_bytes", 16 << 20),
         timeout_seconds=args.timeout,
         max_connections=args.max_connections,
         header_timeout_seconds=args.header_timeout,
@@ -128,15 +132,34 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
 
 def key_secret(path: Path | None) -> bytes:
-    """The key secret: the file's content (surrounding blanks dropped), else $DQKIT_KEY_SECRET, else none."""
+    """The key secret: the file's content (surrounding blanks dropped), else $DQKIT_KEY_SECRET, else none. A file or
+    variable given but blank is refused (it would otherwise run silently with no secret); a file that others may read
+    or write is used with a warning."""
+    import stat
+    import sys
+
     from dqkit.contract.errors import InputError
 
     if path is not None:
         try:
-            return path.read_bytes().strip()
+            with open(path, "rb") as f:
+                mode = os.fstat(f.fileno()).st_mode
+                secret = f.read(1 << 16).strip()
         except OSError as exc:
             raise InputError(f"cannot read the key secret file {path}: {exc.strerror or exc}") from None
-    return os.environ.get(KEY_SECRET_ENV, "").strip().encode()
+        if not stat.S_ISREG(mode):
+            raise InputError(f"the key secret file {path} is not a regular file")
+        if not secret:
+            raise InputError(f"the key secret file {path} is empty")
+        if mode & 0o077:
+            who = "anyone" if mode & 0o006 else "its group"
+            print(f"dqkit serve: warning: the key secret file {path} may be read or written by {who} (mode "
+                  f"{stat.S_IMODE(mode):04o}); `chmod 600 {path}` keeps it to its owner", file=sys.stderr)
+        return secret
+    raw = os.environ.get(KEY_SECRET_ENV)
+    if raw is not None and not raw.strip():
+        raise InputError(f"{KEY_SECRET_ENV} is set but blank; unset it or give a secret of at least 16 bytes")
+    return (raw or "").strip().encode()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -70,19 +70,30 @@ UNIT_STYLES: Final = (("APT", "num", 45), ("UNIT", "num", 20), ("STE", "hundreds
                       ("#", "num", 8))
 
 
-def _zip_pool(rng: random.Random) -> list[tuple[str, str, str, float, float]]:
-    """(zip, city, state, lat, lng) of standard, active ZIPs in the 50 states and DC, shuffled by `rng`."""
+def _zip_pool(rng: random.Random, states: frozenset[str] | None = None) -> list[tuple[str, str, str, float, float]]:
+    """(zip, city, state, lat, lng) of standard, active ZIPs in the 50 states and DC (or in `states`), shuffled
+    by `rng`."""
     from dqkit.engines import zipdata
 
     out = []
     for z in sorted(zipdata.tables().by_zip.values(), key=lambda z: z.zip):
         if z.kind != "STANDARD" or not z.active or not z.lat or not z.lng or z.country != "US":
             continue
-        if z.state in ("AS", "GU", "MP", "PR", "VI", "FM", "MH", "PW", "AA", "AE", "AP"):
+        if z.state in _NOT_STATES or (states is not None and z.state not in states):
             continue
         out.append((z.zip, z.city, z.state, float(z.lat), float(z.lng)))
     rng.shuffle(out)
     return out
+
+
+_NOT_STATES: Final = frozenset({"AS", "GU", "MP", "PR", "VI", "FM", "MH", "PW", "AA", "AE", "AP"})
+
+
+def state_shares() -> dict[str, int]:
+    """Standard active ZIPs per state (50 states and DC): how `write_national` shares the points out."""
+    from collections import Counter
+
+    return dict(sorted(Counter(z[2] for z in _zip_pool(random.Random(0))).items()))
 
 
 def _street_name(rng: random.Random) -> str:
@@ -171,16 +182,17 @@ def _made_up_names() -> list[str]:
     return list(seen)
 
 
-def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 4096) -> Iterator[str]:
+def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 4096, state: str = "") -> Iterator[str]:
     """Yield OpenAddresses CSV text (no header) of exactly `rows` SYNTHETIC points, in chunks of many lines.
 
     Localities are the real ZIP / city / state triples of `_zip_pool`, each with 15-70 streets; a street's name
     is a common US name (45%), a numbered street (12%) or a made-up name (43%, Zipf-distributed over ~100k
     words, sometimes two words); house numbers, units and coordinates as in `generate`. Deterministic for a
-    given (rows, seed).
+    given (rows, seed). `state`: that state's ZIPs only (ids then start with the state, `demo-ca-1`).
     """
     rng = np.random.default_rng(seed)
-    zips = _zip_pool(random.Random(seed))
+    zips = _zip_pool(random.Random(seed), frozenset({state}) if state else None)
+    id_prefix = f"demo-{state.lower()}-" if state else "demo-"
     common = [n.replace("~", " ") for n in STREET_NAMES]
     made = _made_up_names()
     order = rng.permutation(len(made))
@@ -242,7 +254,7 @@ def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 
             lat = np.round(lat0 + dlat[s] + d * math.cos(heading[s]), 7).tolist()
             lng = np.round(lng0 + dlng[s] + d * math.sin(heading[s]), 7).tolist()
             with_units = np.flatnonzero(rng.random(c) < STATE_UNIT_RATE).tolist()
-            tail = f",{city},,{state},{zip5},demo-"
+            tail = f",{city},,{state},{zip5},{id_prefix}"
             nums = [str(n) for n in numbers.tolist()]
             for j in np.flatnonzero(letter).tolist():
                 nums[j] += "AB"[j % 2]
@@ -261,7 +273,7 @@ def generate_state(rows: int, seed: int = DEFAULT_SEED, *, chunk_streets: int = 
         yield "".join(lines)
 
 
-def write_state(path: str | Path, rows: int, seed: int = DEFAULT_SEED) -> Path:
+def write_state(path: str | Path, rows: int, seed: int = DEFAULT_SEED, state: str = "") -> Path:
     """Write `generate_state` rows as CSV, gzip (level 1: 10M rows are ~1 GB of text) when the name ends .gz."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -271,12 +283,45 @@ def write_state(path: str | Path, rows: int, seed: int = DEFAULT_SEED) -> Path:
         out: Any = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) \
             if path.suffix == ".gz" else raw
         out.write(head.encode())
-        for text in generate_state(rows, seed):
+        for text in generate_state(rows, seed, state=state):
             out.write(text.encode())
         if out is not raw:
             out.close()
     tmp.replace(path)
     return path
+
+
+def national_plan(rows: int) -> dict[str, int]:
+    """Rows per state of a `rows`-point national reference, shared by the states' ZIP counts (exactly `rows`)."""
+    shares = state_shares()
+    total = sum(shares.values())
+    plan = {st: rows * n // total for st, n in shares.items()}
+    for st in sorted(shares, key=lambda x: -shares[x])[:rows - sum(plan.values())]:
+        plan[st] += 1
+    return {st: n for st, n in plan.items() if n}
+
+
+def write_national(folder: str | Path, rows: int, seed: int = DEFAULT_SEED, *, workers: int = 1) -> list[Path]:
+    """A SYNTHETIC national reference as OpenAddresses lays it out: `<folder>/us/<st>/statewide.csv.gz` for the
+    50 states and DC, `rows` points shared by their ZIP counts, each state from `generate_state` with its own
+    seed (so any state can be written again alone, identically). Returns the files, largest first."""
+    folder = Path(folder)
+    plan = national_plan(rows)
+    jobs = [(folder / "us" / st.lower() / "statewide.csv.gz", n, seed + _state_seed(st), st)
+            for st, n in sorted(plan.items(), key=lambda kv: -kv[1])]
+    if workers > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            pool.starmap(write_state, jobs)
+    else:
+        for job in jobs:
+            write_state(*job)
+    return [j[0] for j in jobs]
+
+
+def _state_seed(state: str) -> int:
+    return (ord(state[0]) - 64) * 100 + (ord(state[1]) - 64)
 
 
 def write(path: str | Path, rows: int = DEFAULT_ROWS, seed: int = DEFAULT_SEED) -> Path:
@@ -304,7 +349,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--out", default=DEFAULT_OUT)
     p.add_argument("--state-sized", action="store_true",
                    help="many distinct street names (for references of millions of points)")
+    p.add_argument("--national", action="store_true",
+                   help="one state-sized file per state under --out (a folder): us/<st>/statewide.csv.gz")
+    p.add_argument("--workers", type=int, default=1, help="--national: files written at once")
     a = p.parse_args(argv)
+    if a.national:
+        for f in write_national(a.out, a.rows, a.seed, workers=a.workers):
+            print(f)
+        return 0
     print(write_state(a.out, a.rows, a.seed) if a.state_sized else write(a.out, a.rows, a.seed))
     return 0
 

@@ -159,7 +159,7 @@ def check_headers(request: Request) -> None:
     if raw is not None:
         lo, hi = TIMEOUT_RANGE
         text = raw.strip()
-        if not (text.isdigit() and lo <= int(text) <= hi):
+        if not (text.isascii() and text.isdigit() and len(text) <= 3 and lo <= int(text) <= hi):
             raise BadRequestError(f"Timeout-Seconds must be a whole number of seconds from {lo} to {hi} "
                                   f"(got {text[:20]!r})")
     ref = request.headers.get("reference-id")

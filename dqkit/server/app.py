@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -96,8 +97,12 @@ def create_app(config: ServerConfig | None = None, *,
     document = msgspec.json.encode(openapi_document(config))
 
     async def healthz(request: Request) -> Response:
-        if engines.all_ready:  # with --workers: every worker's engines
-            return Response(b'{"status":"ok"}', media_type="application/json")
+        if engines.ready:  # with --workers, only a ready worker accepts connections: 200 while any serves
+            if config.workers <= 1:
+                return Response(b'{"status":"ok"}', media_type="application/json")
+            ready = engines.workers_ready()  # a few stat calls of the run folder
+            return Response(msgspec.json.encode({"status": "ok", "workers": config.workers,
+                                                 "workers_ready": max(1, ready)}), media_type="application/json")
         status = "failed" if engines.error else "starting"
         return Response(msgspec.json.encode({"status": status}), status_code=503, media_type="application/json")
 
@@ -116,8 +121,10 @@ def create_app(config: ServerConfig | None = None, *,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # Load in the background so the port answers at once: /healthz says 503 "starting" until ready.
-        threading.Thread(target=load, name="dqkit-engine-loader", daemon=True).start()
+        if config.workers > 1:  # a worker of several accepts nothing before its engines load: the others answer
+            await asyncio.to_thread(load)
+        else:  # alone, load in the background so the port answers at once: /healthz says 503 "starting" till ready
+            threading.Thread(target=load, name="dqkit-engine-loader", daemon=True).start()
         yield
 
     async def http_error(request: Request, exc: Any) -> Response:

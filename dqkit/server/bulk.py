@@ -9,9 +9,20 @@ Why it is built this way:
   (`dqkit.server.engines.run_engine`). Several processes (`--workers`) share the file: a batch is taken with a
   lease (`LEASE_SECONDS`, renewed every chunk), so one process works on it at a time and another takes it over
   when its process died.
-- Removed after `DQKIT_BULK_KEEP_HOURS` (default 24) from the batch's end, or from its creation when it never ran;
-  a batch is the caller's: only the token that created it sees it (stored as a hash). A caller holds at most
-  `MAX_OPEN_BATCHES` batches not yet ended (the next create is a 429).
+- Removed after `DQKIT_BULK_KEEP_HOURS` (default 24) from the batch's end, or from its creation when it never ran,
+  or at once by its caller (`DELETE .../batches/{batch_id}`); a batch is the caller's: only the token that created it
+  sees it (stored as a hash).
+- Bounded per caller (issue 30: one token looping create-then-stop filled a 400 MB disk in 10.7 s, and every
+  tenant's create then failed with a 500): every batch kept counts until it is removed, stopped and completed ones
+  too. A caller holds at most `Quota.open_batches` batches not yet ended, `Quota.kept_batches` in all,
+  `Quota.kept_rows` addresses and `Quota.kept_bytes` bytes (`DQKIT_BULK_QUOTA_MB`, default 100; an open batch counts
+  its input and `ANSWER_RESERVE` bytes for each answer still to come); past any of them a create is a 429 saying
+  which and how to make room. Below `Quota.min_free_bytes` free on the disk (`DQKIT_BULK_MIN_FREE_MB`, default 5% of
+  it, between 64 MiB and 1 GiB) creates get a 507 for everyone, while the batches at work keep going in the room
+  left.
+- Fair across callers: the worker takes a batch for one slice (`SLICE_SECONDS`) at a time, the batch of the caller
+  served longest ago first (round-robin by caller, oldest batch first within one), so a 10-address batch is not held
+  behind another caller's 30,000.
 - Stopped with its reason when `max_processing_time` runs out; the addresses not reached come back in order with no
   confidence, counted under the statistic "Not processed".
 """
@@ -29,6 +40,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -63,24 +75,49 @@ from dqkit.contract.address_bulk import (
     parse_max_processing_time,
 )
 from dqkit.contract.address_components import AddOns
-from dqkit.contract.errors import BadRequestError, NotFoundError, RateLimitError, ServiceError
+from dqkit.contract.errors import (
+    BadRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServiceError,
+)
 from dqkit.server.engines import ServerEngines
 
 log = logging.getLogger("dqkit.server")
+BULK_PATH: Final = "/address/bulk/v1/batches"
 
-CHUNK: Final = 100
+
+class InsufficientStorageError(ServiceError):
+    """507: the server's disk for batches is below its floor (every caller's creates wait; batches at work go on)."""
+
+    status, title = 507, "Insufficient Storage"
+
+CHUNK: Final = 50
+SLICE_SECONDS: Final = 0.5  # one batch's turn before the worker looks for another caller's
 LEASE_SECONDS: Final = 10.0
 IDLE_WAIT_SECONDS: Final = 1.0
 PURGE_EVERY_SECONDS: Final = 60.0
 MAX_OPEN_BATCHES: Final = 20  # per caller, created or processing
+MAX_KEPT_BATCHES: Final = 100  # per caller, every batch not yet removed
+MAX_KEPT_ROWS: Final = 200_000  # per caller
+DEFAULT_QUOTA_MB: Final = 100  # bytes kept per caller
+ANSWER_RESERVE: Final = 1024  # bytes counted for each answer an open batch has still to write
+MAX_PAGE: Final = 1000
+MAX_PROCESSING_SECONDS: Final = 7 * 24 * 3600
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS batches (
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, ref TEXT, status TEXT NOT NULL, reason TEXT,
   records INTEGER NOT NULL, processed INTEGER NOT NULL DEFAULT 0, submitted REAL NOT NULL, started REAL,
-  ended REAL, config TEXT NOT NULL, lease REAL NOT NULL DEFAULT 0);
+  ended REAL, config TEXT NOT NULL, lease REAL NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS rows (
   batch TEXT NOT NULL, n INTEGER NOT NULL, input TEXT NOT NULL, answer TEXT, PRIMARY KEY (batch, n));
+CREATE TABLE IF NOT EXISTS turns (owner TEXT PRIMARY KEY, served REAL NOT NULL);
 """
+# What a caller's batches take, as the quota counts it: inputs and answers, and the answers still to come.
+_KEPT: Final = ("SELECT COUNT(*), COALESCE(SUM(status IN ('created', 'processing')), 0), COALESCE(SUM(records), 0), "
+                "COALESCE(SUM(bytes + CASE WHEN status IN ('created', 'processing') THEN (records - processed) * "
+                f"{ANSWER_RESERVE} ELSE 0 END), 0) FROM batches WHERE owner = ?")
 _ENC = msgspec.json.Encoder()
 
 
@@ -97,6 +134,44 @@ def keep_seconds() -> float:
         return 24 * 3600.0
 
 
+def _env_mb(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if 0 <= value < 1 << 40 else default
+
+
+@dataclass(frozen=True)
+class Quota:
+    """What one caller may keep (module docstring), and the free space every create leaves on the disk."""
+
+    open_batches: int = MAX_OPEN_BATCHES
+    kept_batches: int = MAX_KEPT_BATCHES
+    kept_rows: int = MAX_KEPT_ROWS
+    kept_bytes: int = DEFAULT_QUOTA_MB << 20
+    min_free_bytes: int | None = None  # None: 5% of the disk, between 64 MiB and 1 GiB
+
+    @classmethod
+    def from_env(cls) -> Quota:
+        floor = os.environ.get("DQKIT_BULK_MIN_FREE_MB", "").strip()
+        return cls(kept_bytes=int(_env_mb("DQKIT_BULK_QUOTA_MB", DEFAULT_QUOTA_MB) * (1 << 20)),
+                   min_free_bytes=int(_env_mb("DQKIT_BULK_MIN_FREE_MB", 0) * (1 << 20)) if floor else None)
+
+    def floor(self, folder: Path) -> tuple[int, int]:
+        """(free bytes on the disk of `folder`, the floor creates must leave)."""
+        st = os.statvfs(folder)
+        free, total = st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize
+        floor = self.min_free_bytes
+        if floor is None:
+            floor = min(1 << 30, max(64 << 20, total // 20))
+        return free, floor
+
+
+def _mb(n: float) -> str:
+    return f"{n / (1 << 20):,.1f} MB"
+
+
 def _iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -110,11 +185,16 @@ def owner_of(request: Request) -> str:
 class BatchStore:
     """The SQLite file of batches (WAL, one connection per thread, shared by every process of the server)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, quota: Quota | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
         self.path = folder / "bulk.sqlite3"
+        self.quota = quota or Quota.from_env()
         self._local = threading.local()
-        self._db().executescript(_SCHEMA)
+        db = self._db()
+        db.executescript(_SCHEMA)
+        if "bytes" not in {r[1] for r in db.execute("PRAGMA table_info(batches)")}:  # a file of an older dqkit
+            db.execute("ALTER TABLE batches ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0")
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
@@ -138,18 +218,45 @@ class BatchStore:
 
     def create(self, owner: str, ref: str | None, config: BatchConfig, rows: list[dict[str, Any]]) -> str:
         batch_id = uuid.uuid4().hex
+        inputs = [json.dumps(r) for r in rows]
+        size = sum(map(len, inputs))
+        need = size + len(rows) * ANSWER_RESERVE
+        q = self.quota
+        free, floor = q.floor(self.folder)
+        if free - need < floor:  # the disk is shared by every caller: nobody fills it
+            raise InsufficientStorageError(
+                f"the server's disk for batches is nearly full ({_mb(free)} free, {_mb(floor)} kept free); this "
+                f"batch would take {_mb(need)}. Retry later, or remove ended batches (DELETE {BULK_PATH}/ID)")
         with self._tx() as db:
-            (open_now,) = db.execute("SELECT COUNT(*) FROM batches WHERE owner = ? AND status IN ('created', "
-                                     "'processing')", (owner,)).fetchone()
-            if open_now >= MAX_OPEN_BATCHES:  # a caller cannot fill the disk or the queue
+            kept, open_now, kept_rows, kept_bytes = db.execute(_KEPT, (owner,)).fetchone()
+            room = (f"; remove ended batches (DELETE {BULK_PATH}/ID) or wait until they expire "
+                    f"({keep_seconds() / 3600:g} h after they end)")
+            if open_now >= q.open_batches:
                 raise RateLimitError(f"{open_now} batches of this caller are waiting or processing (at most "
-                                     f"{MAX_OPEN_BATCHES}); start, finish or stop one first", retry_after=5)
-            db.execute("INSERT INTO batches (id, owner, ref, status, records, submitted, config) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?)", (batch_id, owner, ref, BatchStatus.CREATED, len(rows), time.time(),
-                                                 _ENC.encode(config).decode()))
+                                     f"{q.open_batches}); start, finish or stop one first", retry_after=5)
+            if kept >= q.kept_batches:
+                raise RateLimitError(f"this caller keeps {kept} batches (at most {q.kept_batches}, stopped and "
+                                     f"completed ones included){room}", retry_after=60)
+            if kept_rows + len(rows) > q.kept_rows:
+                raise RateLimitError(f"this caller keeps {kept_rows:,} addresses in batches; with {len(rows):,} more "
+                                     f"it would pass its quota of {q.kept_rows:,}{room}", retry_after=60)
+            if kept_bytes + need > q.kept_bytes:
+                raise RateLimitError(f"this caller's batches take {_mb(kept_bytes)}; this one would add {_mb(need)} "
+                                     f"(its addresses and room for their answers), past its quota of "
+                                     f"{_mb(q.kept_bytes)}{room}", retry_after=60)
+            db.execute("INSERT INTO batches (id, owner, ref, status, records, submitted, config, bytes) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?)", (batch_id, owner, ref, BatchStatus.CREATED, len(rows), time.time(),
+                                                    _ENC.encode(config).decode(), size))
             db.executemany("INSERT INTO rows (batch, n, input) VALUES (?, ?, ?)",
-                           ((batch_id, n, json.dumps(r)) for n, r in enumerate(rows)))
+                           ((batch_id, n, i) for n, i in enumerate(inputs)))
         return batch_id
+
+    def remove(self, owner: str, batch_id: str) -> None:
+        """Remove a batch of `owner` now (one at work stops: the worker's next save finds it gone)."""
+        with self._tx() as db:
+            if db.execute("DELETE FROM batches WHERE id = ? AND owner = ?", (batch_id, owner)).rowcount == 0:
+                raise NotFoundError(f"no batch {batch_id[:64]!r}")
+            db.execute("DELETE FROM rows WHERE batch = ?", (batch_id,))
 
     def get(self, owner: str, batch_id: str) -> dict[str, Any]:
         with self._tx() as db:
@@ -161,9 +268,14 @@ class BatchStore:
         keys = ("id", "ref", "status", "reason", "records", "processed", "submitted", "started", "ended", "config")
         return dict(zip(keys, row, strict=True))
 
-    def ids(self, owner: str) -> list[str]:
+    def ids(self, owner: str, limit: int = -1, offset: int = 0) -> list[str]:
         with self._tx() as db:
-            return [r[0] for r in db.execute("SELECT id FROM batches WHERE owner = ? ORDER BY submitted", (owner,))]
+            return [r[0] for r in db.execute("SELECT id FROM batches WHERE owner = ? ORDER BY submitted, id "
+                                             "LIMIT ? OFFSET ?", (owner, limit, offset))]
+
+    def count(self, owner: str) -> int:
+        with self._tx() as db:
+            return int(db.execute("SELECT COUNT(*) FROM batches WHERE owner = ?", (owner,)).fetchone()[0])
 
     def set_status(self, owner: str, batch_id: str, status: BatchStatus, *, only_from: tuple[str, ...],
                    reason: str | None = None) -> None:
@@ -183,15 +295,24 @@ class BatchStore:
 
     # -- the worker's side -------------------------------------------------------------------------------------
     def claim(self) -> tuple[str, int, float | None, str] | None:
-        """A processing batch no live process holds (its lease ran out), leased to this one."""
+        """A processing batch no live process holds (its lease ran out), leased to this one: of the caller served
+        longest ago, its oldest batch (round-robin by caller)."""
         now = time.time()
         with self._tx() as db:
-            row = db.execute("SELECT id, processed, started, config FROM batches WHERE status = 'processing' "
-                             "AND lease < ? ORDER BY submitted LIMIT 1", (now,)).fetchone()
+            row = db.execute("SELECT b.id, b.processed, b.started, b.config, b.owner FROM batches b LEFT JOIN turns t "
+                             "ON t.owner = b.owner WHERE b.status = 'processing' AND b.lease < ? "
+                             "ORDER BY COALESCE(t.served, 0), b.submitted LIMIT 1", (now,)).fetchone()
             if row is None:
                 return None
             db.execute("UPDATE batches SET lease = ? WHERE id = ?", (now + LEASE_SECONDS, row[0]))
+            db.execute("INSERT INTO turns (owner, served) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET "
+                       "served = excluded.served", (row[4], now))
         return str(row[0]), int(row[1]), row[2], str(row[3])
+
+    def release(self, batch_id: str) -> None:
+        """Give the batch back after a slice: any process may take it (or another caller's) next."""
+        with self._tx() as db:
+            db.execute("UPDATE batches SET lease = 0 WHERE id = ?", (batch_id,))
 
     def pending(self, batch_id: str, start: int, count: int) -> list[tuple[int, dict[str, Any]]]:
         with self._tx() as db:
@@ -206,8 +327,8 @@ class BatchStore:
                 return False
             db.executemany("UPDATE rows SET answer = ? WHERE batch = ? AND n = ?",
                            ((a.decode(), batch_id, n) for n, a in answers))
-            db.execute("UPDATE batches SET processed = ?, lease = ? WHERE id = ?",
-                       (processed, time.time() + LEASE_SECONDS, batch_id))
+            db.execute("UPDATE batches SET processed = ?, lease = ?, bytes = bytes + ? WHERE id = ?",
+                       (processed, time.time() + LEASE_SECONDS, sum(len(a) for _, a in answers), batch_id))
         return True
 
     def finish(self, batch_id: str, status: BatchStatus, reason: str | None = None) -> None:
@@ -224,6 +345,7 @@ class BatchStore:
             for i in ids:
                 db.execute("DELETE FROM rows WHERE batch = ?", (i,))
                 db.execute("DELETE FROM batches WHERE id = ?", (i,))
+            db.execute("DELETE FROM turns WHERE owner NOT IN (SELECT owner FROM batches)")
         return len(ids)
 
 
@@ -237,10 +359,17 @@ def _rows_of(req: BulkCreateRequest) -> tuple[list[dict[str, Any]], BatchConfig,
     if ref is not None and (len(ref) > 256 or (ref and not all(c.isalnum() or c in "_-/:.,() " for c in ref))):
         raise BadRequestError("batch_reference_id must be at most 256 letters, digits or the characters "
                               "- / : . , ( ) _ and space")
+    raw_limit = d.max_processing_time if d else None
+    if raw_limit is not None and len(raw_limit.strip()) > 12:
+        raise BadRequestError(f"max_processing_time {raw_limit.strip()[:20]!r}... is not seconds or [HH:]MM:SS of "
+                              f"at most {MAX_PROCESSING_SECONDS:,} seconds")
     try:
-        limit = parse_max_processing_time(d.max_processing_time if d else None)
+        limit = parse_max_processing_time(raw_limit)
     except ValueError as exc:
         raise BadRequestError(str(exc)) from None
+    if limit is not None and limit > MAX_PROCESSING_SECONDS:
+        raise BadRequestError(f"max_processing_time is {limit:,.0f} seconds; at most {MAX_PROCESSING_SECONDS:,} "
+                              "(7 days) are allowed")
     country = (d.country_iso or "").strip().upper() if d else ""
     datasets = [x.strip().lower() for x in (d.datasets or [])] if d else []
     rows: list[dict[str, Any]] = []
@@ -303,6 +432,11 @@ class BulkService:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise BadRequestError(f"the body is not a valid batch: {exc}") from None
         rows, config, ref = _rows_of(req)
+        held = self.engines.loaded.dataset_ids
+        for ds in sorted({d for r in rows for d in r["datasets"]}):
+            if ds not in held:  # as search and validate answer a dataset the server does not hold
+                raise PermissionDeniedError(f"this server holds no dataset {ds[:64]!r} (it holds: "
+                                            f"{', '.join(sorted(held)) or 'none'})")
         config.add_components, config.add_metadata = add.components, add.metadata
         config.add_extra_match_info = extra_match_info
         batch_id = self.store.create(owner, ref, config, rows)
@@ -327,8 +461,16 @@ class BulkService:
             meta = BatchStatusMetadata(batch_config=msgspec.json.decode(b["config"], type=BatchConfig))
         return BatchStatusResponse(_info(b), meta)
 
-    def list(self, owner: str) -> BatchListResponse:
-        return BatchListResponse(BatchList(batches=[_info(self.store.get(owner, i)) for i in self.store.ids(owner)]))
+    def list(self, owner: str, limit: int = 100, offset: int = 0) -> tuple[BatchListResponse, int]:
+        """One page of the caller's batches, oldest first, and how many it has in all."""
+        ids = self.store.ids(owner, limit, offset)
+        return (BatchListResponse(BatchList(batches=[_info(self.store.get(owner, i)) for i in ids])),
+                self.store.count(owner))
+
+    def remove(self, owner: str, batch_id: str) -> BatchRefResponse:
+        b = self.store.get(owner, batch_id)
+        self.store.remove(owner, batch_id)
+        return BatchRefResponse(BatchRef(batch_id=batch_id, batch_reference_id=b["ref"], status="removed"))
 
     def results(self, owner: str, batch_id: str) -> BatchResultsResponse:
         b = self.store.get(owner, batch_id)
@@ -374,26 +516,33 @@ class BulkService:
                 self._wake.wait(IDLE_WAIT_SECONDS)
 
     def _run(self, batch_id: str, done: int, started: float | None, config_json: str) -> None:
+        """One slice of the batch (`SLICE_SECONDS`), then the batch is released for the next turn."""
         config = msgspec.json.decode(config_json, type=BatchConfig)
         limit = parse_max_processing_time(config.max_processing_time)
         add = AddOns(components=bool(config.add_components), metadata=bool(config.add_metadata))
         backend = self.engines.address
-        while not self._stopping:
-            if limit is not None and started is not None and time.time() - started > limit:
-                self.store.finish(batch_id, BatchStatus.STOPPED,
-                                  f"max_processing_time of {config.max_processing_time} ran out after {done:,} "
-                                  "addresses")
-                return
-            chunk = self.store.pending(batch_id, done, CHUNK)
-            if not chunk:
-                self.store.finish(batch_id, BatchStatus.COMPLETED)
-                return
-            answers = [(n, _ENC.encode(_answer(backend, given, add, bool(config.add_extra_match_info))))
-                       for n, given in chunk]
-            done = chunk[-1][0] + 1
-            if not self.store.save(batch_id, answers, done):
-                return  # stopped by the client meanwhile
-            time.sleep(0)  # give the GIL to the request threads between chunks
+        slice_end = time.monotonic() + SLICE_SECONDS
+        try:
+            while not self._stopping:
+                if limit is not None and started is not None and time.time() - started > limit:
+                    self.store.finish(batch_id, BatchStatus.STOPPED,
+                                      f"max_processing_time of {config.max_processing_time} ran out after {done:,} "
+                                      "addresses")
+                    return
+                chunk = self.store.pending(batch_id, done, CHUNK)
+                if not chunk:
+                    self.store.finish(batch_id, BatchStatus.COMPLETED)
+                    return
+                answers = [(n, _ENC.encode(_answer(backend, given, add, bool(config.add_extra_match_info))))
+                           for n, given in chunk]
+                done = chunk[-1][0] + 1
+                if not self.store.save(batch_id, answers, done):
+                    return  # stopped or removed by the client meanwhile
+                time.sleep(0)  # give the GIL to the request threads between chunks
+                if time.monotonic() > slice_end:
+                    return  # another caller's turn (or this batch's again, when nobody else waits)
+        finally:
+            self.store.release(batch_id)
 
 
 def _answer(backend: Any, given: dict[str, Any], add: AddOns, extra: bool) -> BulkResultAddress:

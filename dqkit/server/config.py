@@ -14,6 +14,7 @@ from dqkit.contract.errors import InputError
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 DEFAULT_MAX_BODY_BYTES: Final = 1_048_576
+DEFAULT_MAX_BULK_BODY_BYTES: Final = 16 << 20  # a batch: up to 10,000 addresses of 1,000 characters
 DEFAULT_TIMEOUT_SECONDS: Final = 15.0  # the vendor's default and maximum Timeout-Seconds
 DEFAULT_RATE_WINDOW_SECONDS: Final = 60  # X-Rate-Limit-Limit is "per minute" at the vendor
 DEFAULT_MAX_LEAD_BODY_BYTES: Final = 32_768  # a lead is a few hundred bytes; parsing 1 MB of XML costs ~0.4 s
@@ -23,6 +24,8 @@ DEFAULT_HEADER_TIMEOUT_SECONDS: Final = 10.0  # from connection (or end of the p
 DEFAULT_BODY_TIMEOUT_SECONDS: Final = 30.0  # to receive the whole body once the headers are in
 DEFAULT_SEND_TIMEOUT_SECONDS: Final = 30.0  # a client that reads nothing of its answers for that long is dropped
 DEFAULT_AUTH_FAILURES: Final = 20  # failed Auth-Tokens per client address per window before 429
+MIN_SECRET_BYTES: Final = 16
+BLANK_BYTES: Final = b" \t\r\n\x0b\x0c"
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,8 @@ class ServerConfig:
     synthetic demo reference. None of them: the installed references (`dqkit reference add`).
     spoof_list: a text file of whole names (one a line) whose leads get E100, beside the bundled lists.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
-    max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes).
+    max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes; bulk batch creates: over
+    max_bulk_body_bytes).
     timeout_seconds: the default and ceiling of Timeout-Seconds.
     max_connections: open connections at most; the next one gets a 503 and is closed (also held below the
     descriptor limit). max_header_bytes: a longer request head gets 431. header_timeout_seconds /
@@ -59,6 +63,7 @@ class ServerConfig:
     rate_limit: int = 0
     rate_window_seconds: int = DEFAULT_RATE_WINDOW_SECONDS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_bulk_body_bytes: int = DEFAULT_MAX_BULK_BODY_BYTES
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     max_lead_body_bytes: int = DEFAULT_MAX_LEAD_BODY_BYTES
     max_connections: int = DEFAULT_MAX_CONNECTIONS
@@ -79,6 +84,9 @@ class ServerConfig:
     # workers of one `dqkit serve`.
     key_secret: bytes = field(default=b"", repr=False)
     rate_store: str = field(default="", repr=False)
+    # What the rate store's keys are hashed with when no key secret is given (the workers' own run-folder store): a
+    # random secret the supervisor makes for one run.
+    rate_secret: bytes = field(default=b"", repr=False)
     workers: int = 1
     run_dir: Path | None = None
     worker_slot: int = 0
@@ -88,8 +96,8 @@ class ServerConfig:
             raise InputError("the rate limit must be 0 (off) or a positive number of requests per window")
         if self.rate_window_seconds < 1:
             raise InputError("the rate-limit window must be at least 1 second")
-        if self.max_body_bytes < 1024:
-            raise InputError("the body limit must be at least 1024 bytes")
+        if self.max_body_bytes < 1024 or self.max_bulk_body_bytes < 1024:
+            raise InputError("the body limits must be at least 1024 bytes")
         if not 0 < self.timeout_seconds <= 3600:
             raise InputError("the timeout must be between 0 and 3600 seconds")
         if self.max_lead_body_bytes < 1024:
@@ -109,11 +117,14 @@ class ServerConfig:
             raise InputError("a token must be non-empty and carry no surrounding spaces")
         if self.workers < 1:
             raise InputError("--workers must be at least 1")
-        if self.key_secret and len(self.key_secret) < 16:
-            raise InputError("the key secret must be at least 16 bytes (e.g. `python -c 'import secrets; "
-                             "print(secrets.token_urlsafe(32))'`)")
+        if self.key_secret and len(self.key_secret.translate(None, BLANK_BYTES)) < MIN_SECRET_BYTES:
+            raise InputError(f"the key secret must hold at least {MIN_SECRET_BYTES} bytes that are not blanks (e.g. "
+                             "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
         if self.rate_store and not self.rate_store.startswith(("redis://", "rediss://", "unix://", "sqlite:")):
             raise InputError("--rate-store must be a redis://, rediss:// or unix:// URL, or sqlite:PATH")
+        if self.rate_store and not self.key_secret:
+            raise InputError("--rate-store needs the key secret (--key-secret-file or DQKIT_KEY_SECRET, the same on "
+                             "every replica): the store sees each token only as a hash keyed with it")
 
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
@@ -121,6 +132,7 @@ class ServerConfig:
                 f"references={[str(p) for p in self.references]}, index={self.index!r}, demo={self.demo}, "
                 f"spoof_list={self.spoof_list!r}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
+                f"max_bulk_body_bytes={self.max_bulk_body_bytes}, "
                 f"timeout_seconds={self.timeout_seconds}, max_lead_body_bytes={self.max_lead_body_bytes}, "
                 f"max_connections={self.max_connections}, "
                 f"max_header_bytes={self.max_header_bytes}, header_timeout_seconds={self.header_timeout_seconds}, "

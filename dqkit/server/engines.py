@@ -68,12 +68,11 @@ class ServerEngines:
         """This process's engines are loaded (it can answer)."""
         return self._loaded is not None
 
-    @property
-    def all_ready(self) -> bool:
-        """Every worker of the server is ready: what /healthz reports."""
-        from dqkit.server.workers import all_ready
+    def workers_ready(self) -> int:
+        """How many workers of the server have their engines loaded (with --workers; else 1 or 0)."""
+        from dqkit.server.workers import ready_slots
 
-        return self._loaded is not None and all_ready(self.config)
+        return len(ready_slots(self.config)) if self._loaded is not None else 0
 
     @property
     def loaded(self) -> Loaded:

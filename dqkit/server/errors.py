@@ -30,6 +30,7 @@ TITLES: Final[dict[int, str]] = {
     429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
+    507: "Insufficient Storage",
 }
 _encoder = msgspec.json.Encoder()
 

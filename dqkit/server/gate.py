@@ -11,8 +11,10 @@ Order, so that the cheapest refusal comes first and nothing is read for a caller
      refused for its address's failures (`FailureLimiter` says why). Behind a reverse proxy the client address is
      the one its `X-Forwarded-For` names, when the proxy is in `--trust-forwarded-for` (docs/server-stack.md).
   4. the per-token rate limit (when configured) -> 429 with Retry-After and the X-Rate-Limit-* headers
-  5. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields) -> 413;
-     a body slower than the body timeout -> 408
+  5. `Content-Length` or the streamed body over the limit (lower for a lead: it has a few short fields; a bulk
+     batch create has its own, `--max-bulk-body-bytes`) -> 413 (a declared length before a byte is read); a body
+     slower than the body timeout -> 408. A bulk create beyond the creates already arriving (2 per caller, 4 in
+     all) -> 429 at once, unread: each arriving body is held in memory until decoded, so few may be.
   6. a malformed `Timeout-Seconds` -> 400; the route then runs under that deadline -> 408 when it passes, and the
      deadline (`dqkit.engines.deadline`) is cancelled so the engine's loops stop their work too
 A body is read only where a route takes one (`takes_body`): any other request is answered without reading it, with
@@ -67,7 +69,10 @@ MAX_QUERY_PARAMS: Final = 64
 OFFLOAD_BYTES: Final = 16_384
 LEAD_PATHS: Final = frozenset({"/search", "/els/rest/enrich/v1/search"})
 BULK_PATH: Final = "/address/bulk/v1/batches"
-BULK_BODY_BYTES: Final = 16 << 20
+# Batch creates whose bodies are arriving or being decoded at once: per caller, and in all (issue 30: 200 half-sent
+# batch bodies took the server from 255 to 3,453 MB). Past either, a create is refused at once, unread.
+BULK_UPLOADS_PER_CALLER: Final = 2
+BULK_UPLOADS: Final = 4
 
 
 def query_has_token(query_string: bytes) -> bool:
@@ -157,11 +162,13 @@ class Gate:
         self.takes_body = takes_body  # (method, path) -> whether a route there reads a body
         self._tokens = tuple(t.encode() for t in sorted(config.tokens))
         self.limiter = (FixedWindowLimiter(config.rate_limit, config.rate_window_seconds,
-                                           counts=open_counts(config.rate_store, config.run_dir))
+                                           counts=open_counts(config.rate_store, config.run_dir,
+                                                                  config.key_secret or config.rate_secret))
                         if config.rate_limit else None)
         self.failures = (FailureLimiter(config.auth_failures_per_window, config.rate_window_seconds)
                          if config.auth_failures_per_window and config.tokens else None)
         self.worker = WorkerLoop()
+        self._uploads: dict[bytes, int] = {}  # bulk creates in progress per caller (main loop only)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -253,6 +260,17 @@ class Gate:
                 return
             timeout = min(asked, timeout)
 
+        upload: bytes | None = None
+        if not skip_body and scope["method"] == "POST" and path.rstrip("/") == BULK_PATH:
+            upload = token or f"ip:{(scope.get('client') or ('?',))[0]}".encode()
+            mine, everyone = self._uploads.get(upload, 0), sum(self._uploads.values())
+            if mine >= BULK_UPLOADS_PER_CALLER or everyone >= BULK_UPLOADS:
+                who = (f"{mine} batch creates of this caller are" if mine >= BULK_UPLOADS_PER_CALLER
+                       else f"{everyone} batch creates are")
+                await send_error(send_wrapped, 429, f"{who} arriving already; retry once one is answered",
+                                 instance, [(b"retry-after", b"1"), (b"connection", b"close")])
+                return
+            self._uploads[upload] = mine + 1
         # One asyncio timer (cheaper than two anyio scopes on this hot path): first the body timeout, then the
         # request's deadline once the body is in.
         loop = asyncio.get_running_loop()
@@ -302,14 +320,20 @@ class Gate:
         finally:
             dl.cancel()  # the answer is out (or the client is gone): engine work still running stops
             deadline.reset_current(token_cv)
+            if upload is not None:
+                left = self._uploads.get(upload, 1) - 1
+                if left > 0:
+                    self._uploads[upload] = left
+                else:
+                    self._uploads.pop(upload, None)
 
     async def _read_body(self, scope: Scope, receive: Receive, send: Send, instance: str) -> bytes | None:
         """The whole body within the limits, or None once a refusal was sent (or the client left)."""
         limit = self.config.max_body_bytes
         if scope["path"].rstrip("/") in LEAD_PATHS:
             limit = min(limit, self.config.max_lead_body_bytes)
-        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: up to 10,000 addresses of 1,000 characters
-            limit = max(limit, BULK_BODY_BYTES)
+        elif scope["path"].rstrip("/") == BULK_PATH:  # a batch: its own documented limit (--max-bulk-body-bytes)
+            limit = self.config.max_bulk_body_bytes
         length = _header(scope, b"content-length")
         if length is not None:
             try:

@@ -161,6 +161,14 @@ _BATCH_ID: Final = {"name": "batch_id", "in": "path", "required": True, "descrip
                     "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
 
 
+_PAGE: Final = [
+    {"name": "limit", "in": "query", "required": False, "description": "batches in one page, 1 to 1000 (default 100)",
+     "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+    {"name": "offset", "in": "query", "required": False, "description": "batches skipped (default 0)",
+     "schema": {"type": "integer", "minimum": 0}},
+]
+
+
 def _bulk_paths(addr: Any, adds: list[dict[str, Any]]) -> dict[str, Any]:
     """The vendor's bulk batch operations (`dqkit.server.bulk`)."""
     extra = _add_header("Add-ExtraMatchInfo", "Add match_info to every answer of the batch")
@@ -169,9 +177,12 @@ def _bulk_paths(addr: Any, adds: list[dict[str, Any]]) -> dict[str, Any]:
         "/address/bulk/v1/batches": {
             "post": addr("bulkCreate", "Create a batch of up to 10,000 addresses", "BatchRefResponse",
                          body="BulkCreateRequest", params=[*adds[:2], extra]),
-            "get": addr("bulkList", "The caller's batches", "BatchListResponse"),
+            "get": addr("bulkList", "The caller's batches, oldest first, a page at a time (`limit`, `offset`; "
+                        "`X-Total-Count` and a `Link` to the next page)", "BatchListResponse", params=_PAGE),
         },
-        one: {"get": addr("bulkStatus", "A batch's status", "BatchStatusResponse", params=[_BATCH_ID, adds[1]])},
+        one: {"get": addr("bulkStatus", "A batch's status", "BatchStatusResponse", params=[_BATCH_ID, adds[1]]),
+              "delete": addr("bulkRemove", "Remove a batch now (one at work stops); it no longer counts against the "
+                             "caller's quota", "BatchRefResponse", params=[_BATCH_ID])},
         one + "/start": {"post": addr("bulkStart", "Start a batch", "BatchRefResponse", params=[_BATCH_ID])},
         one + "/stop": {"post": addr("bulkStop", "Stop a batch (its answers so far are kept)", "BatchRefResponse",
                                      params=[_BATCH_ID])},

@@ -35,4 +35,5 @@ OPERATIONS: Final[tuple[Op, ...]] = (
     Op("/address/bulk/v1/batches/{batch_id}", ("GET",), "bulk_status"),
     Op("/address/bulk/v1/batches/{batch_id}/results", ("GET",), "bulk_results"),
     Op("/address/bulk/v1/batches/{batch_id}/stop", ("POST",), "bulk_stop"),
+    Op("/address/bulk/v1/batches/{batch_id}", ("DELETE",), "bulk_remove"),
 )

@@ -342,31 +342,29 @@ def guarded_protocol(config: ServerConfig, max_connections: int) -> type[asyncio
 def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info",
           access_log: bool = True) -> int:
     """Serve until interrupted. Prints one line `dqkit serve: listening on http://HOST:PORT` to stdout. With
-    `config.workers` > 1, that many processes answer on the one socket (`dqkit.server.workers`)."""
+    `config.workers` > 1, that many processes answer on the one port (`dqkit.server.workers`). The port is this
+    server's alone: anything already listening there is an OSError (EADDRINUSE), whatever `config.workers` says."""
     from dqkit.server import workers
+    from dqkit.server.listeners import open_listeners
 
     descriptors = raise_descriptor_limit()
     max_connections = connection_cap(config, descriptors)
-    # Several workers: each listens on a socket of its own on the port (SO_REUSEPORT), so the kernel spreads
-    # connections evenly; on one shared socket, a burst of keep-alive connections lands on whichever worker wakes
-    # first (measured: 7.3 s of CPU on one worker, 0.5 s on the other). This process only holds the port.
-    spread = config.workers > 1 and workers.can_fork() and hasattr(socket, "SO_REUSEPORT")
-    sock = bind(host, port, reuse_port=spread, listen=not spread)
-    bound_host, bound_port = sock.getsockname()[:2]
+    several = config.workers > 1 and workers.can_fork()
+    listeners = open_listeners(host, port, config.workers if several else 1)
+    bound_host, bound_port = listeners.address
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     print(f"{LISTENING_PREFIX}http://{shown}:{bound_port}", flush=True)
     sys.stdout.flush()
 
-    def run_one(cfg: ServerConfig) -> None:
-        own = bind(bound_host, bound_port, reuse_port=True) if spread else sock
-        _run_server(cfg, own, log_level=log_level, access_log=access_log, max_connections=max_connections)
+    def run_one(cfg: ServerConfig, sock: socket.socket) -> None:
+        _run_server(cfg, sock, log_level=log_level, access_log=access_log, max_connections=max_connections)
 
-    if config.workers > 1 and workers.can_fork():
-        return workers.supervise(config, run_one)
+    if several:
+        return workers.supervise(config, listeners, run_one)
     if config.workers > 1:
         logging.getLogger("dqkit.server").warning("dqkit serve: --workers needs fork(), which this system lacks; "
                                                   "one process serves")
-    run_one(replace(config, workers=1))
+    run_one(replace(config, workers=1), listeners.socket_for(0))
     return 0
 
 

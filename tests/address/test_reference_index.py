@@ -156,7 +156,7 @@ def test_source_ids_are_gathered_like_pack_strings() -> None:
 
     import numpy as np
 
-    from dqkit.engines.address_index.build import _SID_FLUSH, _StringColumn
+    from dqkit.engines.address_index.runs import _SID_FLUSH, _StringColumn
     from dqkit.engines.address_index.strings import pack_strings
 
     rng = random.Random(5)
@@ -176,7 +176,7 @@ def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> Non
     """Records arrive as a stream (a generator, never a list), cross the column flush size, and come back
     intact, with each street's addresses sorted by house number."""
     from dqkit.engines.address_index import Record, build_from_records
-    from dqkit.engines.address_index.build import _SID_FLUSH
+    from dqkit.engines.address_index.runs import _SID_FLUSH
 
     n = _SID_FLUSH + 3000
 
@@ -208,7 +208,7 @@ def test_streamed_build_keeps_every_field_of_every_record(tmp_path: Path) -> Non
 def test_large_builds_report_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A state-sized build takes minutes: it says how many rows it has read, then each phase."""
     from dqkit.engines.address_index import Record, build_from_records
-    from dqkit.engines.address_index import build as build_mod
+    from dqkit.engines.address_index import runs as build_mod
 
     rec = Record("1", "", "MAIN", "ST", "", "", "", "SPRINGFIELD", "IL", "62701", -89.6, 39.8, "", "", "", "")
     said: list[str] = []

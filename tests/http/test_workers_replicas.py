@@ -1,6 +1,9 @@
-"""Several processes and machines (issue 21, parts 2 and 3), against real `dqkit serve` processes on 127.0.0.1:
+"""Several processes and machines (issue 21, parts 2 and 3; issue 30, parts 3 and 4), against real `dqkit serve`
+processes on 127.0.0.1:
 
 - `--workers 2`: two forked workers on one port, one rate limit between them, keys one issues the other accepts;
+  the port is the server's alone (a second server fails with "address already in use", a foreign SO_REUSEPORT
+  socket gets no connection); kill -9 of a worker under load fails under 1% of requests and /healthz stays 200;
 - replicas (separate servers, as on separate machines): one rate limit through a real `redis-server` started here
   (skipped, saying so, when it is not installed: `.ci/install-services.sh` installs it), keys accepted across
   replicas given the same secret and index file, refused by a replica with another secret.
@@ -14,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,12 +28,13 @@ import pytest
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.server.config import ServerConfig
 from dqkit.server.ratelimit import FixedWindowLimiter
-from dqkit.server.ratestore import FallbackCounts, RedisCounts, SqliteCounts, hashed_key
+from dqkit.server.ratestore import GuardedCounts, RedisCounts, SqliteCounts, hashed_key
 from dqkit.server.testing import ServedProcess, serve_process
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "replica-token-5b1e0c77"
 SEARCH = {"country_iso": "USA", "components": {"unspecified": ["10 hill"]}}
+SECRET = "replicas-share-this-secret-0f3c9a"
 
 
 def _children(pid: int) -> list[int]:
@@ -126,7 +131,9 @@ def test_replicas_share_one_rate_limit_through_redis(redis_url: str) -> None:
     import redis
 
     args = ["--demo", "--rate-limit", "6", "--rate-store", redis_url]
-    with serve_process(tokens=[TOKEN], extra_args=args) as a, serve_process(tokens=[TOKEN], extra_args=args) as b:
+    env = {"DQKIT_KEY_SECRET": SECRET}
+    with serve_process(tokens=[TOKEN], extra_args=args, env=env) as a, \
+            serve_process(tokens=[TOKEN], extra_args=args, env=env) as b:
         statuses = []
         for i in range(10):  # a load balancer alternating between two machines
             server = (a, b)[i % 2]
@@ -135,17 +142,17 @@ def test_replicas_share_one_rate_limit_through_redis(redis_url: str) -> None:
         assert statuses == [200] * 6 + [429] * 4, statuses  # 6 in all; alone, each would have allowed 6
         stored = [k.decode() for k in redis.Redis.from_url(redis_url).keys("*")]
         assert stored and all(TOKEN not in k for k in stored)  # the token is stored hashed, never as sent
-        assert any(hashed_key(TOKEN) in k for k in stored)
+        assert any(hashed_key(TOKEN, SECRET.encode()) in k for k in stored)
 
 
 def test_without_a_store_each_process_limits_alone_and_a_failing_store_falls_back(tmp_path: Path) -> None:
     alone = [FixedWindowLimiter(2, 60), FixedWindowLimiter(2, 60)]
     assert [lim.hit("t").allowed for lim in alone for _ in range(3)] == [True, True, False] * 2
     path = tmp_path / "counts.sqlite"
-    shared = [FixedWindowLimiter(3, 60, counts=SqliteCounts(path)) for _ in range(2)]  # two connections
+    shared = [FixedWindowLimiter(3, 60, counts=SqliteCounts(path, b"s" * 16)) for _ in range(2)]  # two connections
     assert [shared[i % 2].hit("t").allowed for i in range(5)] == [True, True, True, False, False]
     assert TOKEN not in path.read_bytes().decode("latin-1")
-    down = FallbackCounts(RedisCounts(f"redis://127.0.0.1:{_free_port()}/0", timeout=0.2), "redis (down)")
+    down = GuardedCounts(RedisCounts(f"redis://127.0.0.1:{_free_port()}/0", b"s" * 16))
     limiter = FixedWindowLimiter(2, 60, counts=down)  # nothing listens there: counted in memory meanwhile
     assert [limiter.hit("t").allowed for _ in range(3)] == [True, True, False]
 
@@ -206,4 +213,150 @@ def test_workers_default_to_one_per_core_and_bad_values_are_refused(tmp_path: Pa
     with pytest.raises(InputError, match="key secret file"):
         serve_cmd.config_from_args(parser.parse_args(["serve", "--key-secret-file", str(tmp_path / "none")]))
     monkeypatch.setenv("DQKIT_RATE_STORE", "redis://127.0.0.1:1/0")
+    with pytest.raises(InputError, match="needs the key secret"):  # the store sees keys hashed with it
+        serve_cmd.config_from_args(parser.parse_args(["serve"]))
+    monkeypatch.setenv("DQKIT_KEY_SECRET", SECRET)
     assert serve_cmd.config_from_args(parser.parse_args(["serve"])).rate_store == "redis://127.0.0.1:1/0"
+
+
+# ---- issue 30, part 4: the port is this server's alone; a worker that dies costs almost nothing --------------------
+
+
+def _second_server(port: int, workers: str | None) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "dqkit.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--demo"]
+    if workers is not None:
+        args += ["--workers", workers]
+    env = {**os.environ, "DQKIT_SERVE_TOKENS": "another-servers-token"}
+    try:
+        return subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    except subprocess.TimeoutExpired as exc:  # it started serving: the failure this test is about
+        return subprocess.CompletedProcess(args, -1, str(exc.stdout or ""), str(exc.stderr or ""))
+
+
+@pytest.mark.parametrize("first_workers", [2, 1])
+def test_a_second_server_on_a_busy_port_fails_whatever_its_workers(demo_index: Path, first_workers: int) -> None:
+    with serve_process(tokens=[TOKEN], workers=first_workers, extra_args=["--index", str(demo_index)]) as server:
+        for workers in (None, "2", "1"):  # default (one per core), several, one
+            second = _second_server(server.port, workers)
+            assert second.returncode not in (0, -1), (workers, second.stdout, second.stderr[-2000:])
+            assert "listening" not in second.stdout
+            assert "address already in use" in second.stderr.lower(), second.stderr[-2000:]
+        statuses = []
+        for _ in range(12):  # fresh connections: every one reaches this server, with its token
+            with httpx.Client(timeout=30) as fresh:
+                statuses.append(fresh.post(server.url + "/address/search/v1", json=SEARCH,
+                                           headers={"Auth-Token": TOKEN}).status_code)
+        assert statuses == [200] * 12
+
+
+def test_a_foreign_reuseport_socket_on_the_port_gets_no_connection(demo_index: Path) -> None:
+    """Another program of the same user may join a SO_REUSEPORT group; the workers' steering never picks it."""
+    if not hasattr(socket, "SO_REUSEPORT"):
+        pytest.skip("no SO_REUSEPORT on this system")
+    with serve_process(tokens=[TOKEN], workers=2, extra_args=["--index", str(demo_index)]) as server:
+        intruder = socket.socket()
+        intruder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        intruder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            intruder.bind(("127.0.0.1", server.port))
+        except OSError:  # refused outright: even better
+            intruder.close()
+            return
+        intruder.listen(64)
+        intruder.setblocking(False)
+        try:
+            statuses = []
+            for _ in range(30):
+                with httpx.Client(timeout=10) as fresh:
+                    try:
+                        statuses.append(fresh.get(server.url + "/healthz").status_code)
+                    except httpx.HTTPError as exc:
+                        statuses.append(type(exc).__name__)  # type: ignore[arg-type]
+            stolen = 0
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    conn, _ = intruder.accept()
+                    conn.close()
+                    stolen += 1
+            assert stolen == 0 and statuses == [200] * 30, (stolen, statuses)
+        finally:
+            intruder.close()
+
+
+def _load(url: str, stop: threading.Event, results: list[tuple[str, int | str]], kind: str) -> None:
+    path, body = ("/healthz", None) if kind == "health" else ("/address/search/v1", SEARCH)
+    while not stop.is_set():
+        try:
+            with httpx.Client(timeout=20) as fresh:  # its own connection each time: any worker may take it
+                r = (fresh.get(url + path) if body is None
+                     else fresh.post(url + path, json=body, headers={"Auth-Token": TOKEN}))
+            results.append((kind, r.status_code))
+        except httpx.HTTPError as exc:
+            results.append((kind, type(exc).__name__))
+        if kind == "health":
+            stop.wait(0.05)
+
+
+def _workers_ready(server: ServedProcess) -> int:
+    r = httpx.get(server.url + "/healthz", timeout=10)
+    return int(r.json().get("workers_ready", 2 if r.status_code == 200 else 0))  # before issue 30: 200 = all ready
+
+
+def test_kill_9_of_a_worker_under_load_fails_under_1_percent_and_health_stays_200(demo_index: Path) -> None:
+    import signal
+
+    with serve_process(tokens=[TOKEN], workers=2, extra_args=["--index", str(demo_index)]) as server:
+        deadline = time.monotonic() + 60
+        while _workers_ready(server) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _workers_ready(server) == 2
+        results: list[tuple[str, int | str]] = []
+        stop = threading.Event()
+        threads = [threading.Thread(target=_load, args=(server.url, stop, results, kind), daemon=True)
+                   for kind in ("search", "search", "search", "health")]
+        for t in threads:
+            t.start()
+        try:
+            deadline = time.monotonic() + 120
+            while sum(k == "search" for k, _ in results) < 150 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            victim = _children(server.process.pid)[0]
+            os.kill(victim, signal.SIGKILL)  # under load, no warning
+            killed_at = len(results)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:  # until the replacement serves and enough traffic went by
+                if len(results) - killed_at > 450 and victim not in _children(server.process.pid) \
+                        and _workers_ready(server) == 2:
+                    break
+                time.sleep(0.2)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
+        searches = [s for k, s in results if k == "search"]
+        health = [s for k, s in results if k == "health"]
+        failed = [s for s in searches if s != 200]
+        assert len(failed) < 0.01 * len(searches), (len(failed), len(searches), failed[:10])
+        assert all(s == 200 for s in health), [s for s in health if s != 200][:10]
+        assert len(_children(server.process.pid)) == 2
+        assert httpx.get(server.url + "/healthz", timeout=10).json() == {"status": "ok", "workers": 2,
+                                                                         "workers_ready": 2}
+        assert "starting it again" in server.log_text()
+
+
+def test_a_worker_that_keeps_dying_is_restarted_with_a_pause_never_given_up(demo_index: Path) -> None:
+    import signal
+
+    from dqkit.server.workers import MAX_BACKOFF_SECONDS, restart_delay
+
+    assert [restart_delay(n) for n in (1, 2, 3, 4)] == [0.0, 0.5, 1.0, 2.0]
+    assert restart_delay(1000) == MAX_BACKOFF_SECONDS  # bounded, and never "give up"
+    with serve_process(tokens=[TOKEN], workers=2, extra_args=["--index", str(demo_index)]) as server:
+        for _ in range(4):  # the same slot, killed as soon as it is back
+            deadline = time.monotonic() + 60
+            while len(_children(server.process.pid)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(max(_children(server.process.pid)), signal.SIGKILL)
+            assert httpx.get(server.url + "/healthz", timeout=30).status_code == 200  # the other one serves
+        assert server.process.poll() is None
+        assert "in 0.5 s" in server.log_text() and "in 1 s" in server.log_text()

@@ -323,6 +323,18 @@ def _drive(page: Any, expect: Any, server: Lab, target: Target, outfile: Path) -
     printed = out.inner_text().strip()
     assert json.loads(printed.split("VALUE=", 1)[1]) == target.address
 
+    # Escape after picking closes the list and keeps the choice (issue 29: it cleared the box and `.value`).
+    combo.focus()
+    picked = combo.input_value()
+    assert picked
+    combo.press("Escape")
+    combo.press("Escape")
+    expect(listbox).to_be_hidden()
+    expect(combo).to_have_value(picked)
+    expect(box.locator("dd[data-line='address_line_1']")).to_have_text(target.address["address_line_1"] or "—")
+    page.wait_for_timeout(1000)  # a cleared value would reach the kernel's observer (it writes the file) by now
+    assert json.loads(outfile.read_text()) == target.address
+
 
 def _refine_unit(page: Any, expect: Any, group: GroupTarget, outfile: Path) -> None:
     """Pick a building: the widget lists its units and asks for one; typing the number refines to it."""

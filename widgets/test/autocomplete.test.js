@@ -207,6 +207,7 @@ describe("keyCommand", () => {
     assert.deepEqual(keyCommand("Escape", s({ open: false, refining: true })), { type: "leave" });
     assert.deepEqual(keyCommand("Escape", s({ open: false })), { type: "clear" });
     assert.equal(keyCommand("Escape", s({ open: false, hasText: false })), null);
+    assert.deepEqual(keyCommand("Escape", s({ open: false, chosen: true })), { type: "close" });
   });
   it("Tab closes without keeping focus; other keys are the browser's", () => {
     assert.deepEqual(keyCommand("Tab", s()), { type: "close", keepFocus: false });
@@ -540,6 +541,39 @@ describe("controller: keyboard and picking", () => {
     c.key("Escape");
     assert.equal(c.state.query, "");
     assert.ok(c.state.inputRevision > rev, "the view is told to empty the box");
+  });
+
+  it("Escape after picking closes the list and keeps the choice (issue 29)", async () => {
+    let dropped = 0;
+    const env = setup({ onChoiceDropped: () => (dropped += 1) });
+    env.c.input("10");
+    env.k.requests[0].resolve(list([final("10 A St", "A"), final("10 B St", "B")]));
+    await flush();
+    const { c, k } = env;
+    c.key("ArrowDown");
+    c.key("Enter");
+    // Escape while the pick is being formatted: the pick goes on.
+    assert.equal(c.key("Escape").type, "close");
+    k.requests.at(-1).resolve({
+      global_address_key: "A",
+      address: { address_line_1: "10 A St", locality: "Town", region: "ST", postal_code: "00001", country: "USA" },
+    });
+    await flush();
+    const line = "10 A St, Town ST 00001, USA";
+    assert.equal(c.state.chosen, line);
+    // Escape after the address is shown: the list stays closed, the box and the choice stay.
+    assert.equal(c.key("Escape").type, "close");
+    assert.equal(c.key("Escape").type, "close");
+    assert.equal(c.state.open, false);
+    assert.equal(c.state.query, line);
+    assert.equal(c.state.chosen, line);
+    assert.equal(dropped, 0);
+    // Typing other text still drops the choice; Escape then clears as before.
+    c.input("10 A");
+    assert.equal(dropped, 1);
+    c.key("Escape");
+    c.key("Escape");
+    assert.equal(c.state.query, "");
   });
 
   it("keys the widget does not handle return null so the browser handles them", async () => {

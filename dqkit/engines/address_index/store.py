@@ -138,6 +138,8 @@ class ReferenceIndex:
             raise ReferenceDataError(
                 f"{path} is a reference index of format {meta.get('format_version')}, this dqkit reads "
                 f"format {FORMAT_VERSION}: rebuild it with `dqkit index build`")
+        if meta.get("run"):
+            raise ReferenceDataError(f"{path} is a temporary run of an index build, not an index")
         self.path = Path(path)
         self.build_id: str = meta["build_id"]
         self.meta = meta
@@ -164,6 +166,10 @@ class ReferenceIndex:
         self.a_lon: npt.NDArray[np.float64] = c["a.lon"]
         self.a_lat: npt.NDArray[np.float64] = c["a.lat"]
         self.a_extra: dict[str, I32] = {k: c[f"a.{k}"] for k in ("zip4", "crrt", "dp") if f"a.{k}" in c}
+        # where each point came from: a part is one input of the reference (a file, of a source, of a date)
+        self.parts: list[dict[str, Any]] = [dict(p) for p in meta.get("parts") or [
+            {"name": ", ".join(meta.get("sources", [])), "source": "", "date": ""}]]
+        self.a_part: npt.NDArray[np.unsignedinteger[Any]] | None = c.arrays.get("a.part")
         self.fw_ptr: I64 = c["fw.ptr"]
         self.fw_tok: I32 = c["fw.tok"]
         self.fw_field: npt.NDArray[np.uint8] = c["fw.field"]
@@ -219,6 +225,10 @@ class ReferenceIndex:
             carrier_route=st[int(ex["crrt"][a])] if "crrt" in ex else "",
             delivery_point=st[int(ex["dp"][a])] if "dp" in ex else "",
         )
+
+    def part_of(self, a: int) -> dict[str, Any]:
+        """The part (input) address `a` came from: {"name", "source", "date", ...} (see `merge`)."""
+        return self.parts[int(self.a_part[a])] if self.a_part is not None else self.parts[0]
 
     def number_text(self, a: int) -> str:
         return self.strings[int(self.a_number[a])]
