@@ -208,7 +208,8 @@ def report(results: list[dict[str, object]]) -> Iterator[str]:
         for _, row in diff.iterrows():
             code_cols = [c for c in diff.columns if c.startswith("result_code [")]
             codes = " vs ".join(str(row[c]) for c in code_cols) if code_cols else "same code"
-            yield f"    row {row['row']}: {codes}; differs in {row['differs']}; reason: {row['reason']}"
+            why = row.get("reason", "(not given)")
+            yield f"    row {row['row']}: {codes}; differs in {row['differs']}; reason: {why}"
         yield f"  books of the pre-screened run: {r['books']}"
         yield f"  the counting proxy saw {r['proxy_calls']} distinct requests answered in that run"
         yield f"  leads whose sent form differs from what was read (served run): {r['sent_notes']}"

@@ -255,7 +255,7 @@ def _books(out: pd.DataFrame, price: float | None, service: Any) -> str:
 
     b = out.attrs.get(BATCH_ATTR, {})
     calls, failed, cached = b.get("answered", 0), b.get("sent", 0) - b.get("answered", 0), b.get("cached", 0)
-    text = f"calls to {service.url or service.kind} in this run: {calls:,} answered"
+    text = f"calls to the service in this run: {calls:,} answered"
     text += f", {failed:,} without an answer (not billed; a rerun sends them)" if failed else ""
     text += f"; {cached:,} answers reused from earlier runs (not paid again)" if cached else ""
     if price is not None:

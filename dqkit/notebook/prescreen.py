@@ -162,7 +162,7 @@ class PrescreenSummary:
         if self.no_answer:
             text += f", {self.no_answer:,} without an answer (not billed; a rerun sends them)"
         if self.calls is not None:
-            text += (f"\ncalls to {self.service or 'the service'} in this run: {self.calls:,} answered"
+            text += (f"\ncalls to the service in this run: {self.calls:,} answered"
                      f"{f', {self.failed:,} without an answer' if self.failed else ''}"
                      f"{f'; {self.cached:,} answers reused from earlier runs (not paid again)' if self.cached else ''}"
                      f"; {self.saved:,} calls saved")
