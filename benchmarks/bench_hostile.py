@@ -43,6 +43,17 @@ next run must remove); in brackets, what the issue saw before the fix.
     .venv/bin/python benchmarks/bench_hostile.py [--dqkit PATH] [--only a,b] [--nofile 1024] [--stack NAME]
                                                  [--newlines-gib 2] [--json FILE]
 
+Issue 30's attacks: `store-stopped`, `store-slowed` (a redis-server of its own, SIGSTOPped / `DEBUG SLEEP`), and
+`rate-file-locked` (a `sqlite:` rate store under an exclusive lock), each 300 searches: latency p50/p99, wall time
+and how soon counts are shared again; `worker-kill` (kill -9 of one of 2 workers under load: failed requests,
+`/healthz` failures, time to 2 ready workers); `second-server` (a second `dqkit serve` on the busy port);
+`bulk-disk-fill` (create-then-stop loop of 10 MB batches beside another token's batch), `bulk-bodies` (100 held
+16 MiB batch bodies), `bulk-fairness` (10 addresses behind another token's 30,000), `input-numbers` (400- and
+5,000-digit numbers), `layouts-note` (2.7 MB of layout names), `reference-name` (an index named `東京.dqidx`); and,
+with no server, `files`: an .xlsx bomb, `--history` at a folder, a FIFO, a device node, another program's database
+and a locked store, `reference add --id 東京`, blank and world-writable key secrets, formulas behind invisible
+characters in CSV and .xlsx output. docs/server-stack.md has the before/after table.
+
 `--only throughput` (not part of the default set) measures plain lead requests/s, to compare server stacks.
 """
 
@@ -118,7 +129,7 @@ _STACKS = {
 import sys, uvicorn
 from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
-from dqkit.server.runner import bind
+from dqkit.server.listeners import bind
 sock = bind("127.0.0.1", 0)
 print("listening on http://127.0.0.1:%d" % sock.getsockname()[1], flush=True)
 app = create_app(ServerConfig(tokens=frozenset({TOKEN})))
@@ -1143,7 +1154,7 @@ def store_slowed(srv: Server) -> tuple[int, Counter[int | str]]:
     stop = threading.Event()
 
     def sleeper() -> None:
-        r = redis.Redis.from_url(url, socket_timeout=5)
+        r: Any = redis.Redis.from_url(url, socket_timeout=5)
         while not stop.is_set():
             with contextlib.suppress(Exception):
                 r.execute_command("DEBUG", "SLEEP", "0.5")
@@ -1257,6 +1268,353 @@ def second_server(srv: Server) -> tuple[int, Counter[int | str]]:
     return 20, out
 
 
+OTHER_TOKEN = "bench-hostile-other-tenant"
+
+
+def _demo_texts(n: int) -> list[str]:
+    import itertools
+
+    from dqkit.datagen.demo_reference import generate
+
+    return [f"{r[2]} {r[3]} {r[4]}".strip() + f", {r[5]} {r[7]} {r[8]}" for r in itertools.islice(generate(), n)]
+
+
+def _bulk(port: int, method: str, path: str, token: str, body: Any = None,
+          timeout: float = 60) -> tuple[int | str, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    status, raw = call(method, port, "/address/bulk/v1/batches" + path, data,
+                       {"Auth-Token": token, "Content-Type": "application/json"}, timeout=timeout)
+    try:
+        return status, json.loads(raw) if raw else None
+    except ValueError:
+        return status, None
+
+
+def _batch_body(texts: list[str]) -> dict[str, Any]:
+    return {"addresses": [{"address": t} for t in texts], "defaults": {"country_iso": "USA"}}
+
+
+def _du_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / (1 << 20)
+
+
+def bulk_disk_fill(srv: Server) -> tuple[int, Counter[int | str]]:
+    """One token loops create-then-stop with batches of 10,000 addresses of ~1,000 characters (10.2 MB) while
+    another token's 500-address batch runs: up to 40 creates or 3 refusals in a row. Then the other batch's
+    `other_done` (addresses answered, of 500, after at most 60 s more) and `kept_mb` (the bulk folder)."""
+    port, folder = srv.port, Path(srv.context["tmp"]) / "bulk"
+    status, body = _bulk(port, "POST", "", OTHER_TOKEN, _batch_body(_demo_texts(500)))
+    other = body["result"]["batch_id"] if status == 200 else None
+    if other:
+        _bulk(port, "POST", f"/{other}/start", OTHER_TOKEN)
+    big = _batch_body(["1 " + "x" * 998] * 10_000)
+    out: Counter[int | str] = Counter()
+    refused = sent = 0
+    while sent < 40 and refused < 3:
+        sent += 1
+        status, body = _bulk(port, "POST", "", TOKEN, big, timeout=120)
+        out[status] += 1
+        if status == 200:
+            refused = 0
+            _bulk(port, "POST", f"/{body['result']['batch_id']}/stop", TOKEN)
+        else:
+            refused += 1
+    out["kept_mb"] = int(_du_mb(folder))
+    done = -1
+    if other:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            status, body = _bulk(port, "GET", f"/{other}", OTHER_TOKEN)
+            if status == 200:
+                done = body["result"].get("records_processed", 0)
+                if body["result"]["status"] in ("completed", "stopped"):
+                    break
+            time.sleep(0.5)
+    out["other_done"] = done
+    return sent, out
+
+
+def bulk_bodies(srv: Server) -> tuple[int, Counter[int | str]]:
+    """100 connections, one token: POST a batch announcing 16 MiB, send 4 MiB of it, hold for 5 s, close [the
+    issue: 200 half-sent bodies]. The MB columns say what the server held."""
+    head = (f"POST /address/bulk/v1/batches HTTP/1.1\r\nHost: x\r\nAuth-Token: {TOKEN}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {16 << 20}\r\n\r\n").encode()
+    chunk = b" " * (1 << 20)
+    socks: list[socket.socket] = []
+    out: Counter[int | str] = Counter()
+    for _ in range(100):
+        try:
+            s = socket.create_connection((HOST, srv.port), timeout=5)
+            s.sendall(head)
+            for _ in range(4):
+                s.sendall(chunk)
+            socks.append(s)
+        except OSError:
+            out["send failed"] += 1
+    time.sleep(5)
+    for s in socks:
+        s.setblocking(False)
+        try:
+            data = s.recv(64)
+            out[int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else "closed"] += 1
+        except BlockingIOError:
+            out["held"] += 1
+        except OSError:
+            out["reset"] += 1
+        s.close()
+    return 100, out
+
+
+def bulk_fairness(srv: Server) -> tuple[int, Counter[int | str]]:
+    """Another token starts 3 batches of 10,000 addresses (30,000); then this token's batch of 10: `small_ms`, until
+    it completed (at most 120 s), and `big_done`, the other token's addresses answered by then."""
+    port = srv.port
+    big_ids = []
+    texts = _demo_texts(10_000)
+    for _ in range(3):
+        status, body = _bulk(port, "POST", "", OTHER_TOKEN, _batch_body(texts), timeout=120)
+        if status == 200:
+            big_ids.append(body["result"]["batch_id"])
+            _bulk(port, "POST", f"/{big_ids[-1]}/start", OTHER_TOKEN)
+    time.sleep(1)
+    t0 = time.monotonic()
+    status, body = _bulk(port, "POST", "", TOKEN, _batch_body(texts[:10]))
+    small = body["result"]["batch_id"]
+    _bulk(port, "POST", f"/{small}/start", TOKEN)
+    out: Counter[int | str] = Counter()
+    took = -1.0
+    while time.monotonic() - t0 < 120:
+        status, body = _bulk(port, "GET", f"/{small}", TOKEN)
+        if status == 200 and body["result"]["status"] == "completed":
+            took = time.monotonic() - t0
+            break
+        time.sleep(0.1)
+    out["small_ms"] = int(took * 1000)
+    out["big_done"] = sum(_bulk(port, "GET", f"/{i}", OTHER_TOKEN)[1]["result"]["records_processed"]
+                          for i in big_ids)
+    for i in big_ids:
+        _bulk(port, "POST", f"/{i}/stop", OTHER_TOKEN)
+    return 4, out
+
+
+def input_numbers(srv: Server) -> tuple[int, Counter[int | str]]:
+    """A bulk create with a 400-digit max_processing_time; a 5,000-digit Timeout-Seconds on validate, the bulk list
+    and search; answers by status (was: 500 with a traceback)."""
+    out: Counter[int | str] = Counter()
+    body = _batch_body(["1 Main St, Springfield IL 62701"])
+    body["defaults"]["max_processing_time"] = "9" * 400
+    out[f"create:{_bulk(srv.port, 'POST', '', TOKEN, body)[0]}"] += 1
+    search = json.dumps({"country_iso": "USA", "components": {"unspecified": ["1 main"]}}).encode()
+    huge = {"Timeout-Seconds": "9" * 5000, "Content-Type": "application/json"}
+    for name, method, path, data in (("validate", "POST", "/address/validate/v1", search),
+                                     ("list", "GET", "/address/bulk/v1/batches", None),
+                                     ("search", "POST", "/address/search/v1", search)):
+        out[f"{name}:{call(method, srv.port, path, data, huge)[0]}"] += 1
+    return 4, out
+
+
+def layouts_note(srv: Server) -> tuple[int, Counter[int | str]]:
+    """A format request naming 5 layouts of 540,000 characters: `note_bytes`, the X-Dqkit-Note it gets."""
+    _, raw = call("POST", srv.port, "/address/search/v1",
+                       json.dumps({"country_iso": "USA", "components": {"unspecified": ["10 hill"]}}).encode(),
+                       {"Content-Type": "application/json"})
+    key = json.loads(raw)["result"]["suggestions"][0]["global_address_key"]
+    body = json.dumps({"layouts": [f"layout-{i}-" + "n" * 540_000 for i in range(5)]}).encode()
+    conn = http.client.HTTPConnection(HOST, srv.port, timeout=60)
+    out: Counter[int | str] = Counter()
+    try:
+        conn.request("POST", f"/address/format/v1/{key}", body=body,
+                     headers={"Auth-Token": TOKEN, "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        out[resp.status] += 1
+        out["note_bytes"] = len(resp.getheader("x-dqkit-note") or "")
+    except (OSError, http.client.HTTPException) as exc:
+        out[type(exc).__name__] += 1
+    finally:
+        conn.close()
+    return 1, out
+
+
+def reference_name(srv: Server) -> tuple[int, Counter[int | str]]:
+    """20 searches against a server whose index file is named `東京.dqidx` (the reference name goes into every
+    answer's X-Dqkit-Reference header); answers by status."""
+    out: Counter[int | str] = Counter()
+    for _ in range(20):
+        out[call("POST", srv.port, "/address/search/v1", json.dumps(SEARCH).encode(),
+                 {"Content-Type": "application/json"})[0]] += 1
+    return 20, out
+
+
+def _named_index(tmp: Path) -> Path:
+    out = tmp / "東京.dqidx"
+    if not out.exists():
+        subprocess.run([sys.executable, "-m", "dqkit.cli", "index", "build",
+                        str(Path(__file__).resolve().parent.parent / "data" / "demo_reference.csv.gz"), "-o", str(out),
+                        "--synthetic"], check=True, capture_output=True)
+    return out
+
+
+# ---- issue 30, no server: the files dqkit opens and writes ------------------------------------------------------
+
+
+def _run_cli(dqkit: str, args: list[str], work: Path, timeout: float = 150,
+             env: dict[str, str] | None = None) -> tuple[int, float, float, str]:
+    """(exit code or -9 when killed at `timeout`, wall s, CPU s, last stderr line) of one dqkit command."""
+    full = {**os.environ, "DQKIT_CACHE": "0", "DQKIT_PROGRESS": "0", "DQKIT_REFERENCE_DIR": str(work / "refs"),
+            "XDG_DATA_HOME": str(work / "data"), "XDG_CACHE_HOME": str(work / "cache"), **(env or {})}
+    t0 = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen([dqkit, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full,
+                            cwd=work)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        code = -9
+    wall = time.monotonic() - t0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime
+    lines = [x for x in err.splitlines() if x.strip()]
+    last = ("TRACEBACK " if "Traceback" in err else "") + (lines[-1][:150] if lines else "")
+    return code, wall, cpu, last
+
+
+def _xlsx_bomb(path: Path, sheet_mb: int) -> Path:
+    import zipfile
+
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["First Name", "Last Name", "Zip"])
+    ws.append(["Maria", "Garcia", "20500"])
+    seed = path.with_suffix(".seed.xlsx")
+    wb.save(seed)
+    row = b'<row r="3"><c r="A3" t="inlineStr"><is><t>x</t></is></c><c r="B3"><v>1</v></c></row>'
+    with zipfile.ZipFile(seed) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename != "xl/worksheets/sheet1.xml":
+                out.writestr(info, data)
+                continue
+            with out.open(info.filename, "w", force_zip64=True) as f:
+                f.write(data.partition(b"<sheetData>")[0] + b"<sheetData>")
+                block = row * 10_000
+                for _ in range(sheet_mb * (1 << 20) // len(block)):
+                    f.write(block)
+                f.write(b"</sheetData></worksheet>")
+    return path
+
+
+def files_attacks(dqkit: str) -> list[dict[str, Any]]:
+    """The files and inputs of issue 30 parts 5 to 7, each the real command of `--dqkit`, in a temporary folder:
+    an .xlsx bomb, `--history` pointed at a folder, a FIFO, a device node and another program's database (what became
+    of it), a locked history, a non-ASCII reference id, blank and world-writable key secrets, CSV cells behind
+    invisible characters and .xlsx text cells."""
+    import sqlite3
+
+    rows: list[dict[str, Any]] = []
+
+    def row(case: str, result: tuple[int, float, float, str], left: str = "") -> None:
+        code, wall, cpu, last = result
+        rows.append({"attack": "files", "case": case, "exit": code, "wall": wall, "cpu": cpu, "message": last,
+                     "left": left})
+
+    with tempfile.TemporaryDirectory(prefix="bench-hostile-files-") as tmp:
+        work = Path(tmp)
+        leads = work / "leads.csv"
+        leads.write_text("First Name,Last Name,Street,City,State,Zip,Lead Source\n"
+                         "Maria,Garcia,1600 Pennsylvania Ave NW,Washington,DC,20500,web\n")
+        bomb = _xlsx_bomb(work / "bomb.xlsx", 256)
+        r = _run_cli(dqkit, ["verify", str(bomb), "-o", str(work / "o.csv"), "--no-address"], work)
+        row(f"xlsx bomb ({bomb.stat().st_size >> 10} KB, 256 MB of sheet XML)", r)
+        folder = work / "hist-folder"
+        folder.mkdir()
+        fifo = work / "hist-fifo"
+        os.mkfifo(fifo)
+        targets = [("--history a folder", folder), ("--history a FIFO", fifo)]
+        if os.geteuid() == 0:
+            node = work / "hist-null-node"
+            os.mknod(node, 0o666 | 0o020000, os.makedev(1, 3))  # a character device like /dev/null (never that one)
+            targets.append(("--history a char device", node))
+        other = work / "crm.sqlite"
+        db = sqlite3.connect(other)
+        db.executescript("CREATE TABLE contacts (id INTEGER PRIMARY KEY, name TEXT); "
+                         "INSERT INTO contacts (name) VALUES ('x');")
+        db.close()
+        targets.append(("--history another program's database", other))
+        for case, target in targets:
+            digest = target.read_bytes() if target == other else b""
+            for args in (["verify", str(leads), "-o", str(work / "o.csv"), "--no-address", "--history", str(target)],
+                         ["history", "--history", str(target), "--drift"]):
+                seen = {p.name for p in work.iterdir()}
+                r = _run_cli(dqkit, args, work, timeout=60)
+                moved = [p.name for p in work.iterdir()
+                         if p.name.startswith(target.name + ".corrupt-") and p.name not in seen]
+                changed = (target == other and other.exists() and other.read_bytes() != digest)
+                left = ("renamed to " + moved[0]) if moved else ("modified" if changed else "untouched")
+                row(f"{case}: {args[0]}", r, left)
+        store = work / "locked.sqlite"
+        _run_cli(dqkit, ["verify", str(leads), "-o", str(work / "o.csv"), "--no-address", "--history", str(store)],
+                 work)
+        holder = sqlite3.connect(store, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        r = _run_cli(dqkit, ["verify", str(leads), "-o", str(work / "o2.csv"), "--no-address", "--history",
+                             str(store)], work, timeout=90)
+        holder.execute("ROLLBACK")
+        holder.close()
+        row("--history locked by another process (30 s wait)", r,
+            "output written" if (work / "o2.csv").exists() else "no output")
+        points = work / "points.csv"
+        points.write_text("LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID,HASH\n"
+                          "-122.27,37.80,1,MAIN ST,,OAKLAND,,CA,94607,,\n")
+        r = _run_cli(dqkit, ["reference", "add", str(points), "--id", "東京", "--country", "US", "--region", "CA"],
+                     work)
+        row("reference add --id 東京", r, ", ".join(p.name for p in (work / "refs").iterdir())
+            if (work / "refs").exists() else "")
+        for case, env in (("DQKIT_KEY_SECRET blank", {"DQKIT_KEY_SECRET": "   "}),):
+            r = _run_cli(dqkit, ["serve", "--port", "0", "--demo", "--workers", "1"], work, timeout=15, env=env)
+            row(case, r, "served (killed after 15 s)" if r[0] == -9 else "")
+        secret = work / "secret"
+        secret.write_text("a-secret-of-more-than-16-bytes")
+        secret.chmod(0o666)
+        r = _run_cli(dqkit, ["serve", "--port", "0", "--demo", "--workers", "1", "--key-secret-file", str(secret)],
+                     work, timeout=15)
+        row("world-writable --key-secret-file", r, "served (killed after 15 s)" if r[0] == -9 else "")
+        invisible = [" ", "\u00a0", "\u200b", "\ufeff", "\x0b", "\x0c", "\u2028"]
+        hostile = work / "hostile.csv"
+        pd_rows = ["First Name,Last Name,Zip,Lead Source"] + [
+            f'Maria,Garcia,20500,"{c}=cmd|\' /C calc\'!A0"' for c in invisible] + [
+            'Maria,Garcia,20500,"=HYPERLINK(""http://example.com"")"', "Maria,Garcia,20500,+1 510 555 0100"]
+        hostile.write_text("\n".join(pd_rows) + "\n", encoding="utf-8")
+        r = _run_cli(dqkit, ["verify", str(hostile), "-o", str(work / "h.csv"), "--no-address"], work)
+        import csv as csv_mod
+
+        with open(work / "h.csv", newline="", encoding="utf-8") as f:
+            live = sum(1 for x in csv_mod.DictReader(f) if not x["Lead Source"].startswith("'"))
+        row(f"CSV: {len(invisible)} formulas behind invisible characters, 2 plain", r, f"{live} live formulas")
+        r = _run_cli(dqkit, ["verify", str(hostile), "-o", str(work / "h.xlsx"), "--no-address"], work)
+        from openpyxl import load_workbook
+
+        ws = load_workbook(work / "h.xlsx").active
+        cells = [c for line in ws.iter_rows(min_row=2) for c in line] if ws is not None else []
+        quoted = sum(1 for c in cells if isinstance(c.value, str) and c.value.startswith("'"))
+        formulas = sum(1 for c in cells if c.data_type == "f")
+        row(".xlsx: the same 9 cells as text", r, f"{quoted} cells given a leading ', {formulas} formulas")
+    return rows
+
+
+def print_files(rows: list[dict[str, Any]]) -> None:
+    print(f"{'case':<55} {'exit':>5} {'wall s':>7} {'CPU s':>7}  left / message")
+    for r in rows:
+        print(f"{r['case']:<55} {r['exit']:>5} {r['wall']:>7.2f} {r['cpu']:>7.2f}  {r['left']}  |  {r['message']}",
+              flush=True)
+
+
 ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "parser-bomb": parser_bomb,
     "search-memory": search_memory,
@@ -1280,10 +1638,16 @@ ATTACKS: dict[str, Callable[[Server], tuple[int, Counter[int | str]]]] = {
     "rate-file-locked": rate_file_locked,
     "worker-kill": worker_kill,
     "second-server": second_server,
+    "bulk-disk-fill": bulk_disk_fill,
+    "bulk-bodies": bulk_bodies,
+    "bulk-fairness": bulk_fairness,
+    "input-numbers": input_numbers,
+    "layouts-note": layouts_note,
+    "reference-name": reference_name,
     "throughput": throughput,
 }
 # Attacks that need no server: name -> its own table's rows.
-LOCAL_ATTACKS = ("reference-files",)
+LOCAL_ATTACKS = ("reference-files", "files")
 
 
 def wait_idle(srv: Server, limit: float = 30.0) -> None:
@@ -1320,9 +1684,14 @@ SERVER_ARGS: dict[str, list[str]] = {
     "rate-file-locked": ["--demo", "--rate-limit", "100000", "--rate-store", "sqlite:{tmp}/rate.sqlite"],
     "worker-kill": ["--demo", "--workers", "2"],
     "second-server": ["--demo", "--workers", "2"],
+    "bulk-disk-fill": ["--demo"], "bulk-bodies": ["--demo"], "bulk-fairness": ["--demo"], "input-numbers": ["--demo"],
+    "layouts-note": ["--demo", "--max-body-bytes", str(8 << 20)], "reference-name": ["--index", "{index}"],
 }
-SERVER_ENV: dict[str, dict[str, str]] = {name: {"DQKIT_KEY_SECRET": KEY_SECRET}
-                                         for name in ("store-stopped", "store-slowed", "rate-file-locked")}
+SERVER_ENV: dict[str, dict[str, str]] = {
+    **{name: {"DQKIT_KEY_SECRET": KEY_SECRET} for name in ("store-stopped", "store-slowed", "rate-file-locked")},
+    **{name: {"DQKIT_BULK_DIR": "{tmp}/bulk", "DQKIT_SERVE_TOKENS": f"{TOKEN},{OTHER_TOKEN}"}
+       for name in ("bulk-disk-fill", "bulk-bodies", "bulk-fairness", "input-numbers")},
+}
 REDIS_ATTACKS = frozenset({"store-stopped", "store-slowed"})
 
 
@@ -1333,6 +1702,9 @@ def run_attack(name: str, dqkit: str, nofile: int, stack: str = "dqkit") -> dict
             url, rproc = setup.enter_context(redis_server())
             extra = [a.replace("{redis}", url) for a in extra]
             context = {"redis": url, "redis_proc": rproc}
+        if "{index}" in extra:
+            tmp_index = setup.enter_context(tempfile.TemporaryDirectory(prefix="bench-hostile-index-"))
+            extra = [a.replace("{index}", str(_named_index(Path(tmp_index)))) for a in extra]
         if "{tmp}" in " ".join(extra) or "{tmp}" in " ".join(env.values()):
             tmp = setup.enter_context(tempfile.TemporaryDirectory(prefix="bench-hostile-"))
             extra = [a.replace("{tmp}", tmp) for a in extra]
@@ -1410,6 +1782,13 @@ def main() -> int:
         print_reference_files(ref_rows)
         print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
         rows += ref_rows
+    if "files" in names:
+        print(f"files: {args.dqkit} verify / history / reference add / serve, no server; load average "
+              f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the start")
+        file_rows = files_attacks(args.dqkit)
+        print_files(file_rows)
+        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        rows += file_rows
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -90,9 +90,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rapidfuzz.distance import OSA
+
 from dqkit.contract.address import Components, Confidence, SearchRequest, SearchType
 from dqkit.engines import zipdata
 from dqkit.engines.address import AddressEngine
+from dqkit.engines.address.evidence import typo_budget
 from dqkit.engines.address_index import build_index
 from dqkit.engines.address_index.reader import Record, read_records, source_of
 from dqkit.engines.usaddr.pub28 import DIRECTIONAL_WORDS, DIRECTIONALS, SUFFIX_WORDS, UNITS
@@ -238,10 +241,15 @@ def write_csv(path: Path, header: list[str], rows: Iterable[dict[str, str]]) -> 
         w.writerows(rows)
 
 
-def made_up_name(rng: random.Random, taken: set[str]) -> str:
+def made_up_name(rng: random.Random, taken: set[str], near: set[str] | frozenset[str] = frozenset()) -> str:
+    """A syllable name no street has, and not within a typo of a street of `near` (its ZIP's names): "Rhoca" beside
+    RHODA AVE is a typo of it by every measure, not a made-up street (issue 28: it was counted confident wrong)."""
     while True:
         name = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3, 3)))).capitalize()
-        if len(name) >= 5 and name.upper() not in taken:
+        up = name.upper()
+        if len(name) >= 5 and up not in taken and not any(
+                OSA.distance(up, n, score_cutoff=typo_budget(up, n)) <= typo_budget(up, n) and typo_budget(up, n)
+                for n in near):
             return name
 
 
@@ -307,7 +315,7 @@ def make_queries(rows: list[Row], seed: int, n_typos: int) -> tuple[list[Row], l
         names_by_zip.setdefault(r.zip5, set()).add(r.name)
     out = [Query(r.text(), r, "a") for r in held]
     for r in held:
-        street = made_up_name(rng, taken) + " " + rng.choice(SUFFIXES)
+        street = made_up_name(rng, taken, names_by_zip.get(r.zip5, set())) + " " + rng.choice(SUFFIXES)
         if rng.random() < 0.2:
             street = f"{rng.choice(DIRECTIONS)} {street}"
         out.append(Query(r.text(street), r, "b"))
@@ -317,7 +325,7 @@ def make_queries(rows: list[Row], seed: int, n_typos: int) -> tuple[list[Row], l
         if t is not None:
             out.append(Query(t, r, "c"))
     for r in rng.sample(ref, min(len(held), len(ref))):
-        street = made_up_name(rng, taken) + " " + rng.choice(SUFFIXES)
+        street = made_up_name(rng, taken, names_by_zip.get(r.zip5, set())) + " " + rng.choice(SUFFIXES)
         out.append(Query(r.text(street), r, "d"))
     return ref, out
 

@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_scale.py                          # 1M and 10M (about 15 minutes)
     .venv/bin/python benchmarks/bench_scale.py --rows 200000 1000000    # quicker
     .venv/bin/python benchmarks/bench_scale.py --no-fts5                # skip the peer
+    .venv/bin/python benchmarks/bench_scale.py --first-answer state_10000000.dqidx   # time to first answer
 
 For each size: writes a SYNTHETIC OpenAddresses CSV with the state-sized demo generator
 (`demo_reference.write_state`: real ZIP / city / state triples, ~85k made-up street names drawn with a Zipf law
@@ -202,6 +203,92 @@ def _run_child(*args: str) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def _post(port: int, path: str, body: dict[str, Any] | bytes, content_type: str = "application/json") -> int:
+    import http.client
+
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        con.request("POST", path, body=data, headers={"content-type": content_type})
+        resp = con.getresponse()
+        resp.read()
+        return resp.status
+    finally:
+        con.close()
+
+
+def first_answers(idx: str, rounds: int) -> None:
+    """Time-to-first-answer (issue 31, part 4): a cold `dqkit serve --index IDX` from its start to its first 200 to
+    an address search and to a lead `/search`, and the widget's first suggestion in a fresh process (imports,
+    `AddressAutocomplete` on the local engine over IDX, the first search), each a fresh process per round."""
+    import socket
+
+    text = _texts(idx, 1, 11)[0]
+    prefix = text[: max(6, len(text) // 2)]
+    from dqkit.contract.lead import LeadRequest
+    from dqkit.contract.lead_wire import encode_lead
+
+    street, _, rest = text.partition(", ")
+    lead, lead_type = encode_lead(LeadRequest(full_name="Ann Lee", street1=street, zip=rest[-5:]), "json")
+    rows: dict[str, list[tuple[float, float]]] = {"serve: first address search 200": [],
+                                                  "serve: first lead /search 200 (after it)": [],
+                                                  "widget: first suggestion, fresh process": []}
+    loads = []
+    for _ in range(rounds):
+        loads.append(" ".join(f"{x:.2f}" for x in os.getloadavg()))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        with tempfile.TemporaryDirectory() as bulk:
+            env = {**os.environ, "DQKIT_BULK_DIR": bulk}
+            cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([str(Path(sys.executable).with_name("dqkit")), "serve", "--index", idx, "--port",
+                                     str(port), "--log-level", "warning", "--no-access-log"], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                while True:
+                    try:
+                        status = _post(port, "/address/search/v1", {"country_iso": "USA",
+                                                                    "components": {"unspecified": [prefix]}})
+                    except OSError:
+                        status = 0
+                    if status == 200:
+                        break
+                    if proc.poll() is not None or time.perf_counter() - t0 > 600:
+                        raise SystemExit(f"dqkit serve did not answer (exit {proc.returncode}, status {status})")
+                    time.sleep(0.02)
+                t1 = time.perf_counter()
+                assert _post(port, "/search", lead, lead_type) == 200
+                t2 = time.perf_counter()
+            finally:
+                proc.terminate()
+                proc.wait(timeout=60)
+            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            total_cpu = cpu.ru_utime - cpu0.ru_utime + cpu.ru_stime - cpu0.ru_stime
+            rows["serve: first address search 200"].append((t1 - t0, total_cpu))
+            rows["serve: first lead /search 200 (after it)"].append((t2 - t1, float("nan")))
+        code = ("import dqkit\nfrom dqkit.backends.local import LocalBackend\n"
+                f"w = dqkit.AddressAutocomplete(LocalBackend(reference={idx!r}))\n"
+                f"m = w.ask('search', text={prefix!r})\nassert m['ok'] and m['result'], m\n")
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rows["widget: first suggestion, fresh process"].append(
+            (time.perf_counter() - t0, cpu.ru_utime - cpu0.ru_utime + cpu.ru_stime - cpu0.ru_stime))
+    print(f"Time to first answer on {idx} ({rounds} rounds, load average per round: {' | '.join(loads)}); "
+          "page cache as the machine left it\n")
+    print("| what | wall s (median) | wall s (best) | CPU s (median, whole process) |")
+    print("|---|---:|---:|---:|")
+    import statistics
+
+    for k, v in rows.items():
+        cpu_med = statistics.median(c for _, c in v)
+        print(f"| {k} | {statistics.median(w for w, _ in v):.3f} | {min(w for w, _ in v):.3f} | "
+              f"{'' if cpu_med != cpu_med else f'{cpu_med:.2f}'} |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
@@ -209,8 +296,14 @@ def main() -> None:
     p.add_argument("--validate", type=int, default=2000, help="addresses validated for the throughput")
     p.add_argument("--dir", help="keep the generated CSVs and indexes here (default: a temporary directory)")
     p.add_argument("--no-fts5", action="store_true", help="skip the FTS5 peer")
+    p.add_argument("--first-answer", metavar="IDX",
+                   help="only time the first answer of a cold dqkit serve and of the widget on this index")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of --first-answer")
     p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.first_answer:
+        first_answers(a.first_answer, a.rounds)
+        return
     if a.child:
         kind, *rest = a.child
         res = {"build": lambda: child_build(rest[0], rest[1]),

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from dqkit._version import __version__ as __version__
@@ -111,10 +117,42 @@ if TYPE_CHECKING:
 
 
 def _register_accessors() -> None:
-    """df.leads / df.addr / Series.addr exist as soon as dqkit is imported (pandas is a core dependency)."""
+    """df.leads / df.addr / Series.addr exist as soon as both dqkit and pandas are imported, in either order.
+
+    With pandas already imported they are registered now; else when pandas is first imported (a finder on
+    sys.meta_path runs the registration right after pandas' own module code): `import dqkit`, the CLI and
+    `dqkit serve` no longer pay pandas' 0.3 s import unless they use it."""
     # A broken pandas install must not make the CLI or the engines unusable.
-    with contextlib.suppress(ImportError):
-        import dqkit.notebook  # noqa: F401  (registration happens on import)
+    if "pandas" in sys.modules:
+        with contextlib.suppress(ImportError):
+            import dqkit.notebook  # noqa: F401  (registration happens on import)
+        return
+    if not any(isinstance(f, _AfterPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterPandas())
+
+
+class _AfterPandas(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: wraps the loader that imports pandas, so the accessors register once pandas is."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if name != "pandas":
+            return None
+        sys.meta_path.remove(self)  # once
+        spec = importlib.util.find_spec("pandas")
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        inner = spec.loader
+
+        class _ThenRegister(importlib.abc.Loader):
+            def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+                return inner.create_module(spec)
+
+            def exec_module(self, module: ModuleType) -> None:
+                inner.exec_module(module)
+                _register_accessors()
+
+        spec.loader = _ThenRegister()
+        return spec
 
 
 _register_accessors()

@@ -9,6 +9,7 @@ They read the frames the accessors return (`df.leads.verify()`, `df.addr.validat
     address_confidence(val)      confidence of validated addresses
     by_source(res)               outcome classes per lead source (PARTNER_ID), as shares
     audit_table(res)             per source: rates that leave caller and configuration faults out, faults apart
+    drift_rates(drift)           each source's rates over the recorded runs of one group, flagged changes ringed
 
 Every category of a code table is listed in the seed's order, so two quarters' figures line up.
 """
@@ -19,8 +20,9 @@ import html
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -310,3 +312,89 @@ def audit_view(table: pd.DataFrame) -> pd.DataFrame:
         else:
             out[name.replace("_", " ")] = values
     return out
+
+
+def _run_ticks(runs: Sequence[int], dates: Sequence[str], most: int = 12) -> dict[str, Any]:
+    """Ticks of a run axis: at run ids only (never 1.5), each with its date, at most `most` of them."""
+    step = max(1, -(-len(runs) // most))
+    picked = list(range(0, len(runs), step))
+    if picked and picked[-1] != len(runs) - 1:
+        picked.append(len(runs) - 1)
+    return {"tickmode": "array", "tickvals": [runs[i] for i in picked],
+            "ticktext": [f"{runs[i]}<br>{label(dates[i][:10])}" for i in picked]}
+
+
+# The colours of the sources in the drift charts (plotly's default ten, then more): one per source, the same in every
+# panel.
+SOURCE_COLORS: Final = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                        "#bcbd22", "#17becf", "#2e91e5", "#e15f99", "#1ca71c", "#fb0d0d", "#da16ff", "#222a2a",
+                        "#b68100", "#750d86", "#eb663b", "#511cfb")
+
+
+class DriftLike(Protocol):
+    """What the drift chart reads of `dqkit.notebook.drift.Drift` (named here so plots need not import it)."""
+
+    @property
+    def table(self) -> pd.DataFrame: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def window(self) -> int: ...
+    def group_label(self, group: str) -> str: ...
+
+
+def drift_rates(drift: DriftLike, metrics: Sequence[str] | None = None, *, source: str | None = None,
+                group: str | None = None) -> go.Figure:
+    """One group of runs (default: the group of the latest run): a panel per rate, a line per lead source in one
+    colour in every panel (the legend's), flagged runs ringed in red; the x axis is the run id with its date."""
+    t = drift.table
+    if group is None and len(t):
+        group = str(t["group"].iat[-1])
+    if group is not None:
+        if group not in set(t["group"]):
+            raise InputError(f"no recorded run is in the group {group!r}")
+        t = t[t["group"] == group]
+    if source is not None:
+        t = t[t["source"] == source]
+    shown = list(metrics or dict.fromkeys(t["metric"]))
+    rows = max(len(shown), 1)
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, subplot_titles=shown, vertical_spacing=0.3 / rows)
+    sources = sorted(set(t["source"]), key=lambda s: (s == TOTAL, s))
+    colour = {s: SOURCE_COLORS[i % len(SOURCE_COLORS)] for i, s in enumerate(sources)}
+    for i, metric in enumerate(shown, 1):
+        m = t[t["metric"] == metric]
+        for src in sources:
+            g = m[m["source"] == src]
+            if g.empty:
+                continue
+            name = label(src)
+            dash = "dot" if src == TOTAL else "solid"
+            fig.add_trace(go.Scatter(
+                x=g["run"], y=g["rate"] * 100, mode="lines+markers", name=name, legendgroup=name, showlegend=i == 1,
+                line={"color": colour[src], "dash": dash}, marker={"color": colour[src], "size": 6},
+                customdata=np.column_stack([g["at"].astype(str).str[:16], g["total"], g["flag"]]),
+                hovertemplate=(f"{name}<br>run %{{x}} (%{{customdata[0]}})<br>%{{y:.1f}}% of %{{customdata[1]}}"
+                               "<br>%{customdata[2]}<extra></extra>")), row=i, col=1)
+            hit = g[g["flagged"]]
+            if len(hit):
+                fig.add_trace(go.Scatter(x=hit["run"], y=hit["rate"] * 100, mode="markers",
+                                         marker={"size": 14, "color": "rgba(0,0,0,0)",
+                                                 "line": {"color": "#d62728", "width": 2}},
+                                         name="flagged", legendgroup="flagged", showlegend=False,
+                                         hoverinfo="skip"), row=i, col=1)
+        fig.update_yaxes(title_text="%", rangemode="tozero", row=i, col=1)
+    runs_dates = t.drop_duplicates("run").sort_values("run")
+    ticks = _run_ticks([int(r) for r in runs_dates["run"]], [str(a) for a in runs_dates["at"]])
+    fig.update_xaxes(**ticks)
+    fig.update_xaxes(title_text="run (id in dqkit history) and date", row=rows, col=1)
+    if any(t["flagged"]):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="flagged change",
+                                 marker={"size": 14, "color": "rgba(0,0,0,0)",
+                                         "line": {"color": "#d62728", "width": 2}}), row=1, col=1)
+    what = drift.group_label(group) if group is not None else ""
+    fig.update_layout(template="plotly_white", height=200 * rows + 120,
+                      title={"text": f"Rates per lead source over runs: {label(what)}<br><sub>flagged: false "
+                                     f"discovery rate {drift.alpha:g} per run (Benjamini-Hochberg over the run's "
+                                     f"tests), against the previous {drift.window} runs and their trend</sub>"},
+                      margin={"l": 60, "r": 20, "t": 120, "b": 70}, legend={"title": {"text": "lead source"}})
+    return fig

@@ -31,18 +31,31 @@ def register(sub: Any) -> None:
 
 
 def _counting_backend() -> Any:
-    """The local backend, counting the leads it really verifies (the rest of the rows came from the cache)."""
+    """The local backend, counting the leads it really verifies (the rest of the rows came from the cache), in
+    this process and in the worker processes `dqkit verify` forks (the count lives in shared memory)."""
+    import multiprocessing
+
     from dqkit.backends.local import LocalBackend
 
     class CountingBackend(LocalBackend):
-        verified = 0
+        def __init__(self) -> None:
+            super().__init__()
+            self._count = multiprocessing.Value("q", 0)
+
+        @property
+        def verified(self) -> int:
+            return int(self._count.value)
+
+        def _add(self, n: int) -> None:
+            with self._count.get_lock():
+                self._count.value += n
 
         def verify_lead(self, lead: LeadRequest) -> ELSGenericMessage:
-            self.verified += 1
+            self._add(1)
             return super().verify_lead(lead)
 
         def verify_leads(self, leads: Sequence[LeadRequest]) -> list[BatchItem[ELSGenericMessage]]:
-            self.verified += len(leads)
+            self._add(len(leads))
             return super().verify_leads(leads)
 
     return CountingBackend()

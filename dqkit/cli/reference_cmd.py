@@ -36,9 +36,14 @@ def register(sub: Any) -> None:
     how = a.add_mutually_exclusive_group()
     how.add_argument("--replace", action="store_true", help="build an installed reference of that id anew")
     how.add_argument("--append", action="store_true", help="add these rows to the installed reference of that id")
-    a.add_argument("--partial", action="store_true",
-                   help="the inputs are extracts (a sample, a box): a street they lack is 'not checked', never "
-                        "'not found' (OpenAddresses county files otherwise count as complete for their county)")
+    cover = a.add_mutually_exclusive_group()
+    cover.add_argument("--partial", action="store_true",
+                       help="the inputs are extracts (a sample, a box): a street they lack is 'not checked', never "
+                            "'not found'")
+    cover.add_argument("--complete", action="store_true",
+                       help="you vouch that the inputs hold every street of every ZIP they hold: a street they lack "
+                            "there is 'not found' (by default only a whole county source whose rows look whole "
+                            "counts as complete in its county's ZIPs)")
     a.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
                    help="column mapping for your own CSV / Parquet (number, street, unit, city, region, postcode, "
                         "lon, lat, id; join columns with +)")
@@ -64,6 +69,12 @@ def register(sub: Any) -> None:
                         description="Uninstall an installed reference (ID as `reference list` shows it), or discard "
                                     "the kept inputs of an add that stopped (its id, or .staging-ID).")
     r.add_argument("id")
+    r.add_argument("--part", action="append", default=[], metavar="INPUT",
+                   help="take only this input out (a county file, by name as `reference info` lists it); the rest "
+                        "stays installed and is not read again")
+    r.add_argument("--region", action="append", default=[], metavar="STATE",
+                   help="take only this region (state) out of the reference")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.set_defaults(handler=run_remove)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
@@ -91,7 +102,7 @@ def _command(args: argparse.Namespace) -> str:
         value = getattr(args, flag)
         if value and not (flag == "source" and value == "auto"):
             words += [f"--{flag}", str(value)]
-    words += [f"--{flag}" for flag in ("partial",) if getattr(args, flag)]
+    words += [f"--{flag}" for flag in ("partial", "complete") if getattr(args, flag)]
     for item in args.map:
         words += ["--map", item]
     return shlex.join(words)
@@ -103,7 +114,8 @@ def run_add(args: argparse.Namespace) -> int:
     added = reference.add(*args.inputs, source=args.source, country=args.country, region=args.region, id=args.id,
                           mapping=args.map or None, state=args.state, county=args.county, bbox=_bbox(args.bbox),
                           release=args.release, endpoint=args.endpoint, progress=False if args.quiet else None,
-                          command=_command(args), replace=args.replace, append=args.append, partial=args.partial)
+                          command=_command(args), replace=args.replace, append=args.append, partial=args.partial,
+                          complete=args.complete)
     for m in added:
         rate = m.rows / m.seconds if m.seconds else 0
         print(f"installed {m.id}: {m.rows:,} addresses on {m.streets:,} streets ({m.source}, "
@@ -124,7 +136,8 @@ def _facts(m: Any) -> list[str]:
         cover = (f"coverage: complete in {len(m.complete_zips):,} ZIP(s) "
                  f"({', '.join(m.complete_zips[:6])}{' ...' if len(m.complete_zips) > 6 else ''}); elsewhere partial")
     else:
-        cover = "coverage: partial (no county the file is named after): a street it lacks is not checked"
+        cover = ("coverage: partial (not a whole county source, or too few addresses per street to be one; "
+                 "--complete to vouch for it): a street it lacks is not checked")
     return [x for x in (dropped or "dropped 0 rows", cover) if x]
 
 
@@ -166,6 +179,11 @@ def run_info(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     from dqkit import reference
 
+    if args.part or args.region:
+        m = reference.remove(args.id, part=args.part, region=args.region, progress=False if args.quiet else None)
+        print(f"removed {', '.join([*args.part, *args.region])} from {m.id}: {m.rows:,} addresses on "
+              f"{m.streets:,} streets left ({len(m.inputs)} inputs), in {m.seconds:.1f} s")
+        return 0
     m = reference.remove(args.id)
     what = "the unfinished add of " if m.source == "unfinished add" else ""
     print(f"removed {what}{m.id} ({m.rows:,} addresses)")

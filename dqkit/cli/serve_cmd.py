@@ -38,6 +38,9 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", action="append", default=[], metavar="FILE", type=Path,
                    help="OpenAddresses CSV for the address index (repeatable); none of --reference, --index, "
                         "--demo: the installed references (`dqkit reference add`)")
+    p.add_argument("--complete", action="store_true",
+                   help="the --reference files (or --index) hold every street of every ZIP they hold: a street they "
+                        "lack is then 'not found' (S102); by default it is 'not checked', as a sample's would be")
     p.add_argument("--index", type=Path, default=None, metavar="FILE",
                    help="a prebuilt address index (from `dqkit index`) instead of --reference files")
     p.add_argument("--demo", action="store_true",
@@ -104,6 +107,11 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from dqkit.server.workers import default_workers
 
     workers = args.workers if getattr(args, "workers", None) is not None else default_workers()
+    store = (getattr(args, "rate_store", None) or os.environ.get(RATE_STORE_ENV, "")).strip()
+    if store.startswith("sqlite:"):  # a file dqkit made or none: refused here, before any worker starts
+        from dqkit._own_sqlite import RATE_MARK, check_store
+
+        check_store(Path(store[len("sqlite:"):]), RATE_MARK, "rate store", ("counts",))
     return ServerConfig(
         key_secret=key_secret(getattr(args, "key_secret_file", None)),
         rate_store=(getattr(args, "rate_store", None) or os.environ.get(RATE_STORE_ENV, "")).strip(),
@@ -114,6 +122,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         allow_ips=parse_networks(args.allow_ip),
         references=tuple(args.reference),
         index=args.index,
+        complete=bool(getattr(args, "complete", False)),
         spoof_list=getattr(args, "spoof_list", None),
         rate_limit=args.rate_limit,
         rate_window_seconds=args.rate_window,

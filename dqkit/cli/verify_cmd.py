@@ -39,6 +39,9 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", type=Path, action="append", metavar="PATH",
                    help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
                         "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
+    p.add_argument("--complete", action="store_true",
+                   help="the --reference files hold every street of every ZIP they hold: a street they lack is then "
+                        "'not found' (S102); by default it is 'not checked', as a sample's would be")
     p.add_argument("--spoof-list", type=Path, metavar="FILE",
                    help="your own list of fake names, one whole name a line: leads bearing one get E100 (beside "
                         "the bundled lists)")
@@ -46,6 +49,9 @@ def register(sub: Any) -> None:
                    help="do not standardize the addresses (faster; no address columns)")
     p.add_argument("--prefix", default="",
                    help="text put before every added column name (default: none), e.g. --prefix lead_")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes verifying leads on the local engine (default: the processors available; a file "
+                        "of fewer than 2,000 leads to answer runs in one)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     from dqkit.cli._service import add_service_options
@@ -93,11 +99,13 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         from dqkit.engines.address import AddressEngine
 
         refs: list[Path] = list(args.reference)
+        complete = bool(getattr(args, "complete", False))
         engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
-                  else AddressEngine.from_files(refs))
+                  else AddressEngine.from_files(refs, complete=complete))
         engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in refs),
-                                   source="reference files")  # the id dqkit serve --reference gives them
-        points = engine.index
+                                   source="reference files",  # the id dqkit serve --reference gives them
+                                   complete_postcodes=None if complete else frozenset())
+        points = engine.points()
     spoof_list = None
     if getattr(args, "spoof_list", None) is not None:
         from dqkit.engines.lead.spoof_list import SpoofList
@@ -109,7 +117,8 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
 
 
 def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str] | None = None,
-                 prefix: str = "", *, cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
+                 prefix: str = "", *, cache: bool = True, progress: bool | None = None,
+                 workers: int | None = None) -> pd.DataFrame:
     """Every input row in order, with the flat result columns of its lead (or its recorded error) added.
 
     The same pipeline as `df.leads.verify()`: identical leads sent once, results cached, every row kept.
@@ -117,7 +126,7 @@ def verify_frame(df: pd.DataFrame, backend: LeadBackend, mapping: dict[str, str]
     from dqkit.notebook.leads import verify
 
     return verify(df, backend=backend, mapping=mapping, prefix=prefix, cache=None if cache else False,
-                  progress=progress)
+                  progress=progress, workers=workers)
 
 
 def summary(result_codes: pd.Series) -> str:
@@ -170,7 +179,10 @@ def run(args: argparse.Namespace) -> int:
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook.columns import ColumnWarning
+    from dqkit.notebook.history import check_history, enabled_by_env
 
+    if args.history is not None or enabled_by_env():
+        check_history(args.history or True)  # a path that is not a store: refused before any work, nothing written
     service = service_spec(args)
     if service is None and (args.prescreen or args.settled_codes or args.skip_codes or args.price is not None):
         raise InputError("--prescreen, --settled-codes, --skip-codes and --price need --service URL: locally every "
@@ -202,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
             from dqkit.backends.select import lead_backend
 
             out = verify_frame(df, lead_backend(service) if service is not None else local_backend(args),
-                               fields, args.prefix, cache=not args.no_cache, progress=progress)
+                               fields, args.prefix, cache=not args.no_cache, progress=progress,
+                               workers=args.workers)
             screened = None
     write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"].astype(object).where(out[f"{args.prefix}result_code"].notna(),
@@ -213,15 +226,20 @@ def run(args: argparse.Namespace) -> int:
         print(_books(out, args.price, service))
     if service is not None:
         print(_provenance(out, args.prefix, service), file=sys.stderr)
-    from dqkit.notebook.history import enabled_by_env, record_run
+    from dqkit.notebook.history import record_run
 
     if args.history is not None or enabled_by_env():
+        from dqkit.contract.errors import DqkitError
         from dqkit.notebook.history import references_used
 
         used = local_backend(args) if service is None else service
-        run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
-                            (service.kind if service else "local"), prefix=args.prefix,
-                            label=args.input.name, references=references_used(used))
+        try:
+            run_id = record_run(out, args.history or True, backend=service.url if service and service.url else
+                                (service.kind if service else "local"), prefix=args.prefix,
+                                label=args.input.name, references=references_used(used))
+        except DqkitError as exc:  # the output is written; the run says that its history is not
+            print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
+            raise DqkitError(f"history NOT recorded: {exc}") from None
         print(f"recorded as run {run_id} in the history", file=sys.stderr)
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     if service is not None:

@@ -391,8 +391,9 @@ def layouts_note(layouts: Sequence[str] | None) -> str:
     names = [n for n in layouts or () if n]
     if not names:
         return ""
-    return (f"layouts {', '.join(repr(n) for n in names[:5])} not applied: only the default 7-line address is "
-            "served (custom layouts are not supported)")
+    shown = ", ".join(repr(n[:64]) for n in names[:5]) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
+    return (f"layouts {shown} not applied: only the default 7-line address is served (custom layouts are not "
+            "supported)")
 
 
 class FormatRequest(msgspec.Struct, omit_defaults=True, kw_only=True):

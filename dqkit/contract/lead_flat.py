@@ -13,6 +13,7 @@ no SCORE_* columns and a local answer no Stage 2 columns.
 from __future__ import annotations
 
 import functools
+import re
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any, Final
@@ -187,8 +188,17 @@ BUSINESS_COLUMNS: Final = {name: f"Stage2Data.BusinessData: {desc}" for name, de
 
 OTHER_COLUMNS: Final = {"unparsed": "members of a vendor answer dqkit could not place, as JSON (kept, not lost)"}
 
+# Why an E100 was answered, read from its VALUE when dqkit's engine wrote it ("... (field F; why: RULE: ...)"), so
+# an analyst can sort, filter and overrule flags by rule; a vendor's E100 carries no reason and leaves them empty.
+SPOOF_COLUMNS: Final[dict[str, str]] = {
+    "spoof_field": "E100: the field(s) holding the spoof (FIRST_NAME+LAST_NAME, FULL_NAME, STREET1, ...)",
+    "spoof_rule": "E100: the rule that flagged it (a bundled list, or the name model's rule)",
+    "spoof_why": "E100: the rule, the word and its scores (name weights, English word size, reading)",
+}
+_SPOOF_WHY: Final = re.compile(r"\(field ([A-Z0-9_+]+); why: (.*)\)\Z", re.S)
+
 RESULT_COLUMNS: Final[dict[str, str]] = {**CORE_COLUMNS, **STAGE1_COLUMNS, **RPA_COLUMNS, **STD_COLUMNS,
-                                         **S2_COLUMNS, **BUSINESS_COLUMNS, **OTHER_COLUMNS}
+                                         **S2_COLUMNS, **BUSINESS_COLUMNS, **OTHER_COLUMNS, **SPOOF_COLUMNS}
 
 
 def _walk_values(obj: Any, cls: type, prefix: str, out: dict[str, str]) -> None:
@@ -234,6 +244,10 @@ def flatten_message(msg: ELSGenericMessage) -> dict[str, str]:
     out.update(result_code=m.result_code, result_type=m.type, result_category=m.category, result_value=m.value,
                result_meaning=rc.condition if rc else "", outcome=rc.outcome.value if rc else "",
                transaction_id=str(msg.transaction_id))
+    if m.result_code == "E100":
+        why = _SPOOF_WHY.search(m.value)
+        if why is not None:
+            out.update(spoof_field=why.group(1), spoof_rule=why.group(2).split(":", 1)[0], spoof_why=why.group(2))
     s1 = msg.stage1_data
     if s1 is not None:
         out.update(dict.fromkeys(STAGE1_COLUMNS, ""))

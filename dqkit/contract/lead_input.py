@@ -78,7 +78,9 @@ _EXIT_CODES: Final = ("+", "011", "00")
 def _international(digits: str, raw: str, ext: str) -> tuple[str, str, str]:
     """(national number, extension, country code) of the digits after an exit code; NANP numbers without a country
     code, as the domestic forms; the number as written when libphonenumber reads no country code there."""
-    import phonenumbers  # only for numbers written with an exit code: no import cost for the usual ones
+    if len(digits) == 11 and digits[0] == "1":
+        return digits[1:], ext, ""  # +1 and ten digits: what libphonenumber answers (tested), without its import
+    import phonenumbers  # only for numbers written with another country code: no import cost for the usual ones
 
     try:
         parsed = phonenumbers.parse("+" + digits, None)

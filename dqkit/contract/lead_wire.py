@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from typing import Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode
 from xml.etree.ElementTree import Element, ParseError
-from xml.sax.saxutils import escape
 
 import defusedxml.ElementTree as SafeET
 import msgspec
@@ -330,7 +329,9 @@ def decode_lead_xml(body: bytes | str) -> LeadRequest | WireProblem:
 
 
 def _xml_el(name: str, text: str) -> str:
-    return f"<{name}>{escape(text)}</{name}>"
+    # xml.sax.saxutils.escape's three replacements, written out: importing it imports urllib.request (and with it
+    # http.client, ssl and email), a fifth of the lead engine's import time
+    return f"<{name}>{text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')}</{name}>"
 
 
 def encode_lead_xml(lead: LeadRequest) -> bytes:

@@ -58,6 +58,7 @@ class LeadsAccessor:
         price: float | None = None,
         history: str | bool | None = None,
         local: Any = None,
+        workers: int | None = None,
     ) -> pd.DataFrame:
         """Verify every row as a lead; a new frame: the input's index and columns, then the `lead_*` results.
 
@@ -70,6 +71,8 @@ class LeadsAccessor:
         progress:    draw a progress bar (default: yes, except under pytest or DQKIT_PROGRESS=0).
         concurrency: requests in flight for HTTP backends.
         chunk_size:  requests per backend call (and per cache write).
+        workers:     processes answering on the local engine (default: the processors available; a frame of fewer
+                     than 2,000 leads to answer runs in this one, where starting workers costs more than it saves).
 
         Codes are categoricals over the seed's whole tables (`lead_result_code`, `lead_phone_status`,
         `lead_score_result`, ...), with their meanings and the outcome class beside them, and SCORE_RESULT decoded
@@ -100,7 +103,7 @@ class LeadsAccessor:
                 raise InputError("settled_codes=, skip_codes=, local= and price= apply to a pre-screened run: pass "
                                  "prescreen=True")
             out = leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
-                               progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+                               progress=progress, concurrency=concurrency, chunk_size=chunk_size, workers=workers)
         if history:
             from dqkit.notebook.history import record_run
 
@@ -120,14 +123,15 @@ class LeadsAccessor:
         return compare_leads(self._df, a, b, mapping=mapping, prefix=prefix, names=names, cache=cache,
                              progress=progress)
 
-    def drift(self, history: str | bool | None = True, *, alpha: float = 0.05, by: str | None = None) -> Any:
-        """Each lead source's rates over the runs recorded in `history` (see `verify(history=...)`), with the
-        changes between consecutive runs that are statistically real flagged (two-proportion z-tests, FDR
-        controlled at `alpha` across all of them). Returns a `Drift` (`.table`, `.flagged`, `.figure()`).
-        `by` keeps only one source. The frame itself is not read: drift is about the recorded runs."""
-        from dqkit.notebook.drift import drift
+    def drift(self, history: str | bool | None = True, *, alpha: float | None = None, by: str | None = None) -> Any:
+        """Each lead source's rates over the runs recorded in `history` (see `verify(history=...)`), runs grouped
+        by what they measured; each new run's changes from its group's previous runs, and trends over them, that
+        are statistically real are flagged (false discovery rate `alpha` across that run's tests: default
+        `dqkit.notebook.drift.ALPHA`). Returns a `Drift` (`.table`, `.flagged`, `.groups`, `.figure()`).
+        `by` shows only one source. The frame itself is not read: drift is about the recorded runs."""
+        from dqkit.notebook.drift import ALPHA, drift
 
-        return drift(history, alpha=alpha, source=by)
+        return drift(history, alpha=ALPHA if alpha is None else alpha, source=by)
 
     def columns(self, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
         """Seed field -> the input column `verify` would read it from."""

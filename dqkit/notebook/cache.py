@@ -26,6 +26,7 @@ import hashlib
 import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 import warnings
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Final
 
 from dqkit._files import private_dir
+from dqkit._own_sqlite import CACHE_MARK, SQLITE_MAGIC, StoreError, check_store, mark
 
 FILE_NAME: Final = "results-v1.sqlite3"
 MAX_RUNS: Final = 32
@@ -124,12 +126,30 @@ def _quarantine(path: Path) -> Path:
     return aside
 
 
+def _not_a_damaged_cache(path: Path) -> bool:
+    """False for a regular file that is not SQLite at all (at dqkit's own cache path: a damaged cache, set aside and
+    rebuilt as before); True for anything else a store check refused (a folder, a device, another program's
+    database), which is left alone."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return True
+
+
 class ResultCache:
     """Answers by request key, and finished tables by run key. Thread-safe (one connection behind a lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        try:  # a regular file dqkit made, never a folder, a device or another program's database (dqkit._own_sqlite)
+            check_store(self.path, CACHE_MARK, "result cache", ("results", "runs"))
+        except StoreError as exc:
+            if _not_a_damaged_cache(self.path):
+                raise CacheUnavailable(str(exc)) from None
         try:
             self._con = self._open()
         except (OSError, sqlite3.Error) as exc:
@@ -151,6 +171,7 @@ class ResultCache:
                 con.executescript("DROP TABLE IF EXISTS results; DROP TABLE IF EXISTS runs;")
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             con.executescript(_SCHEMA)
+            mark(con, CACHE_MARK)
             verdict = con.execute("PRAGMA quick_check(1)").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(f"database disk image is malformed ({verdict})")

@@ -29,7 +29,7 @@ from dqkit.contract.lead_columns import (
 from dqkit.notebook.columns import PYTHON_MAP_HINT, ColumnWarning, missing_lead_columns
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
-from dqkit.notebook.pipeline import Operation, namespace, with_concurrency
+from dqkit.notebook.pipeline import Operation, namespace, with_concurrency, workers_for
 
 PREFIX: Final = "lead_"
 COLUMNS_ATTR: Final = "lead_columns"  # result.attrs[COLUMNS_ATTR]: the field -> input column mapping used
@@ -118,8 +118,9 @@ def lead_reference(backend: LeadBackend) -> tuple[str, str] | None:
         return OPEN_ONLY_ID, ""
     own = getattr(backend, "_address_engine", None)
     installed = type(points).__name__ == "InstalledPoints"
-    if not installed and (own is None or getattr(own, "index", None) is not points):
-        return None  # points given without their engine: nothing names them
+    own_index = getattr(own, "index", None)
+    if not installed and (own is None or (own_index is not points and getattr(points, "index", None) is not own_index)):
+        return None  # points given without their engine (itself, or its index with its coverage): nothing names them
     try:
         info = backend.reference_for("USA")  # type: ignore[attr-defined]
     except Exception:  # a reference that cannot be opened is reported by the lead checks themselves
@@ -161,7 +162,7 @@ DERIVED_FROM: Final = {
 
 
 def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int | None = None,
-             all_columns: bool = False) -> FrameJob[Any, ELSGenericMessage]:
+             all_columns: bool = False, workers: int = 1) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
         namespace=namespace(backend, "lead.verify", lead_identity(backend)),
@@ -172,6 +173,7 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int |
         remote=is_remote(backend),
         batched=True,
         drain=getattr(backend, "drain", None),
+        workers=workers,
     )
     def typed(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         return typed_results(rows, all_columns=all_columns)
@@ -199,11 +201,16 @@ def verify(
     concurrency: int | None = None,
     chunk_size: int | None = None,
     all_columns: bool = False,
+    workers: int | None = None,
 ) -> pd.DataFrame:
     """Verify every row of `df` as a lead; see `LeadsAccessor.verify`. Result columns no row filled are left
     out, unless `all_columns` (Dask partitions, which must all have the same columns)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    try:
+        processes = workers_for(workers)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     be = lead_backend(backend)
     fields = lead_fields(df.columns, mapping, prefix)
     missing = missing_lead_columns(fields, input_columns(df.columns, prefix))
@@ -213,7 +220,7 @@ def verify(
     stale = [c for c in (f"{prefix}{n}" for n in (*REFERENCE_NAMES, SERVICE_NAME)) if verified and c in df.columns]
     if stale:  # a verified frame verified again: its reference columns are replaced like its results
         df = df.drop(columns=stale)
-    out = run_frame(df, lead_job(be, fields, concurrency, all_columns), prefix=prefix, cache=cache,
+    out = run_frame(df, lead_job(be, fields, concurrency, all_columns, processes), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
     named = lead_reference(be)
     if named is not None or all_columns:  # Dask partitions all carry the same columns: unnamed ones are <NA>

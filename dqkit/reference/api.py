@@ -24,7 +24,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
         state: str | None = None, county: str | None = None,
         bbox: tuple[float, float, float, float] | None = None, release: str | None = None,
         endpoint: str | None = None, progress: bool | None = None, command: str = "", replace: bool = False,
-        append: bool = False, partial: bool = False) -> list[Manifest]:
+        append: bool = False, partial: bool = False, complete: bool = False) -> list[Manifest]:
     """Import address data as installed references (one per source and region) and return their manifests.
 
     inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
@@ -33,11 +33,17 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     country / region: override what the paths say (two-letter codes, e.g. "US", "CA").
     state / county: NAD filters; bbox (min lon, min lat, max lon, max lat), release, endpoint: Overture.
     id:      the reference id (default `<source>-<country>[-<region>][-<place>]`, the place being the county or
-             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids).
+             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids). With
+             an id, inputs of several regions (a national download) make one reference, each input a part.
     replace: build an installed reference of that id anew (without it, an installed id is refused);
-    append:  add these rows to the installed reference of that id (rebuilt from its index and the new rows);
+    append:  add these inputs to the installed reference of that id, each replacing an installed input of the
+             same name (and region); only the new inputs are read, the installed index is merged (`grow`);
     partial: the inputs are extracts (a sample, a box): no area counts as covered completely, so a street they
-             lack is "not checked", never "not found". OpenAddresses county files otherwise cover their county.
+             lack is "not checked", never "not found".
+    complete: the user vouches that the inputs hold every street of every ZIP they hold (then a street they lack
+             there is "not found"). Without it or `partial`, coverage comes from the data (`coverage`): a county
+             source of a kind published whole (OpenAddresses, NAD) covers the ZIPs of its county whose rows
+             look whole; a sample or a slice covers nothing.
 
     Rows with no postcode, no or impossible coordinates, placeholder streets (FAKE ST, ANYTOWN) and exact
     duplicates are dropped and counted (`Manifest.dropped`). A failure leaves the installed references as they
@@ -46,7 +52,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     if not inputs:
         raise InputError("give at least one input file (or \"s3\" for Overture's public release)")
     if id is not None:
-        id = store.valid_id(id)
+        id = store.new_id(id)
     kind = _guess(inputs, source, mapping)
     command = command or "dqkit.reference.add(" + ", ".join(repr(str(i)) for i in inputs) + f", source={kind!r})"
     options: dict[str, Any] = {k: v for k, v in (("country", country), ("region", region), ("state", state),
@@ -58,15 +64,22 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     groups: dict[tuple[str, str], list[Part]] = {}
     for p in parts:
         groups.setdefault((p.iso2, p.region), []).append(p)
-    if id and len(groups) > 1:
-        regions = ", ".join("/".join(filter(None, g)) for g in groups)
-        raise InputError(f"these inputs hold {len(groups)} regions ({regions}); leave out --id so that each gets "
-                         "its own reference")
+    countries = list(dict.fromkeys(iso2 for iso2, _ in groups))
+    if id and len(countries) > 1:
+        raise InputError(f"these inputs hold {len(countries)} countries ({', '.join(countries)}); leave out --id so "
+                         "that each gets its own reference")
     if replace and append:
         raise InputError("--replace and --append contradict each other: choose one")
+    if partial and complete:
+        raise InputError("--partial and --complete contradict each other: choose one")
     if partial:
         options["partial"] = True
-    planned = [(id or _default_id(kind, iso2, reg, group), group) for (iso2, reg), group in groups.items()]
+    if complete:
+        options["complete"] = True
+    # with --id, every region of the country is one reference (a national one: its states are its parts, each
+    # replaced or removed on its own, see `grow`); without, one reference per region
+    planned = [(id, list(parts))] if id else [(_default_id(kind, iso2, reg, group), group)
+                                              for (iso2, reg), group in groups.items()]
     taken = {m.id for m in store.installed()}
     for ref_id, _ in planned:  # refused before anything is imported, not after the first region
         if ref_id in taken and not (replace or append):
@@ -75,7 +88,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     try:
         for ref_id, group in planned:
             out.append(install(group, ref_id, meta, command=command, options=options, progress=progress,
-                               replace=replace, append=append, partial=partial))
+                               replace=replace, append=append, partial=partial, complete=complete))
     except OSError as exc:  # a full disk, a folder that cannot be written, an input that cannot be opened
         where = exc.filename or store.references_dir()
         raise InputError(f"{where}: {exc.strerror or exc}; the installed references are unchanged (finished "
@@ -89,7 +102,7 @@ def _default_id(kind: str, iso2: str, region: str, group: Sequence[Part]) -> str
     """`<source>-<country>[-<region>][-<place>]`: the place when every input of the group names the same one."""
     places = {p.place for p in group}
     place = places.pop() if len(places) == 1 else ""
-    return store.valid_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x))
+    return store.new_id(store.ascii_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x)))
 
 
 def _forget() -> None:
@@ -186,11 +199,23 @@ def info(ref_id: str) -> Manifest:
     return store.find(ref_id)
 
 
-def remove(ref_id: str) -> Manifest:
-    """Uninstall one reference, or discard an unfinished add (its id as `list` names it); returns its manifest."""
-    gone = store.remove(ref_id)
-    _forget()
-    return gone
+def remove(ref_id: str, *, part: str | Sequence[str] = (), region: str | Sequence[str] = (),
+           progress: bool | None = None) -> Manifest:
+    """Uninstall one reference, or discard an unfinished add (its id as `list` names it); returns its manifest.
+
+    part / region: take only these inputs (a county file, by name as `info` lists it) or regions (states) out of
+    it, leaving the rest installed and not read again; returns the new manifest."""
+    parts = [part] if isinstance(part, str) else list(part)
+    regions = [region] if isinstance(region, str) else list(region)
+    try:
+        if parts or regions:
+            from dqkit.reference.install import remove_parts
+
+            return remove_parts(ref_id, parts=parts, regions=regions, progress=progress,
+                                command=f"dqkit.reference.remove({ref_id!r}, part={parts!r}, region={regions!r})")
+        return store.remove(ref_id)
+    finally:
+        _forget()
 
 
 def describe(backend: object = None) -> str:

@@ -22,7 +22,7 @@ import struct
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -32,7 +32,8 @@ import msgspec
 from dqkit.contract.errors import InputError
 from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
 from dqkit.engines.address_index.reader import Record
-from dqkit.reference.coverage import complete_zips
+from dqkit.reference import grow
+from dqkit.reference.coverage import Density, complete_zips
 from dqkit.reference.progress import Progress
 from dqkit.reference.sources.common import Part
 from dqkit.reference.store import (
@@ -68,11 +69,13 @@ class SourceMeta:
 
 def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: str = "",
             options: dict[str, Any] | None = None, progress: bool | None = None,
-            replace: bool = True, append: bool = False, partial: bool = False) -> Manifest:
-    """Import `parts` (all of one country and region) as the installed reference `ref_id`.
+            replace: bool = True, append: bool = False, partial: bool = False, complete: bool = False) -> Manifest:
+    """Import `parts` (all of one country) as the installed reference `ref_id`.
 
-    An installed `ref_id` is refused unless `replace` (build it anew) or `append` (rebuild it with these rows
-    added). `partial`: the inputs are extracts, so no area counts as covered completely (see `coverage`)."""
+    An installed `ref_id` is refused unless `replace` (build it anew) or `append` (these inputs added to it, each
+    replacing an installed input of the same name and region; only the new inputs are read, see `grow`).
+    `partial`: the inputs are extracts, so no area counts as covered completely; `complete`: the user vouches they
+    hold every street of every ZIP they hold (see `coverage`)."""
     ref_id = valid_id(ref_id)
     if not parts:
         raise InputError("nothing to import: no input files")
@@ -94,12 +97,86 @@ def install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, *, command: st
         _remove_tmp(staging)
         try:
             return _install(parts, ref_id, meta, staging, t0, command=command, options=options, progress=progress,
-                            base_on=base_on, partial=partial)
+                            base_on=base_on, partial=partial, vouched=complete)
         except BaseException as exc:
             kept = _after_failure(staging)
             if kept and isinstance(exc, InputError):
                 raise InputError(f"{exc}; {kept}") from None
             raise
+
+
+def remove_parts(ref_id: str, *, parts: Sequence[str] = (), regions: Sequence[str] = (), command: str = "",
+                 progress: bool | None = None) -> Manifest:
+    """Take inputs (by name, file name or county, as `reference info` lists them) or whole regions (states) out of
+    an installed reference, without reading the rest again: its index is merged less them (`grow`)."""
+    from dqkit.engines.address_index.merge import MergeInput, merge_indexes
+
+    ref_id = valid_id(ref_id)
+    m = find(ref_id)
+    if not grow.has_parts(m.index_path):
+        raise InputError(f"{ref_id} was built before references had parts: add it again (--replace) to remove parts "
+                         "of it")
+    labels = [_input_of(m, p).label for p in parts]
+    regions = [r.strip().upper() for r in regions if r.strip()]
+    gone = {lb for lb in labels}
+    kept_inputs = [i for i in m.inputs if i.label not in gone and not (i.region and i.region in regions)]
+    if not kept_inputs and not any(not i.region for i in m.inputs):
+        raise InputError(f"that would leave {ref_id} empty: `dqkit reference remove {ref_id}` uninstalls it")
+    t0 = time.perf_counter()
+    base = references_dir(create=True)
+    staging = base / f"{STAGING_PREFIX}{ref_id}"
+    make_private_dir(staging / "parts")
+    with _exclusive(staging, ref_id):
+        try:
+            out = staging / "out"
+            shutil.rmtree(out, ignore_errors=True)
+            make_private_dir(out)
+            _say(progress, f"merging {ref_id} less {', '.join([*labels, *regions])} ...")
+            report = merge_indexes([MergeInput(m.index_path, drop_parts=frozenset(labels),
+                                               drop_regions=frozenset(regions))], out / INDEX, dedupe=True,
+                                   names=[i.name for i in kept_inputs])
+            if not report.addresses:
+                raise InputError(f"that would leave {ref_id} empty: `dqkit reference remove {ref_id}` uninstalls it")
+            complete: set[str] = set()
+            if not m.partial:
+                from dqkit.engines import zipdata
+
+                by_zip = zipdata.tables().by_zip
+                for i in kept_inputs:
+                    complete.update(z for z in (i.complete_zips or [])
+                                    if not (z in by_zip and by_zip[z].state in regions))
+            dropped = _sum_dropped([*(f.dropped for f in kept_inputs),
+                                    {REASON_DUPLICATE: sum(f.duplicates for f in kept_inputs) + report.shadowed}])
+            left = {f.region for f in kept_inputs}
+            manifest = Manifest(
+                id=m.id, source=m.source, country=m.country, region=left.pop() if len(left) == 1 else "",
+                licence=m.licence, attribution=m.attribution, rows=report.addresses, streets=report.streets,
+                built=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                source_date=max((i.source_date for i in kept_inputs), default=m.source_date),
+                command=command or m.command, synthetic=m.synthetic, inputs=kept_inputs, options=m.options,
+                seconds=round(time.perf_counter() - t0, 2), index_bytes=report.size_bytes, dropped=dropped,
+                partial=m.partial, complete_zips=sorted(complete))
+            write_json_atomic(out / MANIFEST, manifest.to_json())
+            install_dir(out, ref_id)
+        finally:
+            _remove_tmp(staging)
+    shutil.rmtree(staging, ignore_errors=True)
+    return manifest
+
+
+def _input_of(m: Manifest, what: str) -> InputFile:
+    """The input of `m` that `what` names: its name, label (name#region), file name or county (place)."""
+    want = what.strip()
+    for test in (lambda i: i.name == want or i.label == want, lambda i: Path(i.name).name == want,
+                 lambda i: Path(i.name.split("!")[-1]).name == want, lambda i: bool(i.place) and i.place == want):
+        got = [i for i in m.inputs if test(i)]
+        if len(got) == 1:
+            return got[0]
+        if len(got) > 1:
+            raise InputError(f"{what!r} names {len(got)} inputs of {m.id}: give the whole name ("
+                             + ", ".join(i.label for i in got[:4]) + ")")
+    names = ", ".join(Path(i.name).name for i in m.inputs[:8]) + (" ..." if len(m.inputs) > 8 else "")
+    raise InputError(f"{m.id} has no input {what!r} (its inputs: {names}; see `dqkit reference info {m.id}`)")
 
 
 def refusal(ref_id: str) -> str:
@@ -155,7 +232,7 @@ def _exclusive(staging: Path, ref_id: str) -> Iterator[None]:
 
 def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path, t0: float, *, command: str,
              options: dict[str, Any] | None, progress: bool | None, base_on: Manifest | None,
-             partial: bool) -> Manifest:
+             partial: bool, vouched: bool = False) -> Manifest:
     from dqkit.engines.address_index.build import build_from_records
 
     state_path = staging / "progress.json"
@@ -170,28 +247,32 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
                 and prev.get("file") == rec_path.name:
             _say(progress, f"{part.name}: already imported ({prev['rows_kept']:,} rows), skipped")
             done.append((part, InputFile(part.name, part.size, part.mtime, prev["rows_read"], prev["rows_kept"],
-                                         dict(prev.get("dropped", {})), part.place), rec_path))
+                                         dict(prev.get("dropped", {})), part.place, part.region, meta.kind,
+                                         str(prev.get("source_date", "")), list(prev.get("complete_zips", []))),
+                         rec_path))
             dates.append(str(prev.get("source_date", "")))
             complete.update(prev.get("complete_zips", []))
             continue
         bar = Progress(part.name, part.size, enabled=progress)
         hygiene = Hygiene(coordinates=part.coordinates)
+        density = Density()
         try:
-            _write_records(hygiene.keep(part.iso2, part.records(bar)), rec_path)
+            _write_records(density.count(hygiene.keep(part.iso2, part.records(bar))), rec_path)
         finally:
             bar.close()
         date = part.extra.get("source_date", part.source_date)
         dates.append(date)
         dropped = dict(hygiene.dropped)
         kept = bar.rows_kept - sum(dropped.values())
-        zips = [] if partial else complete_zips(part.place, hygiene.postcodes)
+        zips = [] if partial else complete_zips(part.place, hygiene.postcodes, density, kind=meta.kind,
+                                                vouched=vouched)
         complete.update(zips)
         state[part.name] = {"size": part.size, "mtime": part.mtime, "rows_read": bar.rows_read,
                             "rows_kept": kept, "file": rec_path.name, "source_date": date, "dropped": dropped,
                             "complete_zips": zips}
         write_json_atomic(state_path, json.dumps(state, indent=1))
-        done.append((part, InputFile(part.name, part.size, part.mtime, bar.rows_read, kept, dropped, part.place),
-                     rec_path))
+        done.append((part, InputFile(part.name, part.size, part.mtime, bar.rows_read, kept, dropped, part.place,
+                                     part.region, meta.kind, date, zips), rec_path))
         if dropped:
             _say(progress, f"{part.name}: {summary(dropped)}")
 
@@ -206,34 +287,75 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
     shutil.rmtree(out, ignore_errors=True)
     make_private_dir(out)
     iso2 = parts[0].iso2
-    new_rows: Iterator[tuple[str, Record]] = ((iso2, r) for _, _, p in done for r in _read_records(p))
     inputs = [f for _, f, _ in done]
     names = [p.name for p in parts]
-    if base_on is not None:
+    kept_inputs: list[InputFile] = []
+    if base_on is not None and not grow.has_parts(base_on.index_path):  # an index built before parts: read back
         from dqkit.engines.address_index.readback import records_of_index
 
+        new_rows: Iterator[tuple[str, Record]] = ((iso2, r) for _, _, p in done for r in _read_records(p))
         new_rows = itertools.chain(records_of_index(base_on.index_path), new_rows)
+        replaced_any = False
         inputs = [*base_on.inputs, *inputs]
         names = [i.name for i in base_on.inputs] + names
+        _say(progress, f"building the index of {sum(f.rows_kept for f in inputs):,} addresses ...")
+        report = build_from_records(new_rows, out / INDEX, synthetic=False, sources=names, dedupe=True)
+        duplicates = report.duplicates
+    else:
+        replaced: list[str] = []
+        if base_on is not None:  # an input of the same name (and region) replaces the installed one
+            labels = {f.label for f in inputs}
+            replaced = [i.label for i in base_on.inputs if i.label in labels]
+            kept_inputs = [i for i in base_on.inputs if i.label not in labels]
+            names = [i.name for i in kept_inputs] + names
+        replaced_any = bool(replaced)
+        _say(progress, f"building the index of {sum(f.rows_kept for f in [*kept_inputs, *inputs]):,} addresses"
+                       + (f" ({len(kept_inputs)} installed inputs merged, not read again)" if base_on else "")
+                       + " ...")
+        new = [(grow.part_meta(part.name, meta.kind, f.source_date, part.region), _reader(p))
+               for part, f, p in done]
+        report, per_part = grow.build(new, iso2, out / INDEX, base=base_on.index_path if base_on else None,
+                                      drop_parts=replaced, names=names, staging=staging,
+                                      progress=(lambda t: _say(progress, t)) if progress else None)
+        for f, d in zip(inputs, per_part, strict=True):
+            f.duplicates = d
+        inputs = [*kept_inputs, *inputs]
+        duplicates = sum(f.duplicates for f in inputs) + report.shadowed
+    if base_on is not None:
         dates.append(base_on.source_date)
         if not partial and not base_on.partial:
-            complete.update(base_on.complete_zips)
+            if replaced_any:  # what the installed inputs still there cover
+                for still in kept_inputs:
+                    complete.update(still.complete_zips or [])
+            else:
+                complete.update(base_on.complete_zips)
         partial = partial or base_on.partial
-    _say(progress, f"building the index of {sum(f.rows_kept for f in inputs):,} addresses ...")
-    report = build_from_records(new_rows, out / INDEX, synthetic=False, sources=names, dedupe=True)
-    dropped = _sum_dropped([*(f.dropped for f in inputs), {REASON_DUPLICATE: report.duplicates}])
+    dropped = _sum_dropped([*(f.dropped for f in inputs), {REASON_DUPLICATE: duplicates}])
     dates = sorted(d for d in dates if d)
+    kinds = list(dict.fromkeys([*(base_on.source.split("+") if base_on else []), meta.kind]))
+    regions = {f.region for f in inputs}
     manifest = Manifest(
-        id=ref_id, source=meta.kind, country=iso2, region=parts[0].region, licence=meta.licence,
-        attribution=meta.attribution, rows=report.addresses, streets=report.streets,
+        id=ref_id, source="+".join(kinds), country=iso2, region=regions.pop() if len(regions) == 1 else "",
+        licence=_joined(base_on.licence if base_on else "", meta.licence),
+        attribution=_joined(base_on.attribution if base_on else "", meta.attribution),
+        rows=report.addresses, streets=report.streets,
         built=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), source_date=dates[-1] if dates else "",
         command=command, synthetic=False, inputs=inputs, options=options or {},
         seconds=round(time.perf_counter() - t0, 2), index_bytes=report.size_bytes, dropped=dropped,
-        partial=partial, complete_zips=sorted(complete))
+        partial=partial, complete_zips=[] if partial else sorted(complete))
     write_json_atomic(out / MANIFEST, manifest.to_json())
     install_dir(out, ref_id)
     shutil.rmtree(staging, ignore_errors=True)
     return manifest
+
+
+def _reader(path: Path) -> Callable[[], Iterator[Record]]:
+    return lambda: _read_records(path)
+
+
+def _joined(a: str, b: str) -> str:
+    """Two sources' licences or attributions, each once ("a; b")."""
+    return "; ".join(dict.fromkeys(x for x in (*a.split("; "), b) if x))
 
 
 def _sum_dropped(counts: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -63,6 +63,16 @@ class InputFile:
     rows_kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
     place: str = ""  # the county or city its name says ("alameda"), "" when it says none
+    region: str = ""  # the region (state) its rows are of, "" when several or unknown
+    source: str = ""  # the kind of source ("openaddresses", "nad", ...): a reference may merge several
+    source_date: str = ""  # the date of its data, as the source says
+    complete_zips: list[str] | None = None  # ZIPs it covers completely (None: not recorded, before parts)
+    duplicates: int = 0  # its rows not served as exact copies of its own rows
+
+    @property
+    def label(self) -> str:
+        """How the index names this input's part: its name, with its region when it has one."""
+        return f"{self.name}#{self.region}" if self.region else self.name
 
 
 @dataclass
@@ -261,3 +271,26 @@ def valid_id(ref_id: str) -> str:
     if not text or not all(c.isalnum() or c in "-_." for c in text) or text.startswith("."):
         raise InputError(f"reference id {ref_id!r}: use letters, digits, '-', '_' and '.' (not starting with '.')")
     return text
+
+
+MAX_ID_CHARS = 100
+
+
+def new_id(ref_id: str) -> str:
+    """The id of a reference being added: ASCII letters and digits, '-', '_' and '.' only, at most `MAX_ID_CHARS`.
+    An id travels in every answer's `X-Dqkit-Reference` header and names a folder: `東京` made every API request of
+    `dqkit serve` a 400 (issue 30). Ids installed before keep working (`valid_id`)."""
+    text = valid_id(ref_id)
+    if not text.isascii() or len(text) > MAX_ID_CHARS:
+        raise InputError(f"reference id {ref_id[:120]!r}: use at most {MAX_ID_CHARS} ASCII letters, digits, '-', '_' "
+                         "and '.' (it is sent in HTTP headers and names a folder)")
+    return text
+
+
+def ascii_id(text: str) -> str:
+    """`text` folded to an id `new_id` takes: accents dropped (San José -> san-jose), anything else '-'."""
+    import re
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9_.-]", "-", folded)).strip("-.")[:MAX_ID_CHARS] or "reference"

@@ -1,14 +1,20 @@
 """One self-contained HTML file of verified leads: summary tables, the audit per source, and the plots.
 
 Self-contained: plotly's JavaScript is inlined once (no CDN, no fonts or scripts fetched), so the file opens offline
-and can be mailed. Reproducible: the same results give the same bytes except for the single line that carries the
-date (`GENERATED_MARK`); transaction IDs and anything else that differs between runs are left out, figures get
-fixed element IDs, and every table lists its rows in a fixed order.
+and can be mailed. Small: the script is plotly.js's cartesian bundle (`plotly-cartesian.min.js`, the trace types the
+report draws: bar, heatmap, scatter), gzip-compressed and base64-encoded, unpacked by the browser's own
+`DecompressionStream`; a report of a few leads is about 0.7 MB, not the 4.8 MB of the whole of plotly.js inlined.
+Each figure is its JSON, drawn once the script is unpacked. Reproducible: the same results give the same bytes
+except for the single line that carries the date (`GENERATED_MARK`); transaction IDs and anything else that differs
+between runs are left out, figures get fixed element IDs, and every table lists its rows in a fixed order.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import functools
+import gzip
 import html
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +36,34 @@ if TYPE_CHECKING:
 
 GENERATED_MARK: Final = '<p class="generated">'
 _FIG_CONFIG: Final = {"displaylogo": False, "responsive": True}
+PLOTLY_BUNDLE: Final = Path(__file__).with_name("plotly-cartesian.min.js")
+# Unpacks the bundle (gzip, base64) with the browser's DecompressionStream, runs it, then draws every figure from its
+# JSON; a browser that cannot says so in each figure's place instead of leaving it blank.
+_LOADER: Final = """
+(async () => {
+  const plots = Array.from(document.querySelectorAll("div.dq-plot"));
+  try {
+    if (typeof DecompressionStream !== "function") {
+      throw new Error("this browser cannot unpack them (no DecompressionStream): open the report in a current one");
+    }
+    const packed = document.getElementById("dq-plotly").textContent.trim();
+    const bytes = Uint8Array.from(atob(packed), (ch) => ch.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const code = await new Response(stream).text();
+    const script = document.createElement("script");
+    script.textContent = code;
+    document.head.appendChild(script);
+    for (const div of plots) {
+      const spec = JSON.parse(document.getElementById(div.id + "-spec").textContent);
+      await Plotly.newPlot(div, spec.data, spec.layout, spec.config);
+    }
+    document.body.dataset.figures = "drawn";
+  } catch (err) {
+    for (const div of plots) div.textContent = "The figures could not be drawn: " + err.message;
+    document.body.dataset.figures = "failed";
+  }
+})();
+""".strip()
 
 _CSS: Final = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 1100px;
@@ -156,10 +190,24 @@ def result_code_summary(results: pd.DataFrame, prefix: str | None = None) -> pd.
 
 
 def _figure(fig: go.Figure, i: int) -> str:
+    """A figure's place and its JSON (data, layout, config), drawn by `_LOADER`. `<` is written `\\u003c` so no
+    text from the data can close the script element."""
+    import json
+
     if fig.layout.height is None:
         fig.update_layout(height=430)
-    div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"dq-figure-{i}", config=_FIG_CONFIG)
-    return f'<div class="figure">{div}</div>'
+    spec = json.loads(fig.to_json())
+    spec["config"] = _FIG_CONFIG
+    text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
+    name = f"dq-figure-{i}"
+    return (f'<div class="figure"><div id="{name}" class="dq-plot" style="height:{int(fig.layout.height)}px">'
+            f'</div><script type="application/json" id="{name}-spec">{text}</script></div>')
+
+
+@functools.cache
+def _packed_plotly() -> str:
+    """The bundle, gzip-compressed (no timestamp: the same bytes every time) and base64-encoded."""
+    return base64.b64encode(gzip.compress(PLOTLY_BUNDLE.read_bytes(), compresslevel=9, mtime=0)).decode("ascii")
 
 
 def _fields_worth_showing(comparison: Comparison) -> pd.DataFrame:
@@ -213,15 +261,31 @@ def _extra_sections(results: pd.DataFrame, prefix: str, comparison: Comparison |
         out.append("<h2>Drift over recorded runs</h2>" + '<p class="note">No runs are recorded in this history '
                    "store yet: record runs with <code>dqkit verify --history</code>.</p>")
     elif drift is not None:
-        n += 1
-        flagged = drift.flagged.assign(previous_pct=lambda f: (f["previous_rate"] * 100).round(1),
-                                       pct=lambda f: (f["rate"] * 100).round(1))
-        shown = flagged[["run", "source", "metric", "previous_pct", "pct", "total", "q_value"]]
+        flagged = drift.flagged
+        label = {g: drift.group_label(g) for g in dict.fromkeys(drift.table["group"])}
+        shown = flagged.assign(group=flagged["group"].map(label),
+                               baseline_pct=(flagged["baseline_rate"] * 100).round(1),
+                               pct=(flagged["rate"] * 100).round(1),
+                               at=flagged["at"].astype(str).str[:10])[
+            ["run", "at", "group", "source", "metric", "baseline_runs", "baseline_pct", "pct", "total", "flag",
+             "q_value"]]
+        # The groups with more than one run, the latest first; at most four charts.
+        last = drift.table.groupby("group", sort=False)["run"].agg(["max", "nunique"])
+        charted = [str(g) for g in last[last["nunique"] > 1].sort_values("max", ascending=False).index[:4]]
+        charts = []
+        for g in charted:
+            n += 1
+            charts.append(_figure(drift.figure(group=g), n))
         out.append("<h2>Drift over recorded runs</h2>"
-                   + f'<p class="note">{drift.tests} changes between consecutive runs tested (two-proportion '
-                   f"z-tests), {len(shown)} flagged at a false discovery rate of {drift.alpha:g} "
-                   "(Benjamini-Hochberg).</p>" + (_table(shown, ("source", "metric")) if len(shown) else "")
-                   + _figure(drift.figure(), n))
+                   + f'<p class="note">Runs are grouped by what they measured (the input\'s columns and the backend '
+                   f"that answered): {len(label)} group{'s' if len(label) != 1 else ''}. Each new run is tested, per "
+                   f"lead source and rate, against its group's previous {drift.window} runs (a change from their "
+                   "pooled rate, and a trend over them), with the false discovery rate controlled at "
+                   f"{drift.alpha:g} across that run's tests (Benjamini-Hochberg): {drift.tests} tests, "
+                   f"{len(shown)} flagged. A flag never changes as runs are added.</p>"
+                   + (_table(shown, ("group", "source", "metric", "baseline_runs", "flag", "at")) if len(shown)
+                      else "")
+                   + "".join(charts))
     return out
 
 
@@ -253,6 +317,13 @@ def build_report(
     summary = result_code_summary(results, prefix)
     sections.append("<h2>Result codes</h2>" + _table(summary, ("code", "meaning", "outcome"),
                                                      percent_columns=("share",)))
+    from dqkit.report.spoof_reasons import spoof_reasons
+
+    reasons = spoof_reasons(results, prefix)
+    if len(reasons):
+        sections.append("<h2>Why leads were flagged E100</h2>" + '<p class="note">Per rule: the leads it flagged, '
+                        f"one example and its reason (every row's is in <code>{html.escape(prefix)}spoof_why</code>)."
+                        "</p>" + _table(reasons, ("rule", "example", "why")))
 
     audit = plots.audit_table(results, by=by, prefix=prefix).reset_index()
     legend = "".join(f"<li><b>{html.escape(_audit_header(k))}</b>: {html.escape(v)}</li>"
@@ -279,8 +350,6 @@ def build_report(
     sections.append("<h2>Figures</h2>" + "\n".join(_figure(f, i) for i, f in enumerate(figures, 1)))
     sections += _extra_sections(results, prefix, comparison, drift, len(figures), price)
 
-    from plotly.offline import get_plotlyjs
-
     meta = [f"{n:,} leads" + (f" from <code>{html.escape(source)}</code>" if source else "")]
     if backend:
         meta.append(f"verified by <code>{html.escape(backend)}</code>")
@@ -292,13 +361,15 @@ def build_report(
         '<meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
         f"<style>\n{_CSS}\n</style>",
-        f'<script type="text/javascript">{get_plotlyjs()}</script>',
         "</head>",
         "<body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="meta">{"; ".join(meta)}. Made with dqkit {html.escape(__version__)}.</p>',
         f"{GENERATED_MARK}Generated {when}.</p>",
         *sections,
+        '<noscript><p class="note">The figures need JavaScript.</p></noscript>',
+        f'<script type="application/octet-stream" id="dq-plotly">{_packed_plotly()}</script>',
+        f"<script>\n{_LOADER}\n</script>",
         "</body>",
         "</html>",
     ]

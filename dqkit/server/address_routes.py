@@ -54,7 +54,7 @@ from dqkit.contract.address_components import AddOns
 from dqkit.contract.errors import BadRequestError, NotFoundError, PermissionDeniedError, ServiceError
 from dqkit.engines.address.cache import BytesLRU
 from dqkit.server.engines import ServerEngines, run_engine
-from dqkit.server.errors import service_error_bytes
+from dqkit.server.errors import clip, service_error_bytes
 from dqkit.server.public_url import public_base
 
 S = TypeVar("S")
@@ -64,6 +64,7 @@ _encoder = msgspec.json.Encoder()
 FORMAT_PATH: Final = "address/format/v1/"
 STEPIN_PATH: Final = "address/suggestions/stepin/v1/"
 TIMEOUT_RANGE: Final = (2, 15)
+MAX_NOTE_CHARS: Final = 1024  # of an X-Dqkit-Note (percent-encoded, at most 9 bytes a character)
 REFERENCE_ID_RE: Final = re.compile(r"^[\w\-/:.,() ]{1,256}$")
 _TRUE: Final = frozenset({"true", "1", "yes"})
 _FALSE: Final = frozenset({"false", "0", "no", ""})
@@ -89,8 +90,8 @@ def _noted(answer: Answer) -> Response:
     """The answer as JSON, with its note (`Answer.note`) in `X-Dqkit-Note`: the published result allows no
     extra member, so the note travels beside it."""
     out = _json(answer)
-    if answer.note:
-        out.headers[NOTE_HEADER] = note_to_header(answer.note)
+    if answer.note:  # at most MAX_NOTE_CHARS of it: a request naming 10,000 layouts made a 2.7 MB header
+        out.headers[NOTE_HEADER] = note_to_header(clip(answer.note, MAX_NOTE_CHARS))
     return out
 
 

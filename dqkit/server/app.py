@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from dqkit.contract.address import note_to_header
 from dqkit.contract.errors import ServiceError
 from dqkit.server.address_routes import AddressRoutes
 from dqkit.server.bulk_routes import BulkRoutes
@@ -71,8 +72,8 @@ def _not_ready(engines: ServerEngines, handler: Handler, *, provenance: bool = F
                              media_type="application/json", headers={"Retry-After": "1"})
         response = await handler(request)
         header = engines.loaded.reference_header if provenance else engines.loaded.lead_reference_header
-        if header:
-            response.headers["X-Dqkit-Reference"] = header
+        if header:  # percent-encoded past printable ASCII: an id or file name can never break the answer
+            response.headers["X-Dqkit-Reference"] = note_to_header(header)
         return response
 
     return guarded

@@ -49,6 +49,7 @@ import msgspec
 import platformdirs
 from starlette.requests import Request
 
+from dqkit._own_sqlite import BULK_MARK, StoreError, check_store, create_file, mark
 from dqkit.contract.address import MatchInfo, SearchRequest
 from dqkit.contract.address_bulk import (
     DEFAULT_LAYOUT,
@@ -191,8 +192,11 @@ class BatchStore:
         self.path = folder / "bulk.sqlite3"
         self.quota = quota or Quota.from_env()
         self._local = threading.local()
+        if not check_store(self.path, BULK_MARK, "bulk batch store", ("batches", "rows"), ("turns",)):
+            create_file(self.path)
         db = self._db()
         db.executescript(_SCHEMA)
+        mark(db, BULK_MARK)
         if "bytes" not in {r[1] for r in db.execute("PRAGMA table_info(batches)")}:  # a file of an older dqkit
             db.execute("ALTER TABLE batches ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0")
 
@@ -404,7 +408,10 @@ class BulkService:
     def store(self) -> BatchStore:
         with self._lock:
             if self._store is None:
-                self._store = BatchStore(self._folder or bulk_dir())
+                try:
+                    self._store = BatchStore(self._folder or bulk_dir())
+                except StoreError as exc:  # the server's configuration, said plainly (no traceback per request)
+                    raise ServiceError(str(exc), status=503) from None
             return self._store
 
     def _held(self) -> BatchStore | None:

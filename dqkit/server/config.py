@@ -36,7 +36,9 @@ class ServerConfig:
     client_ids / partner_ids: accepted lead CLIENT_ID / PARTNER_ID values; when set, others get E501.
     allow_ips: networks a lead request may come from; when set, other addresses get E500.
     references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file; `demo`: the
-    synthetic demo reference. None of them: the installed references (`dqkit reference add`).
+    synthetic demo reference. None of them: the installed references (`dqkit reference add`). `complete`: the user
+    vouches that the files (or the index) hold every street of every ZIP they hold, so a street they lack is "not
+    found"; else it is "not checked" (`dqkit.reference.coverage`).
     spoof_list: a text file of whole names (one a line) whose leads get E100, beside the bundled lists.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
     max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes; bulk batch creates: over
@@ -60,6 +62,7 @@ class ServerConfig:
     allow_ips: tuple[IPNetwork, ...] = ()
     references: tuple[Path, ...] = ()
     index: Path | None = None
+    complete: bool = False
     rate_limit: int = 0
     rate_window_seconds: int = DEFAULT_RATE_WINDOW_SECONDS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

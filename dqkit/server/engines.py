@@ -107,13 +107,16 @@ def load_local(config: ServerConfig) -> Loaded:
     points: object = None
     address: object
     if config.index is not None:
-        address = AddressEngine.open(config.index, ReferenceInfo(f"index:{config.index.name}", source="index file"))
-        points = address.index
+        complete = None if config.complete else frozenset[str]()  # partial unless the user vouches (--complete)
+        address = AddressEngine.open(config.index, ReferenceInfo(f"index:{config.index.name}", source="index file",
+                                                                 complete_postcodes=complete))
+        points = address.points()
     elif config.references:
-        engine = AddressEngine.from_files(list(config.references))
+        engine = AddressEngine.from_files(list(config.references), complete=config.complete)
         engine.reference = ReferenceInfo("files:" + "+".join(p.name for p in config.references),
-                                         source="reference files", built=engine.reference.built)
-        address, points = engine, engine.index
+                                         source="reference files", built=engine.reference.built,
+                                         complete_postcodes=engine.reference.complete_postcodes)
+        address, points = engine, engine.points()
     elif config.demo:
         address = AddressEngine.demo()  # synthetic: never the lead engine's address points
     else:

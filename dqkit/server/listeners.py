@@ -25,12 +25,31 @@ import struct
 from collections.abc import Iterable
 from typing import Final
 
-from dqkit.server.runner import bind
-
 log = logging.getLogger("dqkit.server")
 
 SO_ATTACH_REUSEPORT_CBPF: Final = 51  # Linux, <asm-generic/socket.h>
 _LD_RANDOM: Final = (0x20, 0, 0, (-0x1000 + 56) & 0xFFFFFFFF)  # A = prandom (SKF_AD_OFF + SKF_AD_RANDOM)
+
+
+def bind(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
+    """A listening TCP socket on host:port (IPv4 or IPv6; port 0 picks a free one). With `reuse_port`, other
+    sockets may bind the same port (SO_REUSEPORT) and the kernel spreads new connections among those listening;
+    `listen=False` only holds the port."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    if listen:
+        sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 def steering_program(slots: list[int]) -> list[tuple[int, int, int, int]]:

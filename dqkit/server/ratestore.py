@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from dqkit._own_sqlite import RATE_MARK, check_store, create_file, mark
+
 log = logging.getLogger("dqkit.server")
 
 _KEY_PERSON: Final = b"dqkit-ratekey"
@@ -116,6 +118,8 @@ class SqliteCounts:
         self.path = path
         self.what = f"sqlite:{path}"
         self._secret = secret
+        if not check_store(path, RATE_MARK, "rate store", ("counts",)):  # a file dqkit made, or none yet
+            create_file(path)
         self._db = sqlite3.connect(path, timeout=budget, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()
         self._pruned = -1
@@ -127,6 +131,7 @@ class SqliteCounts:
             self._db.execute("PRAGMA synchronous=OFF")  # counts of a running service: nothing to keep after a crash
             self._db.execute("CREATE TABLE IF NOT EXISTS counts (key TEXT NOT NULL, win INTEGER NOT NULL, "
                              "n INTEGER NOT NULL, PRIMARY KEY (key, win)) WITHOUT ROWID")
+            mark(self._db, RATE_MARK)
             self._ready = True
 
     def add(self, key: str, window_index: int, window: int) -> int:

@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from dqkit.server.config import ServerConfig
 from dqkit.server.errors import TITLES, error_bytes
+from dqkit.server.listeners import bind as bind  # re-exported: tests and benchmarks bind through the runner
 
 LISTENING_PREFIX: Final = "dqkit serve: listening on "
 _QUERY_TOKEN = re.compile(r"(?i)([?&](?:auth[-_]?token|token|access[-_]?token|api[-_]?key|api[-_]?token)=)[^&\s\"]*")
@@ -105,25 +106,6 @@ def log_config(level: str, secrets: frozenset[str]) -> dict[str, Any]:
     }
 
 
-def bind(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
-    """A listening TCP socket on host:port (IPv4 or IPv6; port 0 picks a free one). With `reuse_port`, other
-    sockets may bind the same port (SO_REUSEPORT) and the kernel spreads new connections among those listening;
-    `listen=False` only holds the port."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if reuse_port:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind(address)
-    except OSError:
-        sock.close()
-        raise
-    if listen:
-        sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
 
 
 DESCRIPTOR_RESERVE: Final = 64  # descriptors kept free for the index, logs, the engines' files

@@ -196,7 +196,10 @@ def supervise(config: ServerConfig, listeners: Listeners,
                 with contextlib.suppress(OSError):
                     listeners.steer(ready)
                 steered = ready
-            signal.sigtimedwait({signal.SIGCHLD}, POLL_SECONDS)
+            if hasattr(signal, "sigtimedwait"):
+                signal.sigtimedwait({signal.SIGCHLD}, POLL_SECONDS)
+            else:  # not Linux: look again shortly
+                time.sleep(POLL_SECONDS)
     finally:
         stop(signal.SIGTERM, None)
         deadline = time.monotonic() + STOP_SECONDS

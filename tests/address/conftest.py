@@ -101,6 +101,15 @@ def oa_engine(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Add
     return AddressEngine.from_files(files, out=out)
 
 
+@pytest.fixture(scope="session")
+def oa_complete(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:
+    """The same points, vouched for as every street of every ZIP they hold (`--complete`): what a whole county
+    file is, so that "not found" may be said."""
+    files = sorted((shared_dir / "data" / "openaddresses").glob("*.csv"))
+    out = tmp_path_factory.mktemp("oa_idx_complete") / "oa.dqidx"
+    return AddressEngine.from_files(files, out=out, complete=True)
+
+
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("DQKIT_CACHE_DIR", str(tmp_path / "cache"))

@@ -8,37 +8,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from dqkit.engines.address_index import Record, ReferenceIndex, build_from_records, build_index
 from dqkit.engines.address_index.build import part_marker
-from dqkit.engines.address_index.container import Container
+from dqkit.engines.address_index.compare import array_differences as same_index
 from dqkit.engines.address_index.external import BASE_BYTES, ROW_BYTES
 from dqkit.engines.address_index.merge import MergeInput, merge_indexes
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "openaddresses"
-VOLATILE = {"build_id", "built_at"}
 
 
 def memory_for(rows: int, workers: int = 1) -> int:
     """A memory budget that makes runs of about `rows` rows."""
     return workers * (BASE_BYTES + ROW_BYTES * rows)
-
-
-def same_index(a: Path, b: Path, *, ignore_meta: Sequence[str] = ()) -> list[str]:
-    """Every array equal (dtype, shape, values) and the metadata equal but for the build's id and time."""
-    ca, cb = Container(a), Container(b)
-    diffs = [f"only in one: {k}" for k in sorted(set(ca.arrays) ^ set(cb.arrays))]
-    for k in sorted(set(ca.arrays) & set(cb.arrays)):
-        x, y = ca.arrays[k], cb.arrays[k]
-        if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
-            diffs.append(f"{k}: {x.dtype}{x.shape} != {y.dtype}{y.shape}")
-    skip = VOLATILE | set(ignore_meta)
-    ma = {k: v for k, v in ca.meta.items() if k not in skip}
-    mb = {k: v for k, v in cb.meta.items() if k not in skip}
-    diffs += [f"meta {k}: {ma.get(k)!r} != {mb.get(k)!r}" for k in sorted(set(ma) | set(mb)) if ma.get(k) != mb.get(k)]
-    return diffs
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ def test_verify_through_a_service_with_prescreen_and_history(vendor: ServedProce
     assert "recorded as run 1" in done.stderr
     assert TOKEN not in done.stdout + done.stderr
     listed = dqkit("history", "--history", str(store), "--drift")
-    assert listed.returncode == 0 and vendor.url in listed.stdout and "changes tested" in listed.stdout
+    assert listed.returncode == 0 and vendor.url in listed.stdout and " tests, " in listed.stdout
+    assert "group 1: leads.csv" in listed.stdout
 
 
 def test_a_service_without_its_token_answers_no_lead_and_the_file_says_so(vendor: ServedProcess,

@@ -1,4 +1,5 @@
-"""The run history: one transaction a run, safe under concurrent runs and kill -9, a damaged store set aside."""
+"""The run history: one transaction a run, safe under concurrent runs and kill -9, a file that is not a store
+refused."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -85,16 +85,15 @@ def test_kill_9_mid_write_leaves_no_partial_run(verified: pd.DataFrame, tmp_path
     assert len(runs(store)) == 2
 
 
-def test_a_damaged_store_is_set_aside_and_reported_never_emptied(verified: pd.DataFrame, tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_store_is_refused_never_set_aside(verified: pd.DataFrame, tmp_path: Path) -> None:
+    from dqkit._own_sqlite import StoreError
+
     store = tmp_path / "h.sqlite"
     garbage = b"this is not a database\x00" * 400
     store.write_bytes(garbage)
-    with pytest.warns(HistoryWarning, match="moved to"):
-        record_run(verified.head(50), store)
-    aside = [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
-    assert len(aside) == 1 and aside[0].read_bytes() == garbage  # kept byte for byte
-    assert len(runs(store)) == 1
-    time.sleep(0.01)
+    with pytest.raises(StoreError, match="not a dqkit store"):  # issue 30: never renamed (a damaged store of
+        record_run(verified.head(50), store)  # dqkit's own still is: tests/hardening/test_store_files.py)
+    assert store.read_bytes() == garbage and not [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
 
 
 def test_a_store_written_before_a_column_was_added_is_upgraded_not_set_aside(verified: pd.DataFrame,

@@ -14,7 +14,8 @@ import uvicorn
 
 from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
-from dqkit.server.runner import bind, guarded_protocol
+from dqkit.server.listeners import bind
+from dqkit.server.runner import guarded_protocol
 from dqkit.server.testing import ServedProcess
 
 TOKEN = "hardening-token"

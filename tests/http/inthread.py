@@ -17,7 +17,7 @@ import uvicorn
 from dqkit.server.app import create_app
 from dqkit.server.config import ServerConfig
 from dqkit.server.engines import Loaded, load_local
-from dqkit.server.runner import bind
+from dqkit.server.listeners import bind
 
 
 @contextlib.contextmanager

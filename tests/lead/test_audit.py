@@ -56,15 +56,16 @@ def test_sample_style_audit_with_a_reference_shows_real_address_rates(shared_dir
         rows.append({"first_name": "Ann", "last_name": f"Lee{i % 7}", "street": street, "city": p["CITY"],
                      "state": "CA", "zip": p["POSTCODE"], "partner_id": "GOOD" if i % 2 else "MIXED"})
     frame = pd.DataFrame(rows)
-    engine = AddressEngine.from_files([src], out=tmp_path / "alameda.idx")
-    out = frame.leads.verify(backend=LocalBackend(profile=LeadProfile(points=engine.index)), cache=False)
+    engine = AddressEngine.from_files([src], out=tmp_path / "alameda.idx", complete=True)  # vouched (--complete)
+    out = frame.leads.verify(backend=LocalBackend(profile=LeadProfile(points=engine.points())), cache=False)
     table = out.leads.audit()
     assert table.loc["(all)", "address_invalid_pct"] > 0 and table.loc["(all)", "address_matched_pct"] > 0
     assert table.loc["MIXED", "address_invalid_pct"] > table.loc["GOOD", "address_invalid_pct"]
     assert table.loc["(all)", "street_unchecked_pct"] == 0
     cli_out = tmp_path / "verified.csv"
     frame.to_csv(tmp_path / "leads.csv", index=False)
-    proc = dqkit("verify", str(tmp_path / "leads.csv"), "-o", str(cli_out), "--reference", str(src), "--quiet")
+    proc = dqkit("verify", str(tmp_path / "leads.csv"), "-o", str(cli_out), "--reference", str(src), "--complete",
+                 "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "S102" in proc.stdout
     verified = pd.read_csv(cli_out, dtype=str, keep_default_na=False)

@@ -45,7 +45,8 @@ def test_verify_reads_and_writes_excel(tmp_path: Path) -> None:
     assert list(res["First Name"]) == ["Maria", "Ann", "Bob"]  # every row, in order
     assert list(res["result_code"]) == ["E200", "S100", "S100"]  # "=" is E200; 2134 is read as ZIP 02134
     cell = openpyxl.load_workbook(out).active["E2"]  # type: ignore[index]
-    assert cell.data_type == "s" and str(cell.value).startswith("'="), "a formula in a cell is written as text"
+    assert cell.data_type == "s" and str(cell.value).startswith("="), "a formula in a cell is written as text"
+    # as it is: an .xlsx text cell never runs (issue 29), so it gets no leading "'"
 
 
 def test_excel_output_cannot_run_formulas_nor_break_on_control_characters(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_excel_output_cannot_run_formulas_nor_break_on_control_characters(tmp_pa
     ws = openpyxl.load_workbook(out).active
     assert ws is not None
     values = [[c.value for c in row] for row in ws.iter_rows(min_row=2, max_col=5)]
-    assert values[0][4].startswith("'=HYPERLINK") and values[2][0] == "Bo\ufffdb"
+    assert values[0][4].startswith("=HYPERLINK") and values[2][0] == "Bo\ufffdb"
     assert all(c.data_type != "f" for row in ws.iter_rows() for c in row)  # no formula anywhere
 
 
@@ -126,6 +127,6 @@ def test_excel_takes_every_kind_of_cell_a_frame_holds(tmp_path: Path) -> None:
     path = tmp_path / "odd.xlsx"
     write_table(df, path)
     back = read_table(path)
-    assert back["a"].tolist() == ["x", "", "'=1+1"] and back["b"].tolist() == ["1", "", "3"]
+    assert back["a"].tolist() == ["x", "", "=1+1"] and back["b"].tolist() == ["1", "", "3"]
     assert back["c"].tolist() == ["1.5", "", "2"] and back["d"].tolist() == ["[1, 2]", "{'k': 1}", ""]
     assert back["e"].tolist() == ["E100", "", "S100"] and back["f"].tolist()[0].startswith("2026-01-01")

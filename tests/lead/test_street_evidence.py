@@ -19,6 +19,7 @@ import pytest
 
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 from dqkit.engines.address import AddressEngine
+from dqkit.engines.address.covered import CoveredPoints
 from dqkit.engines.lead.engine import LeadEngine, LeadProfile
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
@@ -41,7 +42,8 @@ def county(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[
 
 @pytest.fixture(scope="module")
 def leads(county: tuple[AddressEngine, list[Row]]) -> LeadEngine:
-    return LeadEngine(LeadProfile(points=county[0].index))
+    # vouched for as complete: these tests ask what S102 may say where the reference holds every street
+    return LeadEngine(LeadProfile(points=CoveredPoints(county[0].index, lambda _: True)))
 
 
 def lead_at(row: Row, street1: str) -> LeadRequest:
@@ -136,19 +138,44 @@ def test_a_near_name_outside_the_budget_is_s102_not_the_other_street(county: tup
     assert_not_found(leads.verify(lead_at(row, text)), real)
 
 
-def test_a_contradicting_suffix_is_not_corrected_into_a_valid_address(county: tuple[AddressEngine, list[Row]],
-                                                                      leads: LeadEngine) -> None:
+def test_a_valid_suffix_the_name_lacks_is_corrected_as_validate_corrects_it(county: tuple[AddressEngine, list[Row]],
+                                                                             leads: LeadEngine) -> None:
+    """Issue 28: a valid suffix the name does not have in the ZIP, the number on its one form there: the street
+    corrected and said so (status 45), as validate and the vendors do; it was S102 "street not found" before."""
     engine, rows = county
     other = {"CT": "WAY", "WAY": "CT", "AVE": "PL", "DR": "CIR", "ST": "TER", "LN": "PL", "PL": "LN"}
 
     def other_suffix(r: Row, s: Street) -> Iterator[tuple[str, str]]:
-        if s.suffix in other:
+        forms = {(p.street.predir, p.street.suffix, p.street.postdir)
+                 for p in engine.index.points_on_street(r["POSTCODE"][:5], s.name)}
+        if s.suffix in other and len(forms) == 1:
             yield typed(r["NUMBER"], s, s.name, other[s.suffix]), ""
 
     row, real, text = find(engine, rows, other_suffix)
     msg = leads.verify(lead_at(row, text))
-    assert_not_found(msg, real)
-    assert msg.standardized_address is not None and msg.standardized_address.suffix == other[real.suffix]
+    sa = msg.standardized_address
+    assert msg.message.result_code == "S100", (text, msg.message)
+    assert sa is not None and (sa.prim_name, sa.suffix, sa.prim_range) == (real.name, real.suffix, row["NUMBER"])
+    assert "45" in sa.address_error_status.split(","), sa.address_error_status
+
+
+def test_a_typed_suffix_the_name_has_is_never_corrected_into_another_street(
+        county: tuple[AddressEngine, list[Row]], leads: LeadEngine) -> None:
+    """A name with two suffixes in the ZIP, the number on one: typed with the other, it is that other street (the
+    number not on it), never the first corrected into it."""
+    engine, rows = county
+    for r, s in streets(rows):
+        points = engine.index.points_on_street(r["POSTCODE"][:5], s.name)
+        suffixes = {p.street.suffix for p in points if (p.street.predir, p.street.postdir) == (s.predir, s.postdir)}
+        others = sorted(x for x in suffixes if x != s.suffix and x)
+        if others and not any(p.number == r["NUMBER"] and p.street.suffix == others[0] for p in points):
+            break
+    else:
+        raise AssertionError("no such case in the county sample")
+    msg = leads.verify(lead_at(r, typed(r["NUMBER"], s, s.name, others[0])))
+    sa = msg.standardized_address
+    assert sa is not None and (sa.prim_name, sa.suffix) == (s.name, others[0]), sa
+    assert msg.message.result_code == "S102" and "61" in msg.message.value, msg.message
 
 
 @pytest.mark.parametrize(("street1", "street2"), [
@@ -242,13 +269,18 @@ def test_served_lead_gets_s102_for_a_near_street(shared_dir: Path, tmp_path: Pat
 
     engine, rows = county
 
-    def suffix_other(r: Row, s: Street) -> Iterator[tuple[str, str]]:
-        if s.suffix == "CT":
-            yield typed(r["NUMBER"], s, s.name, "WAY"), ""
+    def two_edits_in_a_short_word(r: Row, s: Street) -> Iterator[tuple[str, str]]:
+        words = s.name.split()
+        if len(s.name.replace(" ", "")) >= 8:
+            for i, w in enumerate(words):
+                if w.isalpha() and 4 <= len(w) <= 7:
+                    name = " ".join([*words[:i], sub(sub(w, 1), 3), *words[i + 1:]])
+                    yield typed(r["NUMBER"], s, name), name
 
-    row, real, text = find(engine, rows, suffix_other)
+    row, real, text = find(engine, rows, two_edits_in_a_short_word)
     src = shared_dir / "data" / "openaddresses" / "santa_clara.csv"
-    with serve_process(references=[src], env={"XDG_CACHE_HOME": str(tmp_path)}, startup_timeout=180) as served, \
+    with serve_process(references=[src], extra_args=["--complete"], env={"XDG_CACHE_HOME": str(tmp_path)},
+                       startup_timeout=180) as served, \
             httpx.Client(base_url=served.url, timeout=60) as http:
         answers = []
         for street1 in (text, typed(row["NUMBER"], real, real.name)):
@@ -279,7 +311,10 @@ def test_no_confident_wrong_street_on_the_precision_corpora(shared_dir: Path) ->
     print("\n" + bench.table(total, False))
     for c in ("a", "b", "d"):
         assert total[c].n >= 2000, (c, total[c].n)
-        assert total[c].s100_wrong == 0, (c, total[c].examples)
+        # (a): a held-out street sharing name and number with a reference street of another suffix (1511 MONTEVAL
+        # PL beside 1511 MONTEVAL LN) is typed exactly as a wrong suffix the vendors correct (issue 28): the one
+        # confident wrong answer the rule cannot tell from a right one; at most 1 in 1,000
+        assert total[c].s100_wrong <= (total[c].n // 1000 if c == "a" else 0), (c, total[c].examples)
     typos = total["c"]
     assert typos.s100_wrong == 0, typos.examples
     assert typos.s100_right >= 0.95 * typos.n, (typos.s100_right, typos.n)

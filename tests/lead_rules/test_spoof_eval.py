@@ -63,6 +63,19 @@ def test_real_set_shares_no_word_with_the_model_sources() -> None:
     assert not shared, shared[:20]
 
 
+def test_real_set_shares_no_word_with_the_shipped_name_tables() -> None:
+    """The model as shipped (its name table and the surnames it reads for puns) holds no word of the set."""
+    from name_sources import indep_keys, tokens
+
+    from dqkit.engines.lead import spoof_model
+
+    m = spoof_model.model()
+    shipped = {k for w in (*m.given, *m.surname, *spoof_model.known_surnames()) for k in indep_keys(w)}
+    shared = [f"{r['first_name']} {r['last_name']}" for r in read(REAL)
+              if any(k in shipped for w in (*tokens(r["first_name"]), *tokens(r["last_name"])) for k in indep_keys(w))]
+    assert not shared, shared[:20]
+
+
 def test_three_set_figures(capsys: pytest.CaptureFixture[str]) -> None:
     figs, _ = fresh_figures("test")
     real, flags = real_figures()
@@ -74,7 +87,10 @@ def test_three_set_figures(capsys: pytest.CaptureFixture[str]) -> None:
         print("\n".join(f.line() for f in lists[:1]))
     by = {f.label: f for f in figs}
     # Start commit d2f9bb8: goal kinds 45/166 by rules, 46/52 by lists; real names 2/8,388; lists 8,954/9,008.
-    assert by["goal kinds: rules (on no list)"].hit >= 40
-    assert by["goal kinds: lists (near an entry)"].hit >= 44
+    # With the name model (issue 32, thresholds tuned on the dev split): 117/166 by rules, 49/52 by lists, real
+    # names 2/8,388, lists 8,954/9,008. Floors a few names below; the goal (80% by rules) is not met, not asserted.
+    assert by["goal kinds: rules (on no list)"].hit >= 110
+    assert by["goal kinds: lists (near an entry)"].hit >= 46
     assert len(flags) <= 4
+    assert sum(1 for _, h in flags if h.why) <= 1  # by the name model: measured 0 of 8,388
     assert lists[0].hit >= 8954  # no drop in list recall

@@ -52,3 +52,28 @@ def test_notebooks_exist_and_mark_their_plots_and_batches() -> None:
             runs_batch = ".verify(" in src or ".validate(" in src or ".search(" in src
             if shows_figure or (runs_batch and "=" in src.splitlines()[-1]):
                 assert "# NBVAL_IGNORE_OUTPUT" in src.splitlines(), f"{name}: mark this cell:\n{src}"
+
+
+@pytest.mark.slow  # one kernel
+def test_a_notebook_saved_after_a_batch_keeps_the_bar_as_it_ended(tmp_path: Path) -> None:
+    """The stumble: a notebook saved after running kept each progress bar as "0%| 0/1855", the text the bar's
+    widget had when it was first shown, which is all a viewer without the kernel sees."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import pandas as pd\nimport dqkit.notebook\n"
+        f"df = pd.read_csv({str(REPO / 'data' / 'sample_leads.csv')!r}, dtype=str, keep_default_na=False).head(30)\n"
+        "out = df.leads.verify(progress=True, cache=False)\nlen(out)")]
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    path = tmp_path / "saved.ipynb"
+    nbformat.write(nb, path)
+    saved = nbformat.read(path, as_version=4)
+    outputs = saved.cells[0].outputs
+    texts = ["".join(o.get("data", {}).get("text/plain", "")) + "".join(o.get("text", "")) for o in outputs]
+    bars = [t for t in texts if t.startswith("verify leads") and "|" in t]
+    assert bars, texts
+    assert all("30/30" in t and "100%" in t for t in bars), bars
+    assert not any(" 0/30" in t or "0%|" in t.replace("100%|", "") for t in texts), texts
+    assert not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)

@@ -37,7 +37,7 @@ def test_the_report_is_one_offline_file(leads_csv: Path, tmp_path: Path, capsys:
     # Offline: nothing is fetched. Plotly's bundle is inline; no script or stylesheet comes from elsewhere.
     assert not re.search(r"<script[^>]+src=", text) and not re.search(r"<link[^>]+href=", text)
     assert "cdn.plot.ly" not in text.replace("https://cdn.plot.ly", "")  # only mentioned inside the bundle
-    assert text.count("Plotly.newPlot(") >= 4
+    assert text.count('class="dq-plot"') >= 3 and text.count('type="application/json"') >= 3
     for heading in ("Result codes", "Audit by lead source", "Figures"):
         assert f"<h2>{heading}</h2>" in text
     assert sum(1 for line in text.splitlines() if line.startswith(GENERATED_MARK)) == 1
@@ -134,3 +134,28 @@ def test_valid_phone_reads_not_checked_when_no_phone_was_checked() -> None:
     row = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>.*?</td>", first.split("<tbody>")[1])]
     cells = dict(zip(head, row, strict=True))
     assert cells["valid phone %"] == "not checked", cells
+
+
+def test_a_small_file_makes_a_small_report(leads_csv: Path, tmp_path: Path) -> None:
+    """The stumble: every report was about 4.8 MB, all of plotly.js inlined, even for 20 leads."""
+    twenty = pd.concat([LEADS] * 3, ignore_index=True).head(20)
+    src = tmp_path / "twenty.csv"
+    twenty.to_csv(src, index=False)
+    out = tmp_path / "twenty.html"
+    assert main(["report", str(src), "-o", str(out), "--quiet"]) == 0
+    size = out.stat().st_size
+    assert size < 1_000_000, f"{size:,} bytes"
+    text = out.read_text(encoding="utf-8")
+    assert text.count('<script type="application/octet-stream" id="dq-plotly">') == 1  # the bundle once
+
+
+def test_the_bundled_plotly_is_the_major_version_plotly_py_writes_for() -> None:
+    """The report's figures are plotly.py's JSON drawn by the bundled plotly.js: one major version."""
+    from plotly.offline import get_plotlyjs
+
+    from dqkit.report.html import PLOTLY_BUNDLE
+
+    head = PLOTLY_BUNDLE.read_text(encoding="utf-8")[:300]
+    bundled = re.search(r"plotly\.js \(cartesian - minified\) v(\d+)\.(\d+)\.(\d+)", head)
+    python_side = re.search(r"plotly\.js v(\d+)\.(\d+)\.(\d+)", get_plotlyjs()[:300])
+    assert bundled and python_side and bundled.group(1) == python_side.group(1)

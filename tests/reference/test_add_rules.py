@@ -114,8 +114,8 @@ def test_append_adds_rows_to_an_installed_reference(tmp_path: Path, alameda: lis
     assert (m1.rows, m2.rows) == (1000, 2000) and [i.name for i in m2.inputs] == [str(first), str(second)]
     assert reference.open_installed().validate(SearchRequest.of(text)).result.confidence == \
         Confidence.VERIFIED_MATCH
-    (m3,) = reference.add(second, region="CA", id="mine", append=True)  # the same rows again: kept once
-    assert m3.rows == 2000 and m3.dropped.get("duplicate") == 1000
+    (m3,) = reference.add(second, region="CA", id="mine", append=True)  # the same input again: it replaces itself
+    assert m3.rows == 2000 and [i.name for i in m3.inputs] == [str(first), str(second)]
 
 
 def test_an_unfinished_add_is_listed_and_removed_by_its_id(tmp_path: Path, refdir: Path,

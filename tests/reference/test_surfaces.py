@@ -20,11 +20,11 @@ from dqkit.server.testing import serve_process
 BODY = {"country_iso": "USA", "components": {"unspecified": ["350 Fifth Avenue, New York, NY 10118"]}}
 
 
-def _install_alameda(tmp_path: Path, alameda: list[dict[str, str]]) -> None:
+def _install_alameda(tmp_path: Path, alameda: list[dict[str, str]], *, complete: bool = False) -> None:
     src = tmp_path / "dl" / "us" / "ca" / "alameda.csv"
     src.parent.mkdir(parents=True)
     src.write_text(oa_csv_text(alameda), encoding="utf-8")
-    reference.add(src)
+    reference.add(src, complete=complete)
 
 
 def test_serve_answers_from_the_installed_reference_and_names_it(tmp_path: Path, refdir: Path,
@@ -93,7 +93,7 @@ def test_serve_a_reference_without_us_data_becomes_ready(tmp_path: Path, alameda
 def test_the_default_backend_checks_leads_against_the_installed_reference(tmp_path: Path,
                                                                          alameda: list[dict[str, str]]) -> None:
     assert dqkit.LocalBackend().lead_engine.profile.points is None  # nothing installed: ZIP data only
-    _install_alameda(tmp_path, alameda)
+    _install_alameda(tmp_path, alameda, complete=True)  # vouched for: a street it lacks may be "not found"
     backend = dqkit.LocalBackend()
     points = backend.lead_engine.profile.points
     assert points is not None and "openaddresses-us-ca-alameda@" in backend.lead_engine.profile.identity()

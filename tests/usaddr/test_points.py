@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from dqkit.engines.usaddr import AddressInput, InMemoryPoints, MatchLevel, PointSource, standardize
 from dqkit.engines.usaddr.barcode import check_digit
-from dqkit.engines.usaddr.points import point_from_row
+from dqkit.engines.usaddr.points import AddressPoint, point_from_row
 
 ROWS = [
     # LON, LAT, NUMBER, STREET, UNIT, CITY, POSTCODE, extra
@@ -85,8 +86,28 @@ def test_name_suffix_and_directional_corrected_20_45_46(source: InMemoryPoints) 
     assert "20" in r.codes and r.address.prim_name == "MERIDIAN" and "street" in r.corrected
     r = standardize("2653 Meridian St, San Jose, CA 95124", points=source)
     assert "45" in r.codes and r.address.suffix == "AVE" and "suffix" in r.corrected
-    r = standardize("2653 W Meridian Ave, San Jose, CA 95124", points=source)
+    # a typed direction the street lacks is dropped only where the reference holds every street of the ZIP (issue
+    # 28): from a source that does not say so, W MERIDIAN AVE may be a street it lacks
+    r = standardize("2653 W Meridian Ave, San Jose, CA 95124", points=_Complete(source))
     assert "46" in r.codes and r.address.predir == "" and "directional" in r.corrected
+    r = standardize("2653 W Meridian Ave, San Jose, CA 95124", points=source)
+    assert "46" not in r.codes and not r.valid and r.address.predir == "W"
+
+
+class _Complete:
+    """`source`, saying it holds every street of every ZIP it holds."""
+
+    def __init__(self, source: InMemoryPoints) -> None:
+        self.source = source
+
+    def covers_completely(self, zip5: str) -> bool:
+        return True
+
+    def points_on_street(self, zip5: str, name: str) -> Sequence[AddressPoint]:
+        return self.source.points_on_street(zip5, name)
+
+    def street_names(self, zip5: str) -> Sequence[str]:
+        return self.source.street_names(zip5)
 
 
 def test_wrong_zip_of_the_same_city_is_corrected_01(source: InMemoryPoints) -> None:

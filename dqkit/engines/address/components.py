@@ -19,6 +19,7 @@ from dqkit.contract.address_components import (
     AddOns,
     AddressClassification,
     AddressComponents,
+    AddressInfo,
     AddressMetadata,
     AddressType,
     Barcode,
@@ -34,7 +35,7 @@ from dqkit.contract.address_components import (
     SubBuildingComponent,
     SubBuildingItem,
 )
-from dqkit.engines.address.layout import country_name, mixed_case
+from dqkit.engines.address.layout import country_name, mixed_case, us_zip4
 from dqkit.engines.address_index.countries import country, iso3_of
 from dqkit.engines.address_index.store import AddressRow
 
@@ -62,7 +63,7 @@ def address_components(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -
     """The nested component breakdown of a reference address (as far as `level` is known)."""
     s = row.street
     iso3 = iso3_of(iso2)
-    zip4 = row.zip4 if iso2 == "US" and level == ADDRESS_LEVEL else ""
+    zip4 = us_zip4(row.zip4) if iso2 == "US" and level == ADDRESS_LEVEL else ""
     postal = PostalCodeComponent(full_name=f"{s.postcode}-{zip4}" if zip4 else s.postcode,
                                  primary=s.postcode, secondary=_s(zip4)) if s.postcode else None
     building = BuildingComponent(building_number=row.number) if row.number and level != STREET_LEVEL else None
@@ -96,12 +97,14 @@ def address_metadata(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> 
         return None
     code = "H" if row.unit else "S"
     barcode = None
-    if row.zip4 and row.delivery_point and row.street.postcode.isdigit():
+    if us_zip4(row.zip4) and row.delivery_point and row.street.postcode.isdigit():
         digits = f"{row.street.postcode}{row.zip4}{row.delivery_point}"
         if digits.isdigit() and len(digits) == 11:
             barcode = Barcode(delivery_point_barcode=digits, check_digit=check_digit(digits))
     route = RouteClassification(carrier_route=row.carrier_route) if row.carrier_route else None
-    return AddressMetadata(barcode=barcode, route_classification=route,
+    # which source the point is from, and of when: a reference may merge several (NAD and OpenAddresses)
+    info = AddressInfo(sources=[" ".join(x for x in (row.source, row.source_date) if x)]) if row.source else None
+    return AddressMetadata(address_info=info, barcode=barcode, route_classification=route,
                            address_classification=AddressClassification(address_type=AddressType(code=code)))
 
 

@@ -38,6 +38,7 @@ from dqkit.contract.address_components import NO_ADD_ONS, AddOns, AddressCompone
 from dqkit.contract.errors import BadRequestError, NotFoundError
 from dqkit.engines.address import keys as kk
 from dqkit.engines.address.components import ADDRESS_LEVEL, BUILDING_LEVEL, STREET_LEVEL, add_ons_for
+from dqkit.engines.address.covered import CoveredPoints
 from dqkit.engines.address.evidence import street_evidence
 from dqkit.engines.address.keys import KeyCodec
 from dqkit.engines.address.layout import country_name, seven_lines, vendor_case
@@ -87,12 +88,20 @@ class AddressEngine:
 
     @classmethod
     def from_files(cls, files: Sequence[str | Path], *, out: str | Path | None = None,
-                   country_iso2: str | None = None) -> AddressEngine:
+                   country_iso2: str | None = None, complete: bool = False) -> AddressEngine:
         """Build an index from OpenAddresses CSV files (into `out`, or the user cache keyed by the files'
-        paths, sizes and times, reused while they do not change) and open it."""
+        paths, sizes and times, reused while they do not change) and open it. The files are taken as part of
+        the area they hold (a street they lack is "not checked", never "not found") unless `complete`: the user
+        vouches that they hold every street of every ZIP they hold (`--complete`)."""
         from dqkit.engines.address.cache import build_cached
 
-        return cls.open(build_cached(files, out=out, country_iso2=country_iso2))
+        engine = cls.open(build_cached(files, out=out, country_iso2=country_iso2))
+        engine.reference = replace(engine.reference, complete_postcodes=None if complete else frozenset())
+        return engine
+
+    def points(self) -> CoveredPoints:
+        """This index as the standardizer's and the lead engine's point source, complete where its reference is."""
+        return CoveredPoints(self.index, self.reference.covers_completely)
 
     @classmethod
     def demo(cls) -> AddressEngine:

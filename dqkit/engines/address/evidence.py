@@ -9,7 +9,9 @@ Street partial, the typed words are read against the one candidate street, in or
 * every word of the street's name must be typed, exactly, in a Publication 28 form, or within a typo budget that
   grows with the word's length (none under 4 letters, one under 8, two from 8; none in a word with digits);
 * a typed suffix or direction must agree with the street's (a missing one is completed, a different one is a
-  contradiction: "Monteval Pl" is not "Monteval Ln");
+  contradiction: "Monteval Pl" is not "Monteval Ln"); whether such a difference is a correction the vendors make
+  or a street the person did not mean is for the rule of `dqkit.engines.usaddr.street_forms`, which needs the other
+  streets of the name: `Evidence.form_only` and `Evidence.typed_form` tell the caller when to ask it;
 * no typed word may be left unexplained inside the street part (a made-up name beside a real suffix);
 * the locality must agree: the typed ZIP is the street's, or the typed city is its city (or a name USPS accepts
   for its ZIP). With neither typed, only an exact street name counts.
@@ -65,6 +67,10 @@ class Evidence:
     city_ok: bool = False
     completed: int = 0  # suffix / direction words of the street that were not typed
     locality_typed: bool = False  # a postcode or city words were typed
+    # the suffix and directions typed in the street part ("" where none was): (predir, suffix, postdir)
+    typed_form: tuple[str, str, str] = ("", "", "")
+    form_only: bool = False  # all agrees but a typed suffix or direction the street lacks (see `street_forms`)
+    direction_completed: bool = False  # the street has a direction that was not typed
 
     @property
     def rank(self) -> tuple[int, int, int, int]:
@@ -81,6 +87,7 @@ class _Facts:
 
     name_toks: tuple[str, ...]
     extras: tuple[str, ...]
+    roles: tuple[int, ...]  # of each extra: 0 predir, 1 suffix, 2 postdir
     city_toks: tuple[str, ...]
     exact: dict[str, tuple[tuple[int, int], ...]]  # form -> ((kind, j), ...): 0 name word, 1 two name words, 2 extra
     city: dict[str, tuple[int, ...]]  # city word -> its positions
@@ -94,6 +101,7 @@ _LOCALITY: Final = frozenset({_CITY, _REGION, _POSTCODE})
 def _facts(name: str, predir: str, suffix: str, postdir: str, city: str) -> _Facts:
     name_toks = tuple(tokens(name))
     extras = tuple(t for t in (predir, suffix, postdir) if t)
+    roles = tuple(r for r, t in enumerate((predir, suffix, postdir)) if t)
     city_toks = tuple(tokens(city))
     exact: dict[str, list[tuple[int, int]]] = {}
     for j, t in enumerate(name_toks):
@@ -107,7 +115,7 @@ def _facts(name: str, predir: str, suffix: str, postdir: str, city: str) -> _Fac
     cities: dict[str, list[int]] = {}
     for j, t in enumerate(city_toks):
         cities.setdefault(t, []).append(j)
-    return _Facts(name_toks, extras, city_toks, {k: tuple(v) for k, v in exact.items()},
+    return _Facts(name_toks, extras, roles, city_toks, {k: tuple(v) for k, v in exact.items()},
                   {k: tuple(v) for k, v in cities.items()})
 
 
@@ -157,8 +165,25 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     locality_typed = bool(typed_postcode) or True in city_used or bool(other_city)
     locality_ok = zip_ok or city_ok or (not locality_typed and edits == 0)
     ok = name_ok and not garbage and locality_ok and not contradicted
+    typed = ["", "", ""]
+    for j, used_j in enumerate(extra_used):
+        if used_j:
+            typed[facts.roles[j]] = facts.extras[j]
+    clean_form = True  # each typed suffix / direction fills a place of its own (not "ALVEN DR": two suffixes)
+    if contradicted:
+        first_name = next((i for i, c in enumerate(cls) if c == _NAME), len(cls))
+        for i, c in enumerate(cls[:max(street_stop, last_name + 2)]):
+            if c == _TYPE:
+                t = words[i].text
+                role = 1 if t in SUFFIXES else 0 if i < first_name else 2
+                if not typed[role] and not (role != 1 and typed[2 - role]):
+                    typed[role] = SUFFIXES.get(t, "") if role == 1 else DIRECTIONALS.get(t, "")
+                else:
+                    clean_form = False
+    form_only = contradicted and clean_form and name_ok and not garbage and locality_ok
+    dir_completed = any(not u and facts.roles[j] != 1 for j, u in enumerate(extra_used))
     return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, extra_used.count(False),
-                    locality_typed)
+                    locality_typed, (typed[0], typed[1], typed[2]), form_only, dir_completed)
 
 
 def _classify(w: Word, facts: _Facts, used: list[bool], extra_used: list[bool], city_used: list[bool],

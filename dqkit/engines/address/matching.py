@@ -75,7 +75,7 @@ class WordHit:
         if self.sparse is None:
             return 0
         ids, lv = self.sparse
-        j = int(np.searchsorted(ids, i))
+        j = int(ids.searchsorted(i))  # the method: np.searchsorted's dispatch cost more than the search
         return int(lv[j]) if j < len(ids) and ids[j] == i else 0
 
     def levels_at(self, idx: npt.NDArray[np.int64]) -> I8:
@@ -86,7 +86,7 @@ class WordHit:
         ids, lv = self.sparse
         if ids is idx:
             return lv
-        return lv[np.searchsorted(ids, idx)]
+        return lv[ids.searchsorted(idx)]
 
 
 @dataclass(slots=True)
@@ -325,7 +325,12 @@ class Matcher:
                 sel = (ent >= plo) & (ent < phi)
                 lvl[sel] = np.where(in_street[sel], LEVEL_PREFIX_STREET, LEVEL_PREFIX_LOCALITY)
             if exact_ids:
-                sel = ent == exact_ids[0] if len(exact_ids) == 1 else np.isin(ent, exact_ids)
+                sel = ent == exact_ids[0]
+                if len(exact_ids) > 4:
+                    sel = np.isin(ent, exact_ids)
+                else:  # a word's few forms: one comparison each beats np.isin's sort (5% of a clean validate)
+                    for other in exact_ids[1:]:
+                        sel |= ent == other
                 lvl[sel] = np.where(in_street[sel], LEVEL_EXACT_STREET, LEVEL_EXACT_LOCALITY)
             per = np.maximum.reduceat(lvl, starts)
             if not per.any():

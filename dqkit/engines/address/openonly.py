@@ -127,7 +127,22 @@ class OpenOnlyEngine:
 
         st = standardize(text)
         a = st.address
-        if st.match == MatchLevel.NONE or not a.zip:
+        if not a.zip:
+            # a street with a city and state but no ZIP ("5770 Balboa Dr, Oakland CA"): the city is checked as
+            # "San Jose, CA" is, and answered as the place (issue 29); no ZIP is guessed for a city of several
+            city = place_only(f"{a.city}, {a.state}") if a.city and a.state else None
+            if city is None:
+                return ValidateResponse(ValidationResult(
+                    confidence=Confidence.NO_MATCHES, match_type=MatchType.UNMATCHED,
+                    match_confidence=MatchConfidence.NONE))
+            detail = city.detail()
+            detail.city_name_corrected = detail.city_name_corrected or "city" in st.corrected
+            detail.state_corrected = detail.state_corrected or "state" in st.corrected
+            return ValidateResponse(ValidationResult(
+                confidence=Confidence.VERIFIED_PLACE, validation_detail=detail,
+                match_type=MatchType.POST_CODE_NO_ADDRESS if city.zip else MatchType.UNMATCHED,
+                match_confidence=MatchConfidence.NONE, address=city.address()))
+        if st.match == MatchLevel.NONE:
             return ValidateResponse(ValidationResult(
                 confidence=Confidence.NO_MATCHES, match_type=MatchType.UNMATCHED,
                 match_confidence=MatchConfidence.NONE))

@@ -39,7 +39,8 @@ class ReferenceInfo:
     source_date: str = ""
     synthetic: bool = False
     street_checked: bool = True
-    complete_postcodes: frozenset[str] | None = None  # postcodes it holds every street of; None: all it holds
+    # postcodes it holds every street of (none unless the data or the user says so); None: all it holds
+    complete_postcodes: frozenset[str] | None = frozenset()
 
     def covers_completely(self, postcode: str) -> bool:
         """Whether a street this reference lacks in `postcode` is missing there (not only from a partial list)."""
@@ -79,7 +80,7 @@ class ReferenceInfo:
 
 def demo_info(built: str = "") -> ReferenceInfo:
     return ReferenceInfo(DEMO_ID, source="demo", licence="synthetic (dqkit authors)", country="US", built=built,
-                         synthetic=True)
+                         synthetic=True, complete_postcodes=None)  # invented whole: its answers say so
 
 
 def open_only_info() -> ReferenceInfo:
@@ -97,4 +98,6 @@ def combined(infos: list[ReferenceInfo]) -> ReferenceInfo:
         country="+".join(dict.fromkeys(i.country for i in infos if i.country)),
         rows=sum(i.rows for i in infos), built=max((i.built for i in infos), default=""),
         source_date=min((i.source_date for i in infos if i.source_date), default=""),
-        synthetic=any(i.synthetic for i in infos), street_checked=all(i.street_checked for i in infos))
+        synthetic=any(i.synthetic for i in infos), street_checked=all(i.street_checked for i in infos),
+        complete_postcodes=None if all(i.complete_postcodes is None for i in infos) else
+        frozenset().union(*(i.complete_postcodes or () for i in infos)))

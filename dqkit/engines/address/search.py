@@ -9,6 +9,7 @@ step-in open them.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Final
@@ -372,6 +373,7 @@ class Searcher:
         return ix.number_text(first), ix.number_text(last), side
 
 
+@functools.lru_cache(maxsize=65536)
 def _ukey(unit: str) -> str:
     """A unit compared without case, spaces or dashes ("1-2" == "12", "r a" == "RA")."""
     return "".join(c for c in unit.upper() if c.isalnum())

@@ -18,8 +18,9 @@ not on it), Multiple matches, Verified place (only the locality), No matches, In
 single answers, none otherwise.
 
 What was typed is never replaced by something else unsaid: a typed unit the reference does not list at the building
-stays the typed unit (Premises partial, the listed units as suggestions; with no unit data the building's confidence
-and a note "unit ... not checked"), a typed ZIP the answer does not keep is named in the note, and a typed street the
+stays the typed unit (Premises partial, the listed units as suggestions; with no unit data Premises partial too, the
+typed unit on the address lines and a note "unit ... not checked", so that no filter on confidence counts an
+unchecked unit verified), a typed ZIP the answer does not keep is named in the note, and a typed street the
 reference does not hold is named in the note with the ZIP and the reference it was looked for in. Input that names
 only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 """
@@ -44,6 +45,7 @@ from dqkit.contract.address import (
     ValidationResult,
 )
 from dqkit.engines import deadline
+from dqkit.engines.address.covered import CoveredPoints
 from dqkit.engines.address.evidence import Evidence, street_evidence
 from dqkit.engines.address.firm_lines import Organization, set_aside, with_organization
 from dqkit.engines.address.layout import country_name, delivery_lines, mixed_case, seven_lines
@@ -53,8 +55,19 @@ from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.search import ADDRESS, BUILDING, NUMBER_EXACT, RANGE, Found, Item, Searcher
 from dqkit.engines.address.typed_postcode import typed_postcode
 from dqkit.engines.address_index.countries import country
+from dqkit.engines.address_index.reader import numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, StreetRow
 from dqkit.engines.address_index.tokens import tokens
+from dqkit.engines.usaddr.street_forms import (
+    AMBIGUOUS,
+    CORRECTED,
+    REFUSED,
+    SAME,
+    Form,
+    FormCheck,
+    FormFacts,
+    check_form,
+)
 
 if TYPE_CHECKING:
     from dqkit.engines.usaddr.standardize import Standardized
@@ -84,6 +97,7 @@ class Verdict:
     place_street: int = -1  # Verified place: a street of the typed city (its locality is the place)
     place_text: tuple[str, str, str] | None = None  # Verified place from ZIP data alone: city, state, ZIP
     unit_note: str = ""  # what the answer says about the typed unit
+    form_note: str = ""  # a suffix or direction corrected, or two streets that fit (`street_forms`)
 
 
 # The suggestions of a list of items (a building's units, candidate streets), as the engine writes them.
@@ -121,10 +135,10 @@ class Validator:
                     match_type=_match_type(Confidence.VERIFIED_PLACE, bool(place.zip)),
                     match_confidence=MatchConfidence.MEDIUM, address=place.address()), ""
         q = parse_query(text.rstrip() + " ")  # read once: search, the standardizer's check and the unit use it
-        verdict = self._by_search(ds, text, typed_pc, q)
+        verdict = self._by_search(ds, text, typed_pc, q, complete)
         std: Standardized | None = None
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
-            by_std, std = self._by_standardizer(ds, text, q)
+            by_std, std = self._by_standardizer(ds, text, q, complete)
             if by_std is not None and _RANK.get(by_std.confidence, 0) > _RANK.get(verdict.confidence, 0) and \
                     not _picks_one_of(verdict, by_std):
                 verdict = by_std
@@ -163,11 +177,19 @@ class Validator:
                 toks.remove(t)
         return any(_same_unit(unit, p) for p in (*toks, *(a + b for a, b in itertools.pairwise(toks))))
 
+    def _unit_is_place(self, v: Verdict, q: Query) -> bool:
+        """Whether the "unit" read from the text is the answer's own city and state ("Tutor Key, KY": KEY is a
+        Publication 28 designator, KY the state), not a unit that was typed."""
+        assert v.item is not None
+        s = self.ix.street(v.item.street)
+        place = {*tokens(s.city), *tokens(s.region), *tokens(s.postcode)}
+        return bool(q.unit_desig) and q.unit_desig.upper() in place and all(t in place for t in tokens(q.unit))
+
     def _unit_checked(self, ds: DatasetInfo, v: Verdict, q: Query) -> Verdict:
         """A typed unit is one the reference lists at the building, or it is kept as typed: never another one."""
         if not q.unit or v.item is None or v.item.kind == RANGE or v.confidence not in _BUILDING_CLAIMS:
             return v
-        if self._unit_typed(v, q):
+        if self._unit_typed(v, q) or self._unit_is_place(v, q):
             return v
         ix = self.ix
         typed = " ".join(p for p in (q.unit_desig, q.unit) if p)
@@ -193,16 +215,21 @@ class Validator:
                                      f"({n} unit{'s' if n > 1 else ''} listed)")
         v.retained_unit = typed
         v.unit_note = f"unit {typed} not checked: the reference lists no units at this address"
+        if v.confidence in (Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED):
+            # the building is verified, the unit is not: a filter on confidence must not count it verified (issue
+            # 29); Premises partial is the vendors' word for "premises found, sub-premises not verified"
+            v.confidence = Confidence.PREMISES_PARTIAL
         return v
 
     # -- the search matcher ------------------------------------------------------------------------------
-    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str, typed: Query) -> Verdict:
+    def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str, typed: Query,
+                   complete: Callable[[str], bool] | None = None) -> Verdict:
         deadline.check()
         found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES, query=typed)
         if not found.items:
             return Verdict(Confidence.NO_MATCHES, None, ValidationDetail())
         q = found.query
-        ev = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items})
+        ev, forms = self._evidence_of(ds, q, typed_pc, {it.street for it in found.items}, complete)
         # only streets the typed words support can be answered; the best supported reading first
         good = [it for it in found.items if ev[it.street].ok]
         if not good:
@@ -220,6 +247,24 @@ class Validator:
         good = [it for it in good if ev[it.street].rank == best]
         top = max(good, key=lambda it: it.rank)
         detail = self._detail(ds, text, found, top)
+        form = forms.get(top.street)
+        if form is not None and form.verdict == AMBIGUOUS:
+            return self._two_readings(ds, top, detail, form, typed_pc)
+        form_note = ""
+        if form is not None and form.verdict == CORRECTED:
+            detail.street_corrected = True
+            form_note = "; ".join(form.changes)
+        v = self._street_verdict(ds, found, typed_pc, ev, good, top, detail)
+        if form_note and v.item is not None and v.item.street == top.street and v.confidence in _STREET_CLAIMS:
+            v.form_note = form_note
+        if v.confidence == Confidence.STREET_PARTIAL and v.item is not None and q.number:
+            return self._number_elsewhere(ds, v, ev[v.item.street], q, typed_pc, complete)
+        return v
+
+    def _street_verdict(self, ds: DatasetInfo, found: Found, typed_pc: str, ev: dict[int, Evidence],
+                        good: list[Item], top: Item, detail: ValidationDetail) -> Verdict:
+        """The verdict on the supported streets `good` (best `top`): address, building, street or several."""
+        q = found.query
         heavy = bool(found.match and (found.match.fuzzy or detail.street_corrected))
         same = [it for it in good if it.number_level == top.number_level and it.unit_level == top.unit_level
                 and not (it.kind == BUILDING and it is not top and it.lo <= top.lo < it.hi)]
@@ -264,9 +309,116 @@ class Validator:
             top = Item(RANGE, s, int(self.ix.s_lo[s]), int(self.ix.s_hi[s]))
         return Verdict(Confidence.STREET_PARTIAL, top, detail, heavy)
 
-    def _evidence_of(self, ds: DatasetInfo, q: Query, typed_pc: str, streets: set[int]) -> dict[int, Evidence]:
+    def _evidence_of(self, ds: DatasetInfo, q: Query, typed_pc: str, streets: set[int],
+                     complete: Callable[[str], bool] | None = None) -> tuple[dict[int, Evidence], dict[int, FormCheck]]:
+        """The evidence for each street, and, where the typed suffix or direction is not the street's, the verdict
+        of the street-form rule (`street_forms`): a street it refuses is offered only, one it corrects or finds
+        one of two readings passes (ranked below a street typed as it is)."""
         aliases = self._aliases(ds, typed_pc)
-        return {s: street_evidence(ds.iso2, self.ix.street(s), q, typed_pc, aliases) for s in streets}
+        ev = {s: street_evidence(ds.iso2, self.ix.street(s), q, typed_pc, aliases) for s in streets}
+        forms: dict[int, FormCheck] = {}
+        for s, e in ev.items():
+            if not (e.form_only or (e.ok and e.direction_completed)):
+                continue
+            fc = self._form_check(ds, self.ix.street(s), e, q, typed_pc, complete)
+            if fc.verdict == CORRECTED and e.name_edits and any(not c.endswith(" added") for c in fc.changes):
+                fc = FormCheck(REFUSED)  # a misspelt name and a changed suffix or direction: two guesses, not one
+            forms[s] = fc
+            if fc.verdict == REFUSED:
+                e.ok, e.near = False, True
+            elif fc.verdict != SAME:
+                e.ok, e.near = True, False
+                e.completed += 1 + len(fc.changes)
+        return ev, forms
+
+    def _form_check(self, ds: DatasetInfo, s: StreetRow, e: Evidence, q: Query, typed_pc: str,
+                    complete: Callable[[str], bool] | None) -> FormCheck:
+        """The street-form rule for street `s` read as the typed street: every form of its name in the locality
+        (its postcode; with no postcode typed, or another one, the postcodes of its city as well)."""
+        ix = self.ix
+        postcodes = self._locality(ds, s, typed_pc)
+        num_ids = [i for f in (q.number_forms or (q.number,)) if f and (i := ix.strings.find(f)) >= 0]
+        facts: dict[Form, FormFacts] = {}
+        for pc in postcodes:
+            for t in ix.streets_named(ds, pc, s.name):
+                row = ix.street(t)
+                f = (row.predir, row.suffix, row.postdir)
+                nums = ix.a_number[row.lo:row.hi]
+                has = any(bool((nums == i).any()) for i in num_ids)
+                ni = ix.a_numint[row.lo:row.hi]
+                lo, hi = int(ni.min()), int(ni.max())
+                prev = facts.get(f)
+                if prev is not None:
+                    has, lo, hi = has or prev.has_number, min(lo, prev.lo), max(hi, prev.hi)
+                facts[f] = FormFacts(has, lo, hi)
+        whole = all(complete(pc) for pc in postcodes) if complete is not None else True
+        number = numint(q.number) if q.number[:1].isdigit() else 0
+        return check_form(e.typed_form, (s.predir, s.suffix, s.postdir), facts, number, complete=whole)
+
+    def _number_elsewhere(self, ds: DatasetInfo, v: Verdict, e: Evidence, q: Query, typed_pc: str,
+                          complete: Callable[[str], bool] | None) -> Verdict:
+        """The typed street holds no such number, another form of its name in the locality does (696 W SUNSET
+        BLVD typed, 696 on SUNSET BLVD): when the street-form rule finds both readings real, Multiple matches
+        listing both; else the Street partial as it is."""
+        assert v.item is not None
+        ix = self.ix
+        s = ix.street(v.item.street)
+        num_ids = [i for f in (q.number_forms or (q.number,)) if f and (i := ix.strings.find(f)) >= 0]
+        if not num_ids:
+            return v
+        holders: list[Item] = []
+        names: list[str] = []
+        for t in (t for pc in self._locality(ds, s, typed_pc) for t in ix.streets_named(ds, pc, s.name)):
+            row = ix.street(t)
+            if t == v.item.street:
+                continue
+            at = [a for a in range(row.lo, row.hi) if int(ix.a_number[a]) in num_ids]
+            if not at:
+                continue
+            fc = self._form_check(ds, row, e, q, typed_pc, complete)
+            if fc.verdict != AMBIGUOUS:
+                continue
+            b_lo, b_hi = ix.building(at[0])
+            holders.append(Item(ADDRESS if b_hi - b_lo == 1 else BUILDING, t, b_lo, b_hi, number_level=NUMBER_EXACT))
+            names.append(f"{ix.number_text(at[0])} {row.text}")
+        if not holders:
+            return v
+        out = Verdict(Confidence.MULTIPLE_MATCHES, v.item, v.detail, True, alternatives=[v.item, *holders])
+        out.form_note = (f"two streets fit the typed street, neither verified: {s.text} as typed (no number "
+                         f"{q.number} on it in the reference); {' and '.join(names)} also fit"
+                         f"{'s' if len(names) == 1 else ''}")
+        return out
+
+    def _locality(self, ds: DatasetInfo, s: StreetRow, typed_pc: str) -> list[str]:
+        """Where the other forms of street `s`'s name are looked for: its postcode when that was typed, else the
+        postcodes of its city too (US)."""
+        postcodes = [s.postcode]
+        if ds.iso2 == "US" and typed_pc.replace(" ", "") != s.postcode.replace(" ", ""):
+            from dqkit.engines import zipdata
+
+            postcodes += [z for z in zipdata.zips_for_city(s.city, s.region) if z != s.postcode]
+        return postcodes
+
+    def _two_readings(self, ds: DatasetInfo, top: Item, detail: ValidationDetail, form: FormCheck,
+                      typed_pc: str) -> Verdict:
+        """The typed street and another form of its name both fit (SUNSET BLVD typed, 752 on W SUNSET BLVD, and
+        SUNSET BLVD in the ZIP too): Multiple matches listing both, verifying neither."""
+        ix = self.ix
+        s = ix.street(top.street)
+        others: list[Item] = []
+        names: list[str] = []
+        for pc in self._locality(ds, s, typed_pc):
+            for t in ix.streets_named(ds, pc, s.name):
+                row = ix.street(t)
+                if (row.predir, row.suffix, row.postdir) in form.others and t != top.street:
+                    others += self.searcher.street_groups(t)
+                    names.append(row.text if pc == s.postcode else f"{row.text} ({pc})")
+        changed = "; ".join(form.changes)
+        why = f"{s.text} fits" + (f" ({changed})" if changed else "")
+        also = f"{' and '.join(dict.fromkeys(names))} also fit{'s' if len(set(names)) == 1 else ''}"
+        v = Verdict(Confidence.MULTIPLE_MATCHES, top, detail, True, alternatives=[top, *others])
+        v.form_note = f"two streets fit the typed street, neither verified: {why}; {also}"
+        return v
 
     def _aliases(self, ds: DatasetInfo, postcode: str) -> tuple[str, ...]:
         return _alias_cities(postcode) if ds.iso2 == "US" and postcode else ()
@@ -365,16 +517,18 @@ class Validator:
         return typed_postcode(ds.iso2, text)
 
     # -- the standardizer (US) ---------------------------------------------------------------------------
-    def _by_standardizer(self, ds: DatasetInfo, text: str, q: Query) -> tuple[Verdict | None, Standardized]:
+    def _by_standardizer(self, ds: DatasetInfo, text: str, q: Query, complete: Callable[[str], bool] | None = None,
+                         ) -> tuple[Verdict | None, Standardized]:
         """The standardizer's verdict (None when it has none) and its reading of the typed address (`q`: the
         search's reading of the same text)."""
         deadline.check()
         from dqkit.engines.usaddr.standardize import standardize
 
-        st = standardize(text, points=self.ix)
-        return self._std_verdict(ds, text, st, q), st
+        st = standardize(text, points=self.ix if complete is None else CoveredPoints(self.ix, complete))
+        return self._std_verdict(ds, text, st, q, complete), st
 
-    def _std_verdict(self, ds: DatasetInfo, text: str, st: Standardized, q: Query) -> Verdict | None:
+    def _std_verdict(self, ds: DatasetInfo, text: str, st: Standardized, q: Query,
+                     complete: Callable[[str], bool] | None = None) -> Verdict | None:
         from dqkit.engines.usaddr.standardize import MatchLevel
 
         if st.match == MatchLevel.NONE:
@@ -382,23 +536,41 @@ class Validator:
         detail = _detail_from_standardized(st)
         zip5 = st.address.zip
         item = self._item_of(ds, st, zip5)
+        form_note = ""
         if item is not None and st.match in (MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.STREET):
             typed_pc = self._typed_postcode(ds, text)
-            if not self._evidence_of(ds, q, typed_pc, {item.street})[item.street].ok:
+            ev, forms = self._evidence_of(ds, q, typed_pc, {item.street}, complete)
+            if not ev[item.street].ok:
                 return None  # the standardizer's street is not the typed one (or not in the typed locality)
+            form = forms.get(item.street)
+            if form is not None and form.verdict == AMBIGUOUS:
+                return None  # two readings: the search's verdict lists both
+            if form is not None and form.verdict == CORRECTED:
+                detail.street_corrected = True
+                form_note = "; ".join(form.changes)
             if q.number_forms and self.ix.number_text(item.lo) not in q.number_forms and item.kind != RANGE:
                 return None  # "3780 A Webster St" is not 3780: a number form the reference lacks is kept as typed
+        v = self._std_level_verdict(ds, st, item, detail, bool(form_note))
+        if v is not None and form_note and v.confidence in _STREET_CLAIMS:
+            v.form_note = form_note
+        return v
+
+    def _std_level_verdict(self, ds: DatasetInfo, st: Standardized, item: Item | None, detail: ValidationDetail,
+                           form_corrected: bool) -> Verdict | None:
+        """The verdict for the standardizer's match level (its street already checked against the typed words)."""
+        from dqkit.engines.usaddr.standardize import MatchLevel
+
         if st.match == MatchLevel.ADDRESS and item is not None and item.kind == ADDRESS:
-            heavy = "street" in st.corrected
+            heavy = "street" in st.corrected or form_corrected
             conf = Confidence.INTERACTION_REQUIRED if heavy and self._many_repairs(detail) else \
                 Confidence.VERIFIED_MATCH
             return Verdict(conf, item, detail, heavy, st.street.secondary if st.secondary_retained else "")
         if st.match == MatchLevel.MULTIPLE:
             return Verdict(Confidence.MULTIPLE_MATCHES, item, detail)
         if st.match == MatchLevel.PREMISES and item is not None:
-            return Verdict(Confidence.PREMISES_PARTIAL, item, detail, False, st.street.secondary)
+            return Verdict(Confidence.PREMISES_PARTIAL, item, detail, form_corrected, st.street.secondary)
         if st.match == MatchLevel.STREET and item is not None:
-            return Verdict(Confidence.STREET_PARTIAL, item, detail)
+            return Verdict(Confidence.STREET_PARTIAL, item, detail, form_corrected)
         if st.match == MatchLevel.LAST_LINE:
             a = st.address
             if a.zip and self._postcode_held(ds, a.zip):
@@ -441,6 +613,8 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and not row.unit:
                 self._with_unit(ds, address, row.number, row.street.text, v.retained_unit)
+            if v.retained_unit and ds.iso2 == "US":
+                address.postal_code = address.postal_code[:5]  # the building's ZIP+4 is not its unit's
             if conf == Confidence.MULTIPLE_MATCHES:
                 self._shared_locality(address, v.alternatives or [v.item])
         if conf == Confidence.VERIFIED_PLACE and v.item is None:
@@ -482,6 +656,8 @@ class Validator:
         """The answer's note, read from the answer itself: what it kept unchecked, what it changed, what it did
         not find and where it looked."""
         notes = [f"{v.unit_note} (reference {rid})"] if v.unit_note else []
+        if v.form_note:
+            notes.append(f"{v.form_note} (reference {rid})")
         conf = result.confidence
         a = result.address
         zip_word = "ZIP" if ds.iso2 == "US" else "postcode"
@@ -490,19 +666,48 @@ class Validator:
                 typed_pc.replace(" ", "") != answer_pc.replace(" ", ""):
             notes.append(f"typed {zip_word} {typed_pc} corrected to {answer_pc} by reference {rid}")
         if conf in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
-            street = _typed_street(std)
-            where = typed_pc or answer_pc
-            if where and not self._postcode_held(ds, where):
-                notes.append(f"street not checked: reference {rid} holds no addresses in {zip_word} {where}")
-            elif street and where and complete is not None and not complete(where):
-                notes.append(f"street {street} not checked: reference {rid} holds only part of {zip_word} {where}")
-            elif street and where:
-                notes.append(f"street {street} not found in {zip_word} {where} of reference {rid}")
-            elif street and a is not None and a.locality:
-                notes.append(f"street {street} not found in {a.locality} of reference {rid}")
-            elif street:
-                notes.append(f"street {street} not found in reference {rid}")
+            notes += self._street_note(ds, a, typed_pc or answer_pc, std, rid, complete)
         return "; ".join(notes)
+
+    def _street_note(self, ds: DatasetInfo, a: Address | None, where: str, std: Standardized | None, rid: str,
+                     complete: Callable[[str], bool] | None) -> list[str]:
+        """What a place-only answer says of the typed street: "not found" only where the reference holds every
+        street and not that one; "not checked" where it holds part of the area (or none of it); and never "not
+        found" of a street the reference holds there (named as typed, not as the standardizer corrected it)."""
+        zip_word = "ZIP" if ds.iso2 == "US" else "postcode"
+        if where and not self._postcode_held(ds, where):
+            return [f"street not checked: reference {rid} holds no addresses in {zip_word} {where}"]
+        typed = _typed_street_parts(std)
+        if typed is None:
+            return []
+        street = " ".join(p for p in typed if p)
+        if where:
+            places, label = [where], f"{zip_word} {where}"
+        elif a is not None and a.locality and ds.iso2 == "US":
+            from dqkit.engines import zipdata
+
+            places = [z for z in zipdata.zips_for_city(a.locality.upper(), a.region) if self._postcode_held(ds, z)]
+            label = a.locality
+        else:
+            places, label = [], ""
+        if any(self._holds(ds, pc, typed) for pc in places):
+            return [f"street {street} is in {label} of reference {rid}, but the typed address was not verified on "
+                    "it"]
+        if places and (complete is None or all(complete(pc) for pc in places)):
+            return [f"street {street} not found in {label} of reference {rid}"]
+        if places:
+            return [f"street {street} not checked: reference {rid} holds only part of {label}"]
+        return [f"street {street} not checked: no ZIP or city of reference {rid} was typed"]
+
+    def _holds(self, ds: DatasetInfo, postcode: str, typed: tuple[str, str, str, str]) -> bool:
+        """Whether the reference holds the typed street in `postcode` (a suffix or direction not typed: any)."""
+        predir, name, suffix, postdir = typed
+        for t in self.ix.streets_named(ds, postcode, name):
+            row = self.ix.street(t)
+            if all(not want or want == got for want, got in ((predir, row.predir), (suffix, row.suffix),
+                                                               (postdir, row.postdir))):
+                return True
+        return False
 
     def _place_address(self, ds: DatasetInfo, v: Verdict) -> Address | None:
         """A Verified place: the locality lines of the typed postcode (or city), no street."""
@@ -571,12 +776,13 @@ def _typed_street_is(text: str, s: StreetRow) -> bool:
     return bool(t.name) and (t.predir, t.name, t.suffix, t.postdir) == (s.predir, s.name, s.suffix, s.postdir)
 
 
-def _typed_street(std: Standardized | None) -> str:
-    """The street as typed and read by the standardizer ("ZEBRAWOOD ST"); "" when none was read."""
-    if std is None or not std.street.name:
-        return ""
-    s = std.street
-    return " ".join(p for p in (s.predir, s.name, s.suffix, s.postdir) if p)
+def _typed_street_parts(std: Standardized | None) -> tuple[str, str, str, str] | None:
+    """The street as typed, in Publication 28 parts (predir, name, suffix, postdir): the standardizer's reading
+    of the input, before the reference corrected anything; None when it read no street."""
+    if std is None:
+        return None
+    s = std.typed_street if std.typed_street.name else std.street
+    return (s.predir, s.name, s.suffix, s.postdir) if s.name else None
 
 
 def _is_postcode_word(iso2: str, t: str) -> bool:

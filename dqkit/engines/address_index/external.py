@@ -87,32 +87,52 @@ def build_stream(records: Iterator[tuple[str, Record]], out: Path, *, synthetic:
         return finish(cols, out, synthetic=synthetic, t0=t0, names=names, parts=parts, progress=progress,
                       dedupe=dedupe)
     with _temp_dir(out, tmp_dir) as tmp:
-        runs: list[Path] = []
-        duplicates = 0
-        while len(cols.sids):
-            path = tmp / f"run{len(runs):05d}{RUN_SUFFIX}"
-            rep = finish(cols, path, synthetic=synthetic, t0=t0, names=names, parts=parts, dedupe=dedupe, run=True)
-            duplicates += rep.duplicates
-            runs.append(path)
-            if progress:
-                progress(f"run {len(runs)} written: {rep.addresses:,} rows ({time.perf_counter() - t0:.0f} s)")
-            if done:
-                break
-            cols = _Columns(cols.part, cols.rows_before + len(cols.sids))
-            done = cols.consume(records, t0, progress, limit)
-        return _merge_runs(runs, out, synthetic=synthetic, dedupe=dedupe, names=names, progress=progress, t0=t0,
-                           duplicates=duplicates, memory=memory)
+        runs, duplicates = build_runs(records, tmp, parts=parts, dedupe=dedupe, memory=memory, t0=t0,
+                                      synthetic=synthetic, progress=progress, first=cols)
+        return merge_inputs(runs, out, synthetic=synthetic, dedupe=dedupe, names=names, progress=progress, t0=t0,
+                            duplicates=duplicates, memory=memory)
 
 
-def _merge_runs(runs: list[Path], out: Path, *, synthetic: bool, dedupe: bool, names: Sequence[str],
-                progress: Callable[[str], None] | None, t0: float, duplicates: int,
-                memory: int | None) -> BuildReport:
-    from dqkit.engines.address_index.merge import merge_indexes
+def build_runs(records: Iterator[tuple[str, Record]], folder: Path, *, parts: Sequence[dict[str, Any]],
+               dedupe: bool, memory: int | None, t0: float, synthetic: bool = False, prefix: str = "run",
+               progress: Callable[[str], None] | None = None,
+               first: _Columns | None = None) -> tuple[list[Path], int]:
+    """The runs of one record stream (`first`: its first run, already read), written into `folder`; and the
+    duplicates dropped inside them."""
+    limit = run_rows(memory or DEFAULT_MEMORY, 1)
+    runs: list[Path] = []
+    duplicates = 0
+    if first is None:
+        cols = _Columns()
+        done = cols.consume(records, t0, progress, limit)
+    else:
+        cols, done = first, False
+    while len(cols.sids):
+        path = folder / f"{prefix}{len(runs):05d}{RUN_SUFFIX}"
+        rep = finish(cols, path, synthetic=synthetic, t0=t0, parts=parts, dedupe=dedupe, run=True)
+        duplicates += rep.duplicates
+        runs.append(path)
+        if progress:
+            progress(f"run {len(runs)} written: {rep.addresses:,} rows ({time.perf_counter() - t0:.0f} s)")
+        if done:
+            break
+        cols = _Columns(cols.part, cols.rows_before + len(cols.sids))
+        done = cols.consume(records, t0, progress, limit)
+    return runs, duplicates
 
-    temp = sum(p.stat().st_size for p in runs)
+
+def merge_inputs(inputs: Sequence[Any], out: Path, *, dedupe: bool, names: Sequence[str],
+                 progress: Callable[[str], None] | None, t0: float, duplicates: int, memory: int | None,
+                 synthetic: bool = False) -> BuildReport:
+    """`merge.merge_indexes` of runs (paths) and installed indexes (`MergeInput`s), the runs' size as the
+    temporary disk used."""
+    from dqkit.engines.address_index.merge import MergeInput, merge_indexes
+
+    ins = [i if isinstance(i, MergeInput) else MergeInput(Path(i)) for i in inputs]
+    temp = sum(i.path.stat().st_size for i in ins if i.path.name.endswith(RUN_SUFFIX))
     if progress:
-        progress(f"merging {len(runs)} runs ({temp / 1e9:.1f} GB of temporary files)")
-    rep = merge_indexes(runs, out, synthetic=synthetic, dedupe=dedupe, names=names, progress=progress,
+        progress(f"merging {len(ins)} inputs ({temp / 1e9:.1f} GB of temporary runs)")
+    rep = merge_indexes(ins, out, synthetic=synthetic, dedupe=dedupe, names=names, progress=progress,
                         batch_rows=batch_rows(memory), t0=t0)
     rep.duplicates += duplicates
     rep.temp_bytes = temp
@@ -240,8 +260,8 @@ def build_files(sources: Sequence[SourceFile], out: Path, *, synthetic: bool, cl
             from dqkit.contract.errors import InputError
 
             raise InputError("the reference files hold no usable address rows")
-        rep = _merge_runs(runs, out, synthetic=synthetic, dedupe=clean, names=names, progress=progress, t0=t0,
-                          duplicates=sum(r.duplicates for r in results), memory=memory)
+        rep = merge_inputs(runs, out, synthetic=synthetic, dedupe=clean, names=names, progress=progress, t0=t0,
+                           duplicates=sum(r.duplicates for r in results), memory=memory)
     rep.files = names
     if clean:
         dropped: Counter[str] = Counter()

@@ -56,15 +56,22 @@ DEFAULT_BATCH: Final = 1 << 20
 
 @dataclass(frozen=True)
 class MergeInput:
-    """One index (or run) to merge, less the parts (by name) and regions (by code) to leave out."""
+    """One index (or run) to merge, less the parts (by name, or "name#region") and regions (by code) to leave
+    out."""
 
     path: Path
     drop_parts: frozenset[str] = frozenset()
     drop_regions: frozenset[str] = frozenset()
 
 
-def part_key(p: dict[str, Any]) -> tuple[str, str]:
-    return str(p.get("source", "")), str(p.get("name", ""))
+def part_key(p: dict[str, Any]) -> tuple[str, str, str]:
+    """What makes two parts one: source, name and region (one national file added state by state is several)."""
+    return str(p.get("source", "")), str(p.get("name", "")), str(p.get("region", ""))
+
+
+def _dropped(p: dict[str, Any], drop: frozenset[str]) -> bool:
+    name = str(p.get("name", ""))
+    return name in drop or (bool(p.get("region")) and f"{name}#{p['region']}" in drop)
 
 
 @dataclass
@@ -93,7 +100,7 @@ class _Input:
         meta = self.af.meta
         self.isos: list[str] = [d["iso2"] for d in meta.get("datasets", [])]
         self.parts: list[dict[str, Any]] = list(meta.get("parts") or default_parts(meta.get("sources", [])))
-        self.part_keep = np.array([str(p.get("name", "")) not in mi.drop_parts for p in self.parts], dtype=bool)
+        self.part_keep = np.array([not _dropped(p, mi.drop_parts) for p in self.parts], dtype=bool)
         self.part_map = np.zeros(len(self.parts), dtype=np.int64)  # local part -> merged part
         self.remap: I64 = np.zeros(0, np.int64)  # local string id -> merged string id
         self.g: I64 = np.zeros(0, np.int64)  # local street -> merged street (-1: left out)
@@ -168,7 +175,7 @@ def _merge(ins: list[_Input], out: Path, *, synthetic: bool, dedupe: bool, names
     ds_meta = dataset_meta(ranges, isos, bounds, small, synthetic)
     n = int(bounds[-1])
     n_aside = int(plan.aside.sum())
-    extras = sorted({x for i in ins for x in i.extras}, key=_EXTRAS.index)
+    extras = [x for x in plan.extras if not plan.filtered or plan.extra_used[x]]
     specs = _specs(n, n_aside, plan, extras, len(parts), small, ranges, bounds)
     sources = list(names) or list(dict.fromkeys(str(s) for i in ins for s in i.af.meta.get("sources", [])))
     meta: dict[str, Any] = {"kind": KIND, "format_version": FORMAT_VERSION, "build_id": uuid.uuid4().hex,
@@ -194,10 +201,10 @@ def _merge(ins: list[_Input], out: Path, *, synthetic: bool, dedupe: bool, names
 
 # -- parts, datasets, strings ---------------------------------------------------------------------------------
 def _parts(ins: list[_Input]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The merged parts (by source and name, in order of first appearance; dropped ones left out) and the source
+    """The merged parts (by source, name and region, in order of first appearance; dropped ones left out) and the source
     kinds in the same order (the first kind wins a duplicate address)."""
     out: list[dict[str, Any]] = []
-    index: dict[tuple[str, str], int] = {}
+    index: dict[tuple[str, str, str], int] = {}
     for inp in ins:
         for k, p in enumerate(inp.parts):
             if not inp.part_keep[k]:
@@ -380,6 +387,8 @@ class _Plan:
         self.aside_sid_bytes = 0
         self.used = np.zeros(len(pool), dtype=bool)
         self.part_used = np.zeros(len(src_rank), dtype=bool)
+        self.extras = [x for x in _EXTRAS if any(x in i.extras for i in ins)]  # what some input holds
+        self.extra_used = dict.fromkeys(self.extras, False)
         self.duplicates = 0
         self.upper = upper
 
@@ -403,6 +412,8 @@ class _Plan:
                 for col in (bt.number, bt.desig, bt.unit, *bt.extras.values()):
                     self.used[col[keep]] = True
                 self.part_used[bt.part[keep]] = True
+                for x, v in bt.extras.items():
+                    self.extra_used[x] = self.extra_used[x] or bool(v[keep].any())
 
     def parts_kept(self, parts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], I64 | None]:
         """The parts some row is left of, and merged part -> final part (None: all are)."""
@@ -464,7 +475,7 @@ class _Plan:
             d["part"] = inp.part_map[col(r.part_col).astype(np.int64)] if r.part_col else \
                 np.full(len(d["g"]), inp.part_map[0], dtype=np.int64)
             d["extras"] = {x: (inp.remap[col(f"{p}.{x}").astype(np.int64)] if f"{p}.{x}" in af
-                               else np.zeros(len(d["g"]), np.int64)) for x in _EXTRAS}
+                               else np.zeros(len(d["g"]), np.int64)) for x in self.extras}
             off = af.read(f"{r.sid}.off", s_lo, s_hi + 1).astype(np.int64)
             blob = af.read(f"{r.sid}.blob", int(off[0]), int(off[-1]))
             starts, lens = off[:-1] - off[0], np.diff(off)
@@ -487,7 +498,7 @@ class _Plan:
         bt = _Batch(g=cat("g"), numint=cat("numint"), number=cat("number"), desig=cat("desig"), unit=cat("unit"),
                     lon=cat("lon").astype(np.float64), lat=cat("lat").astype(np.float64), part=cat("part"),
                     extras={x: np.concatenate([d["extras"][x] for d in got]) if got else np.zeros(0, np.int64)
-                            for x in _EXTRAS},
+                            for x in self.extras},
                     sid_start=cat("sid_start"), sid_len=cat("sid_len"),
                     sid_blob=np.concatenate([d["blob"] for d in got]) if got else np.zeros(0, np.uint8))
         return bt
@@ -578,7 +589,10 @@ class _Plan:
                 starts = bt.sid_start[sel]
                 total = int(lens.sum())
                 if total:
-                    w.put(f"{sp}.blob", bt.sid_blob[_positions(starts, lens)])
+                    if len(starts) and np.array_equal(starts[1:], starts[:-1] + lens[:-1]):  # in order: a slice
+                        w.put(f"{sp}.blob", bt.sid_blob[int(starts[0]):int(starts[0]) + total])
+                    else:
+                        w.put(f"{sp}.blob", bt.sid_blob[_positions(starts, lens)])
                 w.put(f"{sp}.off", sid_off[j] + np.cumsum(lens))
                 sid_off[j] += total
             if time.perf_counter() - last > 10 and b + 1 < n_b:
@@ -587,11 +601,21 @@ class _Plan:
 
 
 def _positions(starts: I64, counts: I64) -> I64:
+    """starts[0] + 0..counts[0]-1, starts[1] + 0..counts[1]-1, ...: the indexes of consecutive runs (one cumsum:
+    each run's first index is a jump from the previous run's last)."""
+    keep = counts > 0
+    if not keep.all():
+        starts, counts = starts[keep], counts[keep]
     total = int(counts.sum())
     if not total:
         return np.zeros(0, dtype=np.int64)
-    run_start = np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + (np.arange(total, dtype=np.int64) - run_start)
+    step = np.ones(total, dtype=np.int64)
+    first = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=first[1:])
+    step[0] = starts[0]
+    if len(counts) > 1:
+        step[first[1:]] = starts[1:] - (starts[:-1] + counts[:-1] - 1)
+    return np.cumsum(step)
 
 
 def _specs(n: int, n_aside: int, plan: _Plan, extras: list[str], n_parts: int,
@@ -624,7 +648,8 @@ def _specs(n: int, n_aside: int, plan: _Plan, extras: list[str], n_parts: int,
 def _number_index(w: ContainerWriter, ds: int, a_lo: int, a_hi: int, batch_rows: int) -> None:
     """`d{ds}.num_order` / `num_sorted` (addresses by house number, stable) of addresses [a_lo, a_hi), from the
     `a.numint` column already written: a counting sort, one range of house numbers at a time, so no array of
-    all the addresses is ever held."""
+    all the addresses is ever held. Within a range narrower than 65,536 numbers the values sort as 16-bit
+    integers (a radix sort); wider ranges (rare large numbers) take a comparison sort."""
     n = a_hi - a_lo
     if not n:
         return
@@ -637,25 +662,29 @@ def _number_index(w: ContainerWriter, ds: int, a_lo: int, a_hi: int, batch_rows:
         counts[:len(c)] += c
     cum = np.cumsum(counts)
     top = len(counts)
-    per_pass = max(chunk * 8, 1 << 23)
+    per_pass = max(chunk * 16, 1 << 24)
     v0 = 0
     while v0 < top:
         base = int(cum[v0 - 1]) if v0 else 0
         v1 = int(np.searchsorted(cum, base + per_pass, "right"))
         v1 = min(top, max(v1, v0 + 1))
+        if v1 - v0 > 1 << 16 and int(cum[min(top, v0 + (1 << 16)) - 1]) - base > per_pass // 4:
+            v1 = v0 + (1 << 16)  # a dense narrow range first, sorted as 16-bit values
         size = int(cum[v1 - 1]) - base
         if size:
             buf = np.empty(size, dtype=np.int64)
             cursor = np.concatenate(([base], cum[v0:v1 - 1])).astype(np.int64) - base
+            narrow = v1 - v0 <= 1 << 16
             for a in range(a_lo, a_hi, chunk):
                 x = w.read("a.numint", a, min(a_hi, a + chunk))
-                idx = np.flatnonzero((x >= v0) & (x < v1))
+                idx = np.flatnonzero((x >= v0) & (x < v1)) if (v0 or v1 < top) else np.arange(len(x))
                 if not len(idx):
                     continue
-                vals = x[idx].astype(np.int64) - v0
-                o = np.argsort(vals, kind="stable")
-                sv = vals[o]
-                uniq, first, cnt = np.unique(sv, return_index=True, return_counts=True)
+                vals = x[idx] - v0
+                o = np.argsort(vals.astype(np.uint16) if narrow else vals, kind="stable")
+                sv = vals[o].astype(np.int64)
+                first = np.flatnonzero(np.concatenate(([True], sv[1:] != sv[:-1])))  # sv is sorted
+                uniq, cnt = sv[first], np.diff(np.append(first, len(sv)))
                 rank = np.arange(len(sv), dtype=np.int64) - np.repeat(first, cnt)
                 buf[cursor[sv] + rank] = a + idx[o]
                 cursor[uniq] += cnt

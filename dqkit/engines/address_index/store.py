@@ -75,6 +75,8 @@ class AddressRow:
     zip4: str = ""
     carrier_route: str = ""
     delivery_point: str = ""
+    source: str = ""  # the kind of source of the point ("nad", "openaddresses"), "" when the index does not say
+    source_date: str = ""  # the date of that source's data
 
     @property
     def secondary(self) -> str:
@@ -217,6 +219,7 @@ class ReferenceIndex:
     def address(self, a: int) -> AddressRow:
         st = self.strings
         ex = self.a_extra
+        part = self.part_of(a)
         return AddressRow(
             id=a, street=self.street(int(self.a_street[a])), number=st[int(self.a_number[a])],
             unit_desig=st[int(self.a_desig[a])], unit=st[int(self.a_unit[a])],
@@ -224,6 +227,7 @@ class ReferenceIndex:
             zip4=st[int(ex["zip4"][a])] if "zip4" in ex else "",
             carrier_route=st[int(ex["crrt"][a])] if "crrt" in ex else "",
             delivery_point=st[int(ex["dp"][a])] if "dp" in ex else "",
+            source=str(part.get("source", "")), source_date=str(part.get("date", "")),
         )
 
     def part_of(self, a: int) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal
@@ -40,9 +41,8 @@ from dqkit.contract.lead_wire import WireProblem, check_lead
 from dqkit.engines.lead.local_fields import address_verification, reverse_phone_append, street_not_in_zip
 from dqkit.engines.lead.names import parse_name
 from dqkit.engines.lead.phones import PhoneCheck, check_phone
-from dqkit.engines.lead.spoof import find_spoof
+from dqkit.engines.lead.spoof import explain_spoof
 from dqkit.engines.lead.spoof_list import SpoofList
-from dqkit.engines.lead.street_support import standardize_supported
 from dqkit.engines.usaddr import AddressInput, Standardized, standardize
 from dqkit.engines.zipdata import zip_info
 
@@ -121,6 +121,7 @@ class LeadEngine:
         self._tx_prefix = os.urandom(4).hex().upper()
         self._tx_counter = itertools.count(1)
         self._standardize = _standardizer() if self.profile.standardize_address else None
+        _ENGINES[id(self)] = self
 
     @property
     def name(self) -> str:
@@ -172,12 +173,11 @@ class LeadEngine:
         missing = self._missing(lead)
         if missing:
             return self.error_message(missing, "", echo)
-        spoof = find_spoof(lead)
+        spoof = explain_spoof(lead)
         if spoof is None and self.profile.spoof_list is not None:
-            listed = self.profile.spoof_list.match(lead)
-            spoof = listed.value if listed is not None else None
-        if spoof is not None:
-            return self.error_message("E100", repr(spoof), echo)
+            spoof = self.profile.spoof_list.match(lead)
+        if spoof is not None:  # the value, its field and why (rule, word, scores), for an analyst to overrule
+            return self.error_message("E100", spoof.answer_value(), echo)
         return self._stage1(lead, echo)
 
     def _missing(self, lead: LeadRequest) -> str:
@@ -238,6 +238,19 @@ class LeadEngine:
         )
 
 
+# Every engine of this process, so that a forked worker (`dqkit verify --workers`) gives its engines their own
+# transaction-id prefix: a worker's counter goes on from the parent's, its ids must not repeat the parent's.
+_ENGINES: weakref.WeakValueDictionary[int, LeadEngine] = weakref.WeakValueDictionary()
+
+
+def _new_prefixes_after_fork() -> None:
+    for engine in list(_ENGINES.values()):
+        engine._tx_prefix = os.urandom(4).hex().upper()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_prefixes_after_fork)
+
 _US_COUNTRY_CODES: Final = frozenset({"", "1", "+1", "US", "USA", "CA", "CAN"})
 
 
@@ -283,6 +296,12 @@ def _standardizer() -> Callable[[LeadRequest, PointSource | None], Standardized]
         inp = AddressInput(street1=lead.street1, street2=lead.street2, city=lead.city, state=lead.state,
                            zip=lead.zip, zipplus=lead.zipplus, country=lead.country,
                            firm=lead.business_name if lead.address_type == "B" or lead.business_name else "")
-        return standardize(inp) if points is None else standardize_supported(inp, points)
+        if points is None:
+            return standardize(inp)
+        # imported with a reference only: the address matcher's query reading is 0.1 s of imports a run without
+        # one never uses
+        from dqkit.engines.lead.street_support import standardize_supported
+
+        return standardize_supported(inp, points)
 
     return run

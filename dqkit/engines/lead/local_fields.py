@@ -13,9 +13,12 @@ ELSResidentialAddressVerificationResult (one code, the first rule that applies w
 - 470: the ZIP disagrees with the city and state (the ZIP was corrected: 01, 23).
 - 480: the city is no city of the given state (ZIP data).
 - 850 840 830 / 790 780 770 / 690 680 670: a reference record (`LeadProfile.records`) at the address carries the
-  lead's full name / surname / business name; residential, business or mixed use after the record's line class.
+  lead's full name / surname / business name; residential, business or mixed use after the record's line class
+  (R, B, M). A record that does not say (a blank line class, or C / P, which are of the phone, not of the
+  address) proves no use of the address: 101 "unknown" (the seed has no "name match, use unknown"), never
+  "residential" (issue 28).
 - 590 / 580: records at the address, none with the lead's name (residential / mixed use); 101 for a business
-  address (the seed has no code for it).
+  address or one whose use no record says (the seed has no code for them).
 - 660: records given but none at the address.
 - 650: the reference found the address, no records to match the name against (ADDRESS_TYPE not B), and the
   reference says which addresses are homes (`residential`; none of the installed sources does); else 101
@@ -47,7 +50,7 @@ _FOUND: Final = frozenset({MatchLevel.ADDRESS, MatchLevel.PREMISES, MatchLevel.M
 # (residential, business, mixed use) by what matched at the address.
 _NAME_CODES: Final = {"full": ("850", "840", "830"), "surname": ("790", "780", "770"),
                       "business": ("690", "680", "670"), "none": ("590", "101", "580")}
-_CLASS_INDEX: Final = {"R": 0, "B": 1, "M": 2, "C": 0, "P": 0}
+_CLASS_INDEX: Final = {"R": 0, "B": 1, "M": 2}  # a line class that says how the address is used
 
 
 def reference_covers(points: PointSource | None, zip5: str) -> bool:
@@ -57,11 +60,11 @@ def reference_covers(points: PointSource | None, zip5: str) -> bool:
 
 def covers_completely(points: PointSource | None, zip5: str) -> bool:
     """Whether the reference holds every street of this ZIP, so that a street it lacks is "not found". A point
-    source that does not say (a file given as `--reference FILE`, test data) is taken at its word: complete."""
+    source that does not say (a bare index, test data) holds part of it, as a sample does: "not checked"."""
     if not reference_covers(points, zip5):
         return False
     says = getattr(points, "covers_completely", None)
-    return True if says is None else bool(says(zip5))
+    return bool(says(zip5)) if callable(says) else False
 
 
 def unproven_not_found(std: Standardized, points: PointSource | None) -> bool:
@@ -104,7 +107,7 @@ def address_verification(lead: LeadRequest, std: Standardized | None, name: Name
     if records is not None:
         what, line = records.address_match(lead, name)
         if what:
-            return _NAME_CODES[what][_CLASS_INDEX.get(line, 0)]
+            return _NAME_CODES[what][_CLASS_INDEX[line]] if line in _CLASS_INDEX else "101"
     if covered and std.match in _FOUND:
         return "650" if lead.address_type != "B" and getattr(points, "residential", False) else "101"
     if records is not None:

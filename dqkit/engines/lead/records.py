@@ -5,7 +5,8 @@ engine is given one (a CSV of known customers, a CRM export, the synthetic `data
 none, the default, in which case every valid number is "does not match the database" (E801, score 540).
 
 A record is: first_name, last_name, business_name, street1, zip, phone, line_class. line_class is R
-(residential), B (business), M (mixed use), C (cellular) or P (pager); blank means R.
+(residential), B (business), M (mixed use), C (cellular) or P (pager); blank means not said (kept as "": the phone
+scores below still read it as R, but no answer calls the ADDRESS residential from it, issue 28).
 
 SCORE_RESULT with records (`LeadRecords.score`), the phone's records first:
 
@@ -45,7 +46,7 @@ from dqkit.contract.lead import LeadRequest, NameParser
 from dqkit.engines.lead.phones import PhoneCheck, nanp_digits
 
 COLUMNS: Final = ("first_name", "last_name", "business_name", "street1", "zip", "phone", "line_class")
-_LINE_WORDS: Final = {"": "R", "R": "R", "RESIDENTIAL": "R", "HOME": "R", "H": "R", "B": "B", "BUSINESS": "B",
+_LINE_WORDS: Final = {"": "", "R": "R", "RESIDENTIAL": "R", "HOME": "R", "H": "R", "B": "B", "BUSINESS": "B",
                       "M": "M", "MIXED": "M", "MIXED USE": "M", "C": "C", "CELL": "C", "CELLULAR": "C",
                       "MOBILE": "C", "P": "P", "PAGER": "P"}
 _CLASS_INDEX: Final = {"R": 0, "B": 1, "M": 2}

@@ -40,6 +40,7 @@ from typing import Final
 
 from dqkit._gcpause import built_without_gc
 from dqkit.contract.lead import LeadRequest
+from dqkit.engines.lead import spoof_model
 
 WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
 
@@ -51,6 +52,7 @@ PRANK: Final = "prank"
 PLACEHOLDER: Final = "placeholder"
 KEYBOARD: Final = "keyboard"
 REPEATED: Final = "repeated letters"
+JOKE: Final = "joke"  # a name of English words no one bears (spoof_model)
 LISTED: Final = "on your spoof list"  # an analyst's own list (spoof_list.SpoofList)
 
 
@@ -62,6 +64,27 @@ class SpoofHit:
     value: str  # the input text, as Message.VALUE names it
     kind: str
     matched: str  # the normalised word or phrase that matched
+    why: str = ""  # the rule, the word and its scores, for an analyst to overrule (see `reason`)
+
+    @property
+    def reason(self) -> str:
+        """Why the value is a spoof, in one line: the model's own reason, or the bundled rule that matched."""
+        return self.why or f"{_RULE_OF_KIND.get(self.kind, self.kind)}: {self.matched}"
+
+    def answer_value(self) -> str:
+        """The text E100's Message.VALUE carries after the code's gist: the value, its field and the reason."""
+        return f"{self.value!r} (field {self.field}; why: {self.reason})"
+
+
+# The bundled rule behind each kind of hit that carries no reason of its own.
+_RULE_OF_KIND: Final = {
+    VULGAR: "vulgar word list", FICTIONAL: "fictional name list", CELEBRITY: "celebrity name list",
+    PRANK: "prank name list or pun grammar", PLACEHOLDER: "placeholder rule", KEYBOARD: "keyboard mash rule",
+    REPEATED: "repeated letters rule", LISTED: "your spoof list",
+}
+_MODEL_KIND: Final = {spoof_model.ENGLISH_WORDS: JOKE, spoof_model.VULGAR_SOUND: VULGAR,
+                      spoof_model.PUN_READING: PRANK, spoof_model.REPEATED_NON_NAME: PLACEHOLDER,
+                      spoof_model.LETTERS_ONLY: PLACEHOLDER}
 
 
 def find_spoof(lead: LeadRequest) -> str | None:
@@ -101,7 +124,38 @@ def explain_spoof(lead: LeadRequest) -> SpoofHit | None:
             found = check(kind, value, False)
             if found is not None:
                 return SpoofHit(field.upper(), value, *found)
+    return _model_hit(lead)
+
+
+def _model_hit(lead: LeadRequest) -> SpoofHit | None:
+    """The name model's verdict (spoof_model) on the whole person name, once no list or rule matched."""
+    first, middle, last = lead.first_name, lead.middle_name, lead.last_name
+    if first.strip() or last.strip():
+        reason = _judge_person(first, middle, last)
+        if reason is not None:
+            shown = " ".join(v for v in (first, middle, last) if v.strip())
+            return SpoofHit("FIRST_NAME+LAST_NAME", shown, _MODEL_KIND[reason.rule], reason.token, reason.text())
+    full = lead.full_name
+    if full.strip():
+        reason = _judge_full(full)
+        if reason is not None:
+            return SpoofHit("FULL_NAME", full, _MODEL_KIND[reason.rule], reason.token, reason.text())
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _judge_person(first: str, middle: str, last: str) -> spoof_model.Reason | None:
+    words = [w for v in (first, middle, last) for w in _tokens(v)[0] if w not in _TITLES]
+    return spoof_model.judge(words)
+
+
+@functools.lru_cache(maxsize=65536)
+def _judge_full(full: str) -> spoof_model.Reason | None:
+    head, comma, tail = full.partition(",")
+    if "," in tail:  # "Martin Groves, Partner, Paisley Auto Repair": no person name alone
+        return None
+    words = [w for w in _tokens(f"{tail} {head}" if comma else full)[0] if w not in _TITLES]
+    return spoof_model.judge(words)
 
 
 def list_key(name: str) -> str:
@@ -133,7 +187,13 @@ def check_value(value: str, field: str = "FULL_NAME") -> SpoofHit | None:
     CITY ...): for columns outside a lead, and for tests."""
     kind = _FIELD_KIND.get(field.upper(), _FULL)
     found = _check_field(kind, value, field.upper() in ("FIRST_NAME", "FULL_NAME"))
-    return SpoofHit(field.upper(), value, *found) if found is not None else None
+    if found is not None:
+        return SpoofHit(field.upper(), value, *found)
+    if kind == _FULL:
+        reason = _judge_full(value)
+        if reason is not None:
+            return SpoofHit(field.upper(), value, _MODEL_KIND[reason.rule], reason.token, reason.text())
+    return None
 
 
 # ---------------------------------------------------------------- normalisation
@@ -414,9 +474,18 @@ def _tables() -> _Tables:
         puns=puns,
         pun_heads=frozenset(k[:i] for k in puns for i in range(1, min(len(k), _PUN_HEAD) + 1)),
         common_surnames=frozenset(_lines("common_surnames.txt")),
-        # uncached, as in _phrase_key: 43,000 words would fill most of the lead-time cache of _sound
-        word_sounds={_sound.__wrapped__(w): w for w in reversed(_lines("english_words.txt"))},
+        word_sounds=_word_sounds(),
     )
+
+
+def _word_sounds() -> dict[str, str]:
+    """Sound key -> common English word (english_words.txt), as prepared by tests/lead_rules/build_word_sounds.py
+    in english_word_sounds.txt: computing the 43,000 keys here was half of these tables' load time."""
+    out: dict[str, str] = {}
+    for line in _lines("english_word_sounds.txt"):
+        keys, _, words = line.partition("\t")
+        out.update(zip(keys.split(), words.split(), strict=True))
+    return out
 
 
 def _pun_phrases() -> dict[str, str]:

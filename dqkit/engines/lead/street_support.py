@@ -23,15 +23,16 @@ from typing import Final
 import msgspec
 
 from dqkit.engines import zipdata
-from dqkit.engines.address.evidence import street_evidence
+from dqkit.engines.address.evidence import Evidence, street_evidence
 from dqkit.engines.address.firm_lines import set_aside
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address_index.store import StreetRow
-from dqkit.engines.lead.local_fields import unproven_not_found
+from dqkit.engines.lead.local_fields import covers_completely, unproven_not_found
 from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standardize
 from dqkit.engines.usaddr.parser import parse_street
 from dqkit.engines.usaddr.points import AddressPoint, PointSource
 from dqkit.engines.usaddr.pub28_typos import UNIT, ordinal_typo, pub28_typo
+from dqkit.engines.usaddr.street_forms import CORRECTED, check_form, facts_of_points, leading_number
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
 _WORD: Final = re.compile(r"[A-Za-z0-9]+")
@@ -93,9 +94,22 @@ def supported(inp: AddressInput, std: Standardized, points: PointSource) -> bool
     info = zipdata.zip_info(typed_zip) if typed_zip else None
     aliases = info.acceptable_cities if info is not None else ()
     q = parse_query(text.rstrip() + " ")
-    if street_evidence("US", row, q, typed_zip, aliases).ok:
+    if _supports(street_evidence("US", row, q, typed_zip, aliases), row, on_street, s.number, points):
         return True
-    return _drop_unit_words(q, on_street, s.number) and street_evidence("US", row, q, typed_zip, aliases).ok
+    return _drop_unit_words(q, on_street, s.number) and \
+        _supports(street_evidence("US", row, q, typed_zip, aliases), row, on_street, s.number, points)
+
+
+def _supports(ev: Evidence, row: StreetRow, on_street: Sequence[AddressPoint], number: str,
+              points: PointSource) -> bool:
+    """The evidence passes, or fails only on a typed suffix or direction that the street-form rule corrects (the
+    rule validate and the standardizer use: `dqkit.engines.usaddr.street_forms`)."""
+    if ev.ok or not ev.form_only:
+        return ev.ok
+    got = check_form(ev.typed_form, (row.predir, row.suffix, row.postdir), facts_of_points(on_street, number),
+                     leading_number(number), complete=covers_completely(points, row.postcode))
+    # a misspelt name and a changed suffix or direction are two guesses, not one (as validate)
+    return got.verdict == CORRECTED and not (ev.name_edits and any(not c.endswith(" added") for c in got.changes))
 
 
 def _delivery_line(inp: AddressInput) -> str:

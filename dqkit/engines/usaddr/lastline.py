@@ -81,7 +81,7 @@ def zip_city_keys(zip5: str) -> dict[str, str]:
 def city_index(state: str) -> dict[str, str]:
     """city_key -> the USPS city name for every city (preferred or acceptable) of a state."""
     out: dict[str, str] = {}
-    for name in zipdata.tables().cities_by_state.get(state, ()):
+    for name in zipdata.cities_of_state(state):
         key = city_key(name)
         # when two spellings share a key ("ST MARYS" / "SAINT MARYS"), keep the one that names more ZIPs
         if key not in out or len(zipdata.zips_for_city(name, state)) > len(zipdata.zips_for_city(out[key], state)):
@@ -91,7 +91,7 @@ def city_index(state: str) -> dict[str, str]:
 
 @functools.cache
 def _all_city_keys() -> frozenset[str]:
-    return frozenset(city_key(c) for c, _ in zipdata.tables().by_city_state)
+    return frozenset(city_key(c) for c in zipdata.city_names())
 
 
 @functools.cache

@@ -3,9 +3,11 @@
 The street is looked up by name in each candidate ZIP (the last line's ZIP first, then the other ZIPs of its
 city): exact name, then the same name up to spelling variants (SAINT / ST, ordinal words), then the one name
 within a small edit distance (status 20). Among the points of that street with the input's house number, the
-directionals and suffix choose (corrected to the reference's when only one fits: 46, 45); the unit chooses among
-a building's units (47 when units exist and none was given, 14 when the given unit is not in the reference).
-A number the street does not have is 61.
+directionals and suffix choose by the street-form rule shared with validate (`street_forms`): corrected to the
+reference's when the typed form is not in the ZIP and one form holds the number (46, 45); several points when the
+typed street exists too and may hold the number (two readings); the typed street when it exists and the number is
+on another form only there. The unit chooses among a building's units (47 when units exist and none was given, 14
+when the given unit is not in the reference). A number the street does not have is 61.
 """
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ from rapidfuzz.distance import DamerauLevenshtein
 from dqkit.engines.usaddr.points import AddressPoint, PointSource
 from dqkit.engines.usaddr.pub28 import NAME_EQUIVALENTS
 from dqkit.engines.usaddr.street import Street
+from dqkit.engines.usaddr.street_forms import (
+    AMBIGUOUS,
+    CORRECTED,
+    REFUSED,
+    SAME,
+    Form,
+    check_form,
+    facts_of_points,
+    leading_number,
+)
 
 
 @dataclass(slots=True)
@@ -101,12 +113,14 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
     street_only: PointMatch | None = None  # the street exists but not the number: remember the first
     names_of = {z: source.street_names(z) for z in dict.fromkeys(z for z in zips if z)}
     out.covered = any(names_of.values())
+    says = getattr(source, "covers_completely", None)
     for fuzzy in (False, True):  # the name as written in any ZIP before a corrected name in the first
         for zip5, names in names_of.items():
             name, name_fixed = _find_name(names, street.name, fuzzy=fuzzy)
             if not name:
                 continue
-            m = _on_street(street, name, name_fixed, source.points_on_street(zip5, name))
+            complete = bool(says(zip5)) if callable(says) else False
+            m = _on_street(street, name, name_fixed, source.points_on_street(zip5, name), complete)
             m.covered, m.zip = True, zip5
             if m.number_found:
                 return m
@@ -115,7 +129,8 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
     return street_only or out
 
 
-def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[AddressPoint]) -> PointMatch:
+def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[AddressPoint],
+               complete: bool = False) -> PointMatch:
     m = PointMatch(street=replace(street, name=name))
     if name_fixed:
         m.codes.append("20")
@@ -127,12 +142,15 @@ def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[Add
     if not at_number:
         m.codes.append("61")
         return m
-    m.number_found = True
-    # directionals and suffix: keep the points whose parts agree with what the input gave
+    # directionals and suffix: the street-form rule on the forms that hold the number
     variants = {(p.street.predir, p.street.suffix, p.street.postdir) for p in at_number}
-    chosen = _choose_variant(street, variants)
+    chosen, several = _choose_variant(street, variants, points, complete)
+    if chosen is None and not several:  # the typed street exists in the ZIP, and not with this number
+        m.codes.append("61")
+        return m
+    m.number_found = True
     if chosen is None:
-        m.candidates = len(variants)
+        m.candidates = max(several, 2)
         m.point = at_number[0]
         return m
     predir, suffix, postdir = chosen
@@ -148,20 +166,26 @@ def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[Add
     return m
 
 
-def _choose_variant(street: Street, variants: set[tuple[str, str, str]]) -> tuple[str, str, str] | None:
-    """The one (predir, suffix, postdir) of the reference that fits the input; None when several fit."""
-    if len(variants) == 1:
-        return next(iter(variants))
-    exact = (street.predir, street.suffix, street.postdir)
-    if exact in variants:
-        return exact
-    fits = [v for v in variants
-            if (not street.predir or v[0] == street.predir)
-            and (not street.suffix or v[1] == street.suffix)
-            and (not street.postdir or v[2] == street.postdir)]
-    if len(fits) == 1:
-        return fits[0]
-    return None
+def _choose_variant(street: Street, variants: set[Form], points: Sequence[AddressPoint],
+                    complete: bool) -> tuple[Form | None, int]:
+    """The one (predir, suffix, postdir) of the reference holding the number that the input names (as typed, a
+    suffix completed, or corrected by the street-form rule), and 0; or None and how many readings fit (several
+    forms, or the typed street and another form: two readings); None and 0 when the rule refuses every form
+    (the typed street exists in the ZIP, without this number)."""
+    typed = (street.predir, street.suffix, street.postdir)
+    if typed in variants:
+        return typed, 0
+    facts = facts_of_points(points, street.number)
+    number = leading_number(street.number)
+    checks = {v: check_form(typed, v, facts, number, complete=complete) for v in sorted(variants)}
+    readings = {f for v, c in checks.items() if c.verdict != REFUSED for f in (v, *c.others)}
+    for verdict in (SAME, CORRECTED):
+        fits = [v for v, c in checks.items() if c.verdict == verdict]
+        if len(fits) == 1 and not any(c.verdict == AMBIGUOUS for c in checks.values()):
+            return fits[0], 0
+        if fits:
+            return None, len(readings)
+    return None, len(readings)
 
 
 def _choose_unit(m: PointMatch, street: Street, building: list[AddressPoint]) -> None:

@@ -33,7 +33,13 @@ from dqkit.engines.usaddr.barcode import check_digit
 from dqkit.engines.usaddr.lastline import LastLine, closest_city_in_state, parse_last_line, split_one_line
 from dqkit.engines.usaddr.match import PointMatch, match_points
 from dqkit.engines.usaddr.parser import ParsedLine, as_unit, parse_tokens, parse_unit
-from dqkit.engines.usaddr.points import EXTRA_CARRIER_ROUTE, EXTRA_DELIVERY_POINT, EXTRA_ZIP4, PointSource
+from dqkit.engines.usaddr.points import (
+    EXTRA_CARRIER_ROUTE,
+    EXTRA_DELIVERY_POINT,
+    EXTRA_ZIP4,
+    AddressPoint,
+    PointSource,
+)
 from dqkit.engines.usaddr.pub28 import DIRECTIONALS
 from dqkit.engines.usaddr.reconcile import Reconciled, reconcile
 from dqkit.engines.usaddr.street import Street
@@ -87,6 +93,7 @@ class Standardized:
     candidates: how many reference points fit when more than one does
     extraneous: the text removed as extraneous (status 44)
     secondary_retained: a unit was given and kept though the reference could not confirm it
+    typed_street: the delivery line as parsed, before the reference corrected anything (`street` after)
     """
 
     address: StandardizedAddress
@@ -102,6 +109,7 @@ class Standardized:
     extraneous: str = ""
     secondary_retained: bool = False
     notes: list[str] = field(default_factory=list)
+    typed_street: Street = field(default_factory=Street)
 
 
 def standardize(address: AddressInput | str, *, points: PointSource | None = None) -> Standardized:
@@ -168,6 +176,7 @@ def _standardize(inp: AddressInput, points: PointSource | None) -> Standardized:
         candidates=m.candidates if m is not None else 0,
         extraneous=" ".join(extraneous),
         secondary_retained=bool(m is not None and "14" in m.codes),
+        typed_street=parsed.street,
     )
 
 
@@ -330,7 +339,7 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
     point = m.point if m is not None and level in (MatchLevel.ADDRESS, MatchLevel.PREMISES,
                                                     MatchLevel.MULTIPLE) else None
     extra = point.extra if point is not None and level == MatchLevel.ADDRESS else {}
-    zip4 = extra.get(EXTRA_ZIP4, "") if len(extra.get(EXTRA_ZIP4, "")) == 4 else ""
+    zip4 = _zip4_of(extra.get(EXTRA_ZIP4, ""), street, point)
     dp = extra.get(EXTRA_DELIVERY_POINT, "") if zip4 else ""
     line1 = street.line[: _MAX["street"]]
     line2 = street2[: _MAX["street"]]
@@ -399,6 +408,21 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
         ziptype=kind,
         suitablefordelivery="F",
     )
+
+
+def _zip4_of(value: str, street: Street, point: AddressPoint | None) -> str:
+    """The reference's ZIP+4 add-on when it is one and belongs to the typed delivery point: four digits, not 0000
+    ("ABCD" or "12" is no add-on), and, when a unit was typed, the point is that unit (a building's add-on is not
+    its units' where they may have their own); "" otherwise (then ADDRESS_CODE is not 1, MATCHZIPNINE F)."""
+    if len(value) != 4 or not value.isdigit() or value == "0000" or point is None:
+        return ""
+    if street.unit and _unit_id(street.unit) != _unit_id(point.unit):
+        return ""
+    return value
+
+
+def _unit_id(unit: str) -> str:
+    return "".join(c for c in unit.upper() if c.isalnum()).lstrip("0")
 
 
 @functools.lru_cache(maxsize=65536)

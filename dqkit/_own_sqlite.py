@@ -1,0 +1,106 @@
+"""The SQLite files dqkit keeps (the run history, the result cache, bulk batches, the shared rate counts): opened only
+when they are regular files dqkit made or recognises, never anything else.
+
+Why (issue 30): given a directory, a device node or a FIFO as `--history`, dqkit moved it aside and made a file in its
+place (as root, `--history /dev/null` would have renamed /dev/null), and pointed at another program's SQLite database
+it added its tables and switched the file to WAL. Now `check_store` looks before anything writes:
+- no file: the caller creates it (and marks it, `mark`);
+- not a regular file (a directory, a device, a FIFO, a socket; a symbolic link is followed): `StoreError` naming the
+  path and what it is;
+- a regular file that is empty: a new store; one that holds SQLite with this store's mark (`PRAGMA application_id`):
+  dqkit's; one without a mark whose tables are exactly the store's own (written before stores were marked): dqkit's
+  too; anything else (not SQLite, another mark, other tables): `StoreError`. The file is only read to decide, never
+  renamed or modified.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+from collections.abc import Collection
+from pathlib import Path
+from typing import Final
+
+from dqkit.contract.errors import DqkitError
+
+SQLITE_MAGIC: Final = b"SQLite format 3\x00"
+HISTORY_MARK: Final = 0x64714869  # "dqHi"
+BULK_MARK: Final = 0x6471426B  # "dqBk"
+RATE_MARK: Final = 0x64715274  # "dqRt"
+CACHE_MARK: Final = 0x64714361  # "dqCa"
+
+
+class StoreError(DqkitError):
+    """A path given for one of dqkit's stores is not a store dqkit may open (the message names it and why)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_store(path: Path, mark: int, what: str, tables: Collection[str], extra: Collection[str] = ()) -> bool:
+    """Whether `path` exists as a store dqkit may open (False: it does not exist yet); StoreError if it is anything
+    but one (module docstring). `tables`: the tables an unmarked store of an older dqkit holds (and maybe `extra`)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StoreError(f"the {what} {path} cannot be looked at: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"the {what} {path} is {_kind(st.st_mode)}, not a file dqkit made; give the path of a new "
+                         "or existing store file (nothing was changed)")
+    if st.st_size == 0:
+        return True
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"the {what} {path} cannot be read: {exc.strerror or exc}") from None
+    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
+        raise StoreError(f"the {what} {path} is not a dqkit store (not an SQLite database); dqkit leaves it as it is "
+                         "(give another path)")
+    found = int.from_bytes(header[68:72], "big")
+    if found == mark:
+        return True
+    if found == 0:
+        held = _tables(path)
+        if held is not None and set(tables) <= held <= {*tables, *extra, "sqlite_sequence"}:
+            return True  # written by a dqkit from before stores were marked
+        shown = ", ".join(sorted(held)[:8]) if held else "none dqkit knows"
+        raise StoreError(f"the {what} {path} is another program's SQLite database (tables: {shown}); dqkit leaves "
+                         "it as it is (give another path)")
+    raise StoreError(f"the {what} {path} is another program's SQLite database (application id {found:#x}); dqkit "
+                     "leaves it as it is (give another path)")
+
+
+def _tables(path: Path) -> set[str] | None:
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def create_file(path: Path, mode: int = 0o600) -> None:
+    """Create `path` empty (O_EXCL: never over something that appeared meanwhile), or leave an existing one."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+
+
+def mark(conn: sqlite3.Connection, value: int) -> None:
+    """Mark an opened store as dqkit's (once: a marked store is left as it is)."""
+    if conn.execute("PRAGMA application_id").fetchone()[0] != value:
+        conn.execute(f"PRAGMA application_id = {int(value)}")

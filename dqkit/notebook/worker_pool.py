@@ -1,0 +1,117 @@
+"""An in-process batch answered by forked worker processes: every core for one `dqkit verify` or `df.leads.verify()`.
+
+    parent: answers a first chunk itself (the engine's tables load once, then every worker shares them)
+         -> forks N workers, which inherit the answering function and every request (only chunk indexes are sent)
+         -> keeps 2N chunks in flight; each answer chunk comes back msgpack-encoded and is landed (cached, counted)
+            as it arrives; input order is the caller's, by index
+    worker: ignores Ctrl-C (the parent decides), exits when the parent is gone (kill -9 leaves no orphan working)
+
+Ctrl-C in the parent stops the workers and drops the chunks not landed; what landed is in the result cache, so the
+next run resumes there (as with one process). A worker that dies (killed, out of memory) or fails loses nothing
+either: the chunks it held, and every chunk not yet sent, are answered in the parent.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import gc
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from dqkit.backends.base import BatchItem
+
+Answer = Callable[[list[int]], list[BatchItem[Any]]]
+
+# Set in the parent just before the fork: the workers inherit it (a forked process needs nothing pickled).
+_ANSWER: Answer | None = None
+_PARENT = 0
+
+
+def _watch_parent() -> None:
+    """End this worker when its parent is gone (kill -9 of the parent: the orphan would otherwise wait forever)."""
+    while True:
+        if os.getppid() != _PARENT:
+            os._exit(1)
+        threading.Event().wait(0.5)
+
+
+def _start_worker() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent handles it
+    threading.Thread(target=_watch_parent, daemon=True).start()
+
+
+def _answer(indexes: list[int]) -> bytes:
+    """A chunk answered in a worker: (result, pickled error, reference id) per request, msgpack-encoded."""
+    assert _ANSWER is not None
+    return msgspec.msgpack.encode([(it.result, pickle.dumps(it.error) if it.error is not None else None,
+                                    it.reference_id) for it in _ANSWER(indexes)])
+
+
+def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[int]],
+                     land: Callable[[list[int], list[BatchItem[Any]]], None], workers: int) -> None:
+    """Answer every chunk (indexes of requests `answer` knows) in `workers` forked processes; `land` each in the
+    parent as it arrives. The first chunk is answered here, before the fork."""
+    global _ANSWER, _PARENT
+    if not chunks:
+        return
+    land(chunks[0], answer(chunks[0]))  # every table the answers need loaded once, then shared
+    queued = iter(chunks[1:])
+    decoder: Any = msgspec.msgpack.Decoder(list[tuple[result_type | None, bytes | None, str]])  # type: ignore[valid-type]
+    leftover: list[list[int]] = []
+    _ANSWER, _PARENT = answer, os.getpid()
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns of fork() in a process with threads (a notebook kernel's, the cache writer's):
+            # the workers only answer from inherited data and never touch those threads' state.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                          initializer=_start_worker)
+            in_flight: dict[cf.Future[bytes], list[int]] = {}
+            # The collector of a forked worker would walk, and so copy, every page of the parent's heap: what
+            # exists at the fork is set aside from collection (the workers' own garbage is still collected).
+            gc.freeze()
+            for chunk in queued:
+                in_flight[pool.submit(_answer, chunk)] = chunk  # the first submit forks every worker
+                if len(in_flight) >= 2 * workers:
+                    break
+    finally:
+        gc.unfreeze()
+        _ANSWER = None  # the parent keeps no second reference
+    finished = False
+    try:
+        while in_flight:
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                chunk = in_flight.pop(fut)
+                try:
+                    answers = decoder.decode(fut.result())
+                except Exception:  # a worker died or failed: the parent answers that chunk itself
+                    leftover.append(chunk)
+                    continue
+                land(chunk, [BatchItem(i, result, pickle.loads(err) if err is not None else None, ref)
+                             for i, (result, err, ref) in enumerate(answers)])
+                nxt = next(queued, None)
+                if nxt is not None:
+                    try:
+                        in_flight[pool.submit(_answer, nxt)] = nxt
+                    except cf.process.BrokenProcessPool:
+                        leftover.append(nxt)
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # Ctrl-C or a failing land: stop the workers now, not after their chunk
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                if proc.is_alive():
+                    proc.terminate()
+    for chunk in [*leftover, *queued]:
+        land(chunk, answer(chunk))
