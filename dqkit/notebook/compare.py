@@ -270,10 +270,9 @@ def _lower_bound(agree: int, n: int, alpha: float = 0.05) -> float:
         return float(alpha ** (1.0 / n))
     if agree == 0:
         return 0.0
-    from statsmodels.stats.proportion import proportion_confint
+    from scipy.stats import beta
 
-    low, _ = proportion_confint(agree, n, alpha=2 * alpha, method="beta")  # two-sided at 2 alpha: one-sided at alpha
-    return float(low)
+    return float(beta.ppf(alpha, agree, n - agree + 1))
 
 
 def _evidence(a: pd.DataFrame, differs: pd.DataFrame, both: np.ndarray[Any, Any]) -> pd.DataFrame:
