@@ -80,25 +80,23 @@ def test_only_rows_answered_on_both_sides_are_compared() -> None:
 
 
 def test_different_references_are_named_and_explain_the_differences(shared_dir: Path) -> None:
-    """A local engine with the Alameda reference against a service with none: a made-up street is S102 at home and
-    S100 served; the comparison names both references and says that is why."""
+    """The local engine with no reference against a service with the Alameda one: a real Alameda address is matched
+    to its point served (GEOMATCH 0) and only placed by its ZIP at home; the comparison names both references and
+    says that is why those rows differ (the issue: 29 S102-vs-S100 differences with no hint)."""
     from dqkit.backends.local import LocalBackend
-    from dqkit.engines.address import AddressEngine
-    from dqkit.engines.lead.engine import LeadProfile
     from dqkit.server.testing import serve_process
 
-    engine = AddressEngine.from_files([shared_dir / "data" / "openaddresses" / "alameda.csv"])
-    local = LocalBackend(profile=LeadProfile(points=engine.index), address_engine=engine)
+    alameda = shared_dir / "data" / "openaddresses" / "alameda.csv"
     df = pd.DataFrame({"first_name": ["Ann", "Bob"], "last_name": ["Lee", "Ray"],
-                       "street": ["516 Centre Ct", "9911 Zebrawood Boulevard"], "city": ["Alameda", "Alameda"],
-                       "state": ["CA", "CA"], "zip": ["94502", "94502"]})
-    with serve_process(tokens=[TOKEN]) as served:
-        c = df.leads.compare(local, BackendSpec("serve", url=served.url, token=TOKEN), names=("local", "served"),
-                             cache=False, progress=False)
-    assert c.references[1] == "open-data-only" and c.references[0] not in ("", "open-data-only")
-    assert c.confusion.loc["S102", "S100"] == 1
-    reason = c.disagreements.set_index("row").loc[1, "reason"]
-    assert "different address references" in reason and "open-data-only" in reason
+                       "street": ["516 Centre Ct", "1216 Santa Clara Ave"], "city": ["Alameda", "Alameda"],
+                       "state": ["CA", "CA"], "zip": ["94502", "94501"]})
+    with serve_process(tokens=[TOKEN], references=[alameda]) as served:
+        c = df.leads.compare(LocalBackend(), BackendSpec("serve", url=served.url, token=TOKEN),
+                             names=("local", "served"), cache=False, progress=False)
+    assert c.references[0] == "open-data-only" and c.references[1].startswith("files:alameda.csv")
+    assert len(c.disagreements) == 2 and "std_geomatch" in c.disagreements["differs"].iloc[0]
+    for reason in c.disagreements["reason"]:
+        assert "different address references" in reason and "open-data-only" in reason and "alameda" in reason
     assert "the two sides name different address references" in str(c)
 
 
