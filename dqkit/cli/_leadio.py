@@ -1,5 +1,10 @@
-"""Reading and writing lead tables for the CLI (CSV, Excel .xlsx or Parquet, chosen by file extension; any other
-extension is refused with the formats listed).
+"""Reading and writing lead tables for the CLI (delimited text, Excel .xlsx or Parquet, chosen by file extension;
+any other extension is refused with the formats listed).
+
+Files are read as analysts have them: delimited text (`.csv`, `.tsv`, `.txt`, `.csv.gz`) in any of `,` `;` tab
+`|` and UTF-8, UTF-16 or Windows-1252 (`dqkit._delimited`), and CRM report exports with their header block,
+footer and blank rows, which are left out and said (`dqkit._export_rows`; `read_table(...).attrs["dqkit_read"]`).
+An output that is one of the inputs is refused before anything runs (`output_for`).
 
 Outputs are written to a temporary file beside the destination and renamed (`dqkit._files`): a crash or a full
 disk leaves the previous file whole. CSV cells a spreadsheet would run as a formula are made inert by
@@ -18,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from dqkit._cell_escape import CSV_LINE_END, escape_frame, xlsx_text
+from dqkit._delimited import read_rows
+from dqkit._export_rows import Layout, layout
 from dqkit._files import write_with
 from dqkit._xlsx_bounds import check_workbook
 from dqkit.contract.errors import InputError
@@ -26,9 +33,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-READ_FORMATS: Final = {".csv": "CSV", ".txt": "CSV", ".csv.gz": "CSV", ".xlsx": "Excel", ".xlsm": "Excel",
-                       ".parquet": "Parquet", ".pq": "Parquet"}
+READ_FORMATS: Final = {".csv": "CSV", ".tsv": "CSV", ".txt": "CSV", ".csv.gz": "CSV", ".xlsx": "Excel",
+                       ".xlsm": "Excel", ".parquet": "Parquet", ".pq": "Parquet"}
 WRITE_FORMATS: Final = {".csv": "CSV", ".xlsx": "Excel", ".parquet": "Parquet", ".pq": "Parquet"}
+READ_NOTE: Final = "dqkit_read"  # attrs key: what reading left out ("summary") and noticed ("note")
+_READ: set[Path] = set()  # the inputs this process read: never written over (`write_table`)
 
 
 def table_format(path: Path, formats: dict[str, str], what: str) -> str:
@@ -42,8 +51,28 @@ def table_format(path: Path, formats: dict[str, str], what: str) -> str:
     raise InputError(f"cannot {what} {str(path)!r}: unknown file type; use one of {listed}{extra}")
 
 
+def output_for(output: Path, *inputs: Path | None) -> Path:
+    """`output` when its extension can be written and it is none of `inputs` (writing there would destroy the
+    input the run reads); else InputError, before any row is read."""
+    table_format(output, WRITE_FORMATS, "write")
+    for given in inputs:
+        if given is not None and same_file(output, given):
+            raise InputError(f"-o {str(output)!r} is the input file: writing the results there would replace "
+                             "your data; give another output name")
+    return output
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the same path, a link, another spelling of it)."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
 def read_table(path: Path) -> pd.DataFrame:
-    """Every column as text, empty cells as "", so ZIP codes keep their leading zeros."""
+    """Every column as text, empty cells as "", so ZIP codes keep their leading zeros; a report's header block,
+    footer and blank rows left out, and said in `attrs["dqkit_read"]` (see `read_summary`)."""
     import pandas as pd
 
     kind = table_format(path, READ_FORMATS, "read")
@@ -51,27 +80,77 @@ def read_table(path: Path) -> pd.DataFrame:
         raise InputError(f"input file {str(path)!r} does not exist")
     if kind == "Excel":
         check_workbook(path)  # compression ratio, sizes, cells, time: before any parse
+    name = repr(str(path))
+    note = ""
     try:
         if kind == "Parquet":
             return pd.read_parquet(path).astype("string").fillna("").astype(object)
         if kind == "Excel":
-            frame = pd.read_excel(path, sheet_name=0, dtype=str, keep_default_na=False, na_values=[],
+            sheet = pd.read_excel(path, sheet_name=0, header=None, dtype=str, keep_default_na=False, na_values=[],
                                   engine="openpyxl")
-            return frame.fillna("").astype(object)
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], encoding_errors="replace",
-                           comment=None)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{str(path)!r} is empty: it has no header row and no data") from None
+            rows = sheet.fillna("").astype(str).to_numpy().tolist()
+        else:
+            rows, decoded, _ = read_rows(_file_bytes(path), name)
+            note = decoded.note
+    except InputError:
+        raise
     except (OSError, ValueError, KeyError) as exc:  # openpyxl: a damaged or non-Excel file is a KeyError/zip error
-        raise InputError(f"cannot read {str(path)!r}: {exc}") from None
+        raise InputError(f"cannot read {name}: {exc}") from None
     except Exception as exc:  # zipfile.BadZipFile and openpyxl's own errors: a file that is not a workbook
-        raise InputError(f"cannot read {str(path)!r} as {kind}: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"cannot read {name} as {kind}: {type(exc).__name__}: {exc}") from None
+    if not any(any(str(c).strip() for c in r) for r in rows):
+        raise InputError(f"{name} is empty: it has no header row and no data")
+    found = layout(rows)
+    frame = _frame(rows, found)
+    _READ.add(path)
+    frame.attrs[READ_NOTE] = {"summary": found.summary(), "counts": found.counts(), "note": note}
+    return frame
+
+
+def read_summary(df: pd.DataFrame) -> str:
+    """What reading left out of a table and noticed, one line each ("" when nothing)."""
+    said = df.attrs.get(READ_NOTE) or {}
+    return "\n".join(x for x in (said.get("note", ""), said.get("summary", "")) if x)
+
+
+def _file_bytes(path: Path) -> bytes:
+    import gzip
+
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def _frame(rows: list[list[str]], found: Layout) -> pd.DataFrame:
+    """The records of `rows` under their header: names as pandas gives them (an empty one "Unnamed: i", a repeated
+    one "Phone.1"), short rows padded with "", cells beyond the header kept under "Unnamed: i"."""
+    import pandas as pd
+
+    records = [rows[i] for i in found.records]
+    width = max(len(rows[found.header]), max(map(len, records), default=0))
+    head = [str(c).strip() for c in rows[found.header]] + [""] * (width - len(rows[found.header]))
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for i, h in enumerate(head):
+        h = h or f"Unnamed: {i}"
+        if h in seen:
+            seen[h] += 1
+            h = f"{h}.{seen[h]}"
+        else:
+            seen[h] = 0
+        names.append(h)
+    data = [r if len(r) == width else [*r, *[""] * (width - len(r))] for r in records]
+    frame = pd.DataFrame(data, columns=names, dtype=object)
+    if width == len(rows[found.header]):
+        return frame
+    extra = [n for i, n in enumerate(names) if i >= len(rows[found.header]) and not frame[n].astype(bool).any()]
+    return frame.drop(columns=extra) if extra else frame
 
 
 def write_table(df: pd.DataFrame, path: Path, *, escape: bool = True) -> None:
     """CSV, Excel or Parquet by extension, written atomically; CSV and Excel cells formula-escaped unless
     `escape=False`."""
     kind = table_format(path, WRITE_FORMATS, "write")
+    output_for(path, *_READ)
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "Parquet":
         write_with(path, lambda tmp: df.to_parquet(tmp, index=False))

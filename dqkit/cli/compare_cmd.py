@@ -62,10 +62,12 @@ def _side(choice: str, env: str | None, kind: str, args: argparse.Namespace) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    from dqkit.cli._leadio import parse_map, read_table, write_table
+    from dqkit.cli._leadio import output_for, parse_map, read_table, write_table
     from dqkit.contract.errors import InputError
     from dqkit.notebook.compare import compare_files, compare_rows
 
+    if args.output is not None:
+        output_for(args.output, *args.files)  # never over one of the files compared
     if len(args.files) == 2 and not (args.a or args.b):
         a, b = read_table(args.files[0]), read_table(args.files[1])
         result = compare_files(a, b, kind=args.kind, names=(args.files[0].name, args.files[1].name))

@@ -25,10 +25,11 @@ def register(sub: Any) -> None:
                                     "index file that dqkit serve --index and the Python API read.",
                         epilog="example: dqkit index build data/demo_reference.csv.gz -o demo.dqidx --synthetic")
     b.add_argument("files", nargs="+", metavar="FILE",
-                   help="OpenAddresses CSV files; country from --country, else the path "
-                        "(<country>/<region>/<source>.csv or <country>/<source>.csv), else US")
+                   help="OpenAddresses CSV files; country from their points (US ZIPs at their coordinates), "
+                        "else --country, else the path (<country>/<region>/<source>.csv), else US")
     b.add_argument("-o", "--out", default="reference.dqidx", help="index file to write (default: %(default)s)")
-    b.add_argument("--country", help="two-letter country code of every file (overrides the paths)")
+    b.add_argument("--country", help="two-letter country code of every file (overrides the paths; refused when the "
+                                     "points say otherwise)")
     b.add_argument("--synthetic", action="store_true", help="mark the datasets as synthetic (demo data)")
     b.add_argument("--keep-every-row", dest="clean", action="store_false", default=None,
                    help="keep the rows that are dropped by default (no postcode, no or impossible coordinates, "

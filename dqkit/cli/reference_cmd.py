@@ -29,10 +29,13 @@ def register(sub: Any) -> None:
                    help="files or folders; for Overture's public release: s3 (or an s3:// URL)")
     a.add_argument("--source", default="auto", choices=["auto", "openaddresses", "nad", "overture", "tabular"],
                    help="kind of input (default: guessed from the files)")
-    a.add_argument("--country", help="two-letter country code (default: from the path, else US)")
-    a.add_argument("--region", help="region / state code (default: from the path, e.g. us/ca/...)")
+    a.add_argument("--country", help="two-letter country code (default: read from the points, US ZIPs at their "
+                                     "coordinates; else the path, e.g. de/...; else US); refused when the points "
+                                     "say otherwise")
+    a.add_argument("--region", help="region / state code (default: the state the points lie in, else the path, "
+                                    "e.g. us/ca/...); refused when the points say otherwise")
     a.add_argument("--id", help="reference id (default: <source>-<country>[-<region>][-<county or city of the "
-                                "file>], e.g. openaddresses-us-ca-alameda)")
+                                "file, or the county its points lie in>], e.g. openaddresses-us-ca-alameda)")
     how = a.add_mutually_exclusive_group()
     how.add_argument("--replace", action="store_true", help="build an installed reference of that id anew")
     how.add_argument("--append", action="store_true", help="add these rows to the installed reference of that id")
@@ -143,6 +146,7 @@ def _facts(m: Any) -> list[str]:
 
 def run_list(args: argparse.Namespace) -> int:
     from dqkit import reference
+    from dqkit.engines.address_index.countries import country
     from dqkit.reference.store import unfinished
 
     items = reference.list_installed()
@@ -157,12 +161,45 @@ def run_list(args: argparse.Namespace) -> int:
               "`dqkit reference add <file>`.", file=sys.stderr)
         return 0
     width = max(28, *(len(m.id) + 1 for m in items))
-    print(f"{'id':<{width}} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  {'source date':<11}  dropped")
+    print(f"{'id':<{width}} {'source':<14} {'region':<8} {'rows':>12}  {'built':<10}  {'source date':<11}  "
+          f"{'dropped':>8}  answers")
     for m in items:
         where = "/".join(x for x in (m.country, m.region) if x)
+        countries, us_points = _countries(m)
+        names = ", ".join(country(c).name.title() for c in countries) or "nothing (unreadable index)"
         print(f"{m.id:<{width}} {m.source:<14} {where:<8} {m.rows:>12,}  {m.built[:10]:<10}  "
-              f"{m.source_date or '-':<11}  {sum(m.dropped.values()):,}")
+              f"{m.source_date or '-':<11}  {sum(m.dropped.values()):>8,}  addresses in {names}")
+        if countries and "US" not in countries and us_points:
+            print(f"warning: {m.id} is tagged {'/'.join(countries)} but holds US addresses ({us_points}): it "
+                  f"answers no US address. `dqkit reference remove {m.id}` and add its file again (the country is "
+                  "now read from the points)", file=sys.stderr)
     return 0
+
+
+_LIST_SAMPLE = 400  # points of an index read to see whether a reference tagged another country holds US addresses
+
+
+def _countries(m: Any) -> tuple[list[str], str]:
+    """The countries the engine asks this reference about (its index's datasets, as `ReferenceSet` routes), and,
+    for an index with no US dataset, what shows its points are US addresses ("" when they are not)."""
+    from dqkit.contract.errors import DqkitError
+    from dqkit.engines.address_index import ReferenceIndex
+    from dqkit.engines.address_index.located import locate
+
+    try:
+        ix = ReferenceIndex(m.index_path)
+        countries = sorted({d.iso2 for d in ix.datasets})
+        if "US" in countries:
+            return countries, ""
+        total = sum(d.addresses for d in ix.datasets)
+        rows = []
+        for a in range(0, total, max(1, total // _LIST_SAMPLE)):
+            row = ix.address(a)
+            rows.append({"LON": str(row.lon), "LAT": str(row.lat), "POSTCODE": row.street.postcode})
+    except (DqkitError, OSError, ValueError, IndexError):
+        return [], ""
+    found = locate(rows)
+    return countries, found.evidence() if found.us else ""
 
 
 def run_info(args: argparse.Namespace) -> int:

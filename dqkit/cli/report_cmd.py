@@ -55,10 +55,12 @@ def _verified_prefix(df: Any) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dqkit.cli._leadio import parse_map, read_table
+    from dqkit.cli._leadio import parse_map, read_summary, read_table
     from dqkit.report import write_report
 
     df = read_table(args.input)
+    if read_summary(df):
+        print(read_summary(df), file=sys.stderr)  # a report's footer and header block: no leads
     prefix = _verified_prefix(df)
     backend_name = ""
     if prefix is None:

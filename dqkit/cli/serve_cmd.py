@@ -35,9 +35,9 @@ def register(sub: Any) -> None:
                    help="accepted lead PARTNER_ID (repeatable); others get E501")
     p.add_argument("--allow-ip", action="append", default=[], metavar="CIDR",
                    help="network a lead request may come from (repeatable); others get E500")
-    p.add_argument("--reference", action="append", default=[], metavar="FILE", type=Path,
-                   help="OpenAddresses CSV for the address index (repeatable); none of --reference, --index, "
-                        "--demo: the installed references (`dqkit reference add`)")
+    p.add_argument("--reference", action="append", default=[], metavar="FILE_OR_ID", type=Path,
+                   help="OpenAddresses CSV for the address index, or an installed reference id (dqkit reference "
+                        "list); repeatable; none of --reference, --index, --demo: every installed reference")
     p.add_argument("--complete", action="store_true",
                    help="the --reference files (or --index) hold every street of every ZIP they hold: a street they "
                         "lack is then 'not found' (S102); by default it is 'not checked', as a sample's would be")
@@ -98,7 +98,10 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
     tokens = [t for t in args.token]
     tokens += [t.strip() for t in os.environ.get(TOKENS_ENV, "").split(",") if t.strip()]
-    for path in [*args.reference, *([args.index] if args.index else []),
+    from dqkit.cli._reference_arg import split_references
+
+    files, ids = split_references(args.reference)  # --reference: files, or installed reference ids
+    for path in [*([args.index] if args.index else []),
                  *([args.spoof_list] if getattr(args, "spoof_list", None) else [])]:
         if not path.is_file():
             raise InputError(f"no such file: {path}")
@@ -120,7 +123,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
         client_ids=frozenset(args.client_id) if args.client_id else None,
         partner_ids=frozenset(args.partner_id) if args.partner_id else None,
         allow_ips=parse_networks(args.allow_ip),
-        references=tuple(args.reference),
+        references=tuple(files),
+        reference_ids=tuple(ids),
         index=args.index,
         complete=bool(getattr(args, "complete", False)),
         spoof_list=getattr(args, "spoof_list", None),

@@ -26,9 +26,10 @@ def register(sub: Any) -> None:
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="read the address field FIELD (ADDRESS, STREET1, CITY, STATE, ZIP, COUNTRY) from COLUMN "
                         "(repeatable), e.g. --map ZIP=postcode")
-    p.add_argument("--reference", metavar="ID",
-                   help="local engine only: the installed reference id to answer from, or 'demo' for the synthetic "
-                        "demo (default: every installed reference)")
+    p.add_argument("--reference", metavar="FILE_OR_ID",
+                   help="local engine only: the installed reference id to answer from, an OpenAddresses CSV (or "
+                        ".gz) or an index from dqkit index build, or 'demo' for the synthetic demo (default: every "
+                        "installed reference)")
     p.add_argument("--country", default="USA", help="country of rows without one (default: %(default)s)")
     p.add_argument("--components", action="store_true", help="add the component breakdown of each address")
     add_service_options(p, "address")
@@ -51,25 +52,36 @@ def summary(confidence: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dqkit.cli._leadio import WRITE_FORMATS, parse_map, read_table, table_format, write_table
+    from dqkit.cli._leadio import output_for, parse_map, read_summary, read_table, write_table
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook import addresses
     from dqkit.notebook.columns import describe_lead_columns
 
-    table_format(args.output, WRITE_FORMATS, "write")  # refused before any address is validated
+    output_for(args.output, args.input)  # refused before any address is validated
     service = service_spec(args)
     if service is not None and args.reference:
         raise InputError("--reference picks the local engine's data; a service answers from its own")
+    backend: Any = service
+    reference = args.reference
+    if service is None and reference:
+        from dqkit.backends.local import LocalBackend
+        from dqkit.cli._reference_arg import file_engine, split_references
+
+        files, _ = split_references([reference], demo=True)  # a file, or an installed id / demo
+        if files:
+            backend, reference = LocalBackend(address_engine=file_engine(files)), None
     df = read_table(args.input)
     mapping = {k: v for k, v in parse_map(args.map).items()} or None
     fields = addresses.validate_fields(df.columns, mapping, components=args.components)
     print("columns read:\n" + describe_lead_columns(fields), file=sys.stderr)  # what a wrong guess would show
-    out = addresses.validate(df, backend=service, mapping=mapping, country=args.country,
-                             reference=None if service is not None else args.reference,
+    out = addresses.validate(df, backend=backend, mapping=mapping, country=args.country,
+                             reference=None if service is not None else reference,
                              cache=False if args.no_cache else None, progress=False if args.quiet else None,
                              components=args.components)
     write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{addresses.PREFIX}confidence"]))
+    if read_summary(df):
+        print(read_summary(df))
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
     return 0

@@ -36,9 +36,10 @@ def register(sub: Any) -> None:
                    help="treat a lead without a phone number as incomplete (result code E602)")
     p.add_argument("--records", type=Path,
                    help="CSV of known people (name, address, phone) that leads are matched against")
-    p.add_argument("--reference", type=Path, action="append", metavar="PATH",
-                   help="address reference: OpenAddresses CSV (or .gz) or a built .idx (repeatable); streets and "
-                        "house numbers are then checked (ADDRESS_CODE, S102); without one they are not")
+    p.add_argument("--reference", type=Path, action="append", metavar="FILE_OR_ID",
+                   help="address reference: an OpenAddresses CSV (or .gz), an index from dqkit index build, or an "
+                        "installed reference id (dqkit reference list); repeatable. Streets and house numbers are "
+                        "checked against it (ADDRESS_CODE, S102); default: every installed reference")
     p.add_argument("--complete", action="store_true",
                    help="the --reference files hold every street of every ZIP they hold: a street they lack is then "
                         "'not found' (S102); by default it is 'not checked', as a sample's would be")
@@ -95,17 +96,15 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         records = LeadRecords.from_csv(args.records)
     points = None
     engine: Any = None
+    installed: list[str] | None = None
     if getattr(args, "reference", None):
-        from dqkit.engines.address import AddressEngine
+        from dqkit.cli._reference_arg import file_engine, split_references
 
-        refs: list[Path] = list(args.reference)
-        complete = bool(getattr(args, "complete", False))
-        engine = (AddressEngine.open(refs[0]) if len(refs) == 1 and refs[0].suffix == ".idx"
-                  else AddressEngine.from_files(refs, complete=complete))
-        engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in refs),
-                                   source="reference files",  # the id dqkit serve --reference gives them
-                                   complete_postcodes=None if complete else frozenset())
-        points = engine.points()
+        files, installed = split_references(args.reference)  # files, or installed ids
+        if files:
+            engine = file_engine(files, complete=bool(getattr(args, "complete", False)))
+            engine.reference = replace(engine.reference, id="files:" + "+".join(p.name for p in files))
+            points, installed = engine.points(), None
     spoof_list = None
     if getattr(args, "spoof_list", None) is not None:
         from dqkit.engines.lead.spoof_list import SpoofList
@@ -113,6 +112,8 @@ def local_backend(args: argparse.Namespace) -> LeadBackend:
         spoof_list = SpoofList.from_file(args.spoof_list)
     profile = LeadProfile(stage1=args.stage1, require_phone=args.require_phone, records=records,
                           standardize_address=not args.no_address, points=points, spoof_list=spoof_list)
+    if installed:  # the installed references named by their ids, for the streets and the answers' names
+        return LocalBackend(profile=profile, reference=installed)
     return LocalBackend(profile=profile, address_engine=engine)  # the file's engine names the reference
 
 
@@ -175,7 +176,7 @@ def local_only_options(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import warnings
 
-    from dqkit.cli._leadio import WRITE_FORMATS, parse_map, read_table, table_format, write_table
+    from dqkit.cli._leadio import output_for, parse_map, read_summary, read_table, write_table
     from dqkit.cli._service import service_spec
     from dqkit.contract.errors import InputError
     from dqkit.notebook.columns import ColumnWarning
@@ -194,11 +195,16 @@ def run(args: argparse.Namespace) -> int:
 
         settled_codes(args.settled_codes)  # refused before any lead is run
         skip_codes(args.skip_codes)
-    table_format(args.output, WRITE_FORMATS, "write")  # refused before any lead is run
+    output_for(args.output, args.input)  # refused before any lead is run
+    if args.reference:
+        from dqkit.cli._reference_arg import split_references
+
+        split_references(args.reference)  # a file or an installed id, else refused before anything is read
     mapping = parse_map(args.map)
     if service is not None:
         _say_what_is_not_sent(args, mapping)
     df = read_table(args.input)
+    left_out = read_summary(df)  # a report's footer and header block, blank rows: no leads
     fields = chosen_columns(df, mapping, args.prefix)
     progress = False if args.quiet else None
     with warnings.catch_warnings():
@@ -220,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
     write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"].astype(object).where(out[f"{args.prefix}result_code"].notna(),
                                                                          "(no answer)")))
+    if left_out:
+        print(left_out)
     if screened is not None:
         print(screened)
     elif service is not None:

@@ -6,6 +6,7 @@ and `FIRST_NAME` mean the same field everywhere, and a result column has one nam
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -77,6 +78,7 @@ _FIELD_SET: Final = frozenset(ALIASES)
 __all__ = [
     "ALIASES",
     "CORE_COLUMNS",
+    "EXTENSION_COLUMN",
     "RESULT_COLUMNS",
     "cell_text",
     "error_row",
@@ -85,6 +87,7 @@ __all__ = [
     "lead_from_row",
     "match_by_alias",
     "one_line_address",
+    "phone_extensions",
     "resolve_columns",
 ]
 _PHONE_KEYS: Final = ("PHONE_TYPE", "PHONE_NUMBER", "PHONE_EXTENSION", "PHONE_COUNTRY_CODE")
@@ -209,6 +212,32 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
                         phone_extension=phone.get("PHONE_EXTENSION", ""),
                         phone_country_code=phone.get("PHONE_COUNTRY_CODE", "")),)
     return normalize_lead(LeadRequest(**kw, phones=phones))
+
+
+EXTENSION_COLUMN: Final = "phone_extension"  # result column: PHONE_EXTENSION as read and sent
+
+
+def phone_extensions(columns: Mapping[str, Sequence[Any]], fields: Mapping[str, str]) -> list[str] | None:
+    """PHONE_EXTENSION of each row as `lead_from_row` reads it and sends it ("x12" after the number, or its own
+    column), so the extension stays beside the results (the service answers with the number only); None when
+    the rows hold no phone column."""
+    from dqkit.contract.lead_input import split_phone
+
+    ext_col = columns.get(fields.get("PHONE_EXTENSION", ""))
+    number_col = columns.get(fields.get("PHONE_NUMBER", ""))
+    other_col = columns.get(fields.get("PHONE_OTHER", ""))
+    if ext_col is None and number_col is None and other_col is None:
+        return None
+    n = len(next(c for c in (ext_col, number_col, other_col) if c is not None))
+    read = functools.lru_cache(maxsize=65536)(split_phone)
+    out: list[str] = []
+    for i in range(n):
+        own = cell_text(ext_col[i]) if ext_col is not None else ""
+        number = cell_text(number_col[i]) if number_col is not None else ""
+        if not number and other_col is not None:
+            number = cell_text(other_col[i])
+        out.append(own or (read(number)[1] if number else ""))  # its own column wins, as in `normalize_lead`
+    return out
 
 
 _ZIP_PART: Final = re.compile(r"^\d{5}(?:-?\d{4})?$")

@@ -20,10 +20,12 @@ from dqkit.contract.errors import DqkitError, InputError
 from dqkit.contract.lead import ELSGenericMessage
 from dqkit.contract.lead_columns import (
     CORE_COLUMNS,
+    EXTENSION_COLUMN,
     RESULT_COLUMNS,
     error_row,
     flatten_message,
     lead_from_row,
+    phone_extensions,
     resolve_columns,
 )
 from dqkit.notebook.columns import PYTHON_MAP_HINT, ColumnWarning, missing_lead_columns
@@ -222,6 +224,13 @@ def verify(
         df = df.drop(columns=stale)
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns, processes), prefix=prefix, cache=cache,
                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+    at: dict[object, int] = {}
+    for i, label in enumerate(df.columns):
+        at.setdefault(label, i)  # the first of columns that share a name, as the leads are read from
+    extensions = phone_extensions({c: df.iloc[:, at[c]].tolist() for c in set(fields.values()) if c in at}, fields)
+    if extensions is not None and (all_columns or any(extensions)):  # "x12" kept beside the results, as sent
+        # (all_columns: every Dask partition holds it, see `has_extension_column`)
+        add_extension_column(out, prefix, pd.Series(extensions, index=out.index, dtype="string"))
     named = lead_reference(be)
     if named is not None or all_columns:  # Dask partitions all carry the same columns: unnamed ones are <NA>
         for name, value in zip(REFERENCE_NAMES, named or (None, None), strict=True):
@@ -232,6 +241,20 @@ def verify(
         out[f"{prefix}{SERVICE_NAME}"] = pd.Series(url, index=out.index, dtype="string").where(answered)
     out.attrs[COLUMNS_ATTR] = dict(fields)
     return out
+
+
+def has_extension_column(fields: Mapping[str, str]) -> bool:
+    """Whether `verify(..., all_columns=True)` adds the PHONE_EXTENSION column: when a phone column is read."""
+    return any(f in fields for f in ("PHONE_NUMBER", "PHONE_EXTENSION", "PHONE_OTHER"))
+
+
+def add_extension_column(frame: pd.DataFrame, prefix: str, values: pd.Series) -> None:
+    """The PHONE_EXTENSION column (in place), right after the phone numbers the service answered with."""
+    name, after = f"{prefix}{EXTENSION_COLUMN}", f"{prefix}phone_numbers"
+    if name in frame.columns:
+        frame.drop(columns=[name], inplace=True)
+    at = list(frame.columns).index(after) + 1 if after in frame.columns else len(frame.columns)
+    frame.insert(at, name, values)
 
 
 # ---- the analyst's view: where the lead source is, and quality rates per source

@@ -105,6 +105,8 @@ class DaskLeadsAccessor:
                chunk_size: int | None = None) -> Any:
         fields = leads.lead_fields(self._df.columns, mapping, prefix)
         meta = attach(self._df._meta, leads.typed_results([], all_columns=True), prefix)
+        if leads.has_extension_column(fields):  # PHONE_EXTENSION as read and sent
+            leads.add_extension_column(meta, prefix, pd.Series(dtype="string"))
         for name in leads.REFERENCE_NAMES:  # every partition names the reference its streets were checked on
             meta[f"{prefix}{name}"] = pd.Series(dtype="string")
         return self._df.map_partitions(_verify_partition, fields=fields, backend=backend, prefix=prefix,

@@ -6,14 +6,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from dqkit._warn import warn_user
 from dqkit.contract.errors import InputError
 from dqkit.reference import store
 from dqkit.reference.install import SourceMeta, install, refusal
-from dqkit.reference.sources.common import Part
+from dqkit.reference.sources.common import Part, locate_parts
 from dqkit.reference.store import Manifest
 
 if TYPE_CHECKING:
     from dqkit.engines.address.references import ReferenceSet
+
+class ReferenceNote(UserWarning):
+    """Something `add` read otherwise than the path said (a folder name that is no country, a file named after
+    another county than its points): said, never silent."""
+
 
 SourceKind = Literal["auto", "openaddresses", "nad", "overture", "tabular"]
 SOURCES: tuple[str, ...] = ("auto", "openaddresses", "nad", "overture", "tabular")
@@ -30,11 +36,15 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
     inputs:  files or folders (OpenAddresses CSV / GeoJSON lines / .gz / .zip bundles, a NAD .txt or .zip,
              Overture GeoParquet, any CSV / Parquet with `mapping`), or "s3" / an s3:// URL for Overture's release.
     source:  the kind of input ("auto" guesses from the files; a mapping means "tabular").
-    country / region: override what the paths say (two-letter codes, e.g. "US", "CA").
+    country / region: two-letter codes (e.g. "US", "CA"). Without them, OpenAddresses and mapped files are
+             placed by their rows (US ZIPs at their coordinates, a REGION column: `located`), the path only a hint
+             (`nc/alameda.csv` is US/CA; a path read otherwise is said in a `ReferenceNote` warning); an option the
+             rows contradict is refused, naming both.
     state / county: NAD filters; bbox (min lon, min lat, max lon, max lat), release, endpoint: Overture.
     id:      the reference id (default `<source>-<country>[-<region>][-<place>]`, the place being the county or
-             city a single OpenAddresses file is named after: alameda.csv and santa_clara.csv get two ids). With
-             an id, inputs of several regions (a national download) make one reference, each input a part.
+             city a single file is named after when its rows lie there, else the county they lie in:
+             alameda.csv and santa_clara.csv get openaddresses-us-ca-alameda and openaddresses-us-ca-santa-clara).
+             With an id, inputs of several regions (a national download) make one reference, each input a part.
     replace: build an installed reference of that id anew (without it, an installed id is refused);
     append:  add these inputs to the installed reference of that id, each replacing an installed input of the
              same name (and region); only the new inputs are read, the installed index is merged (`grow`);
@@ -61,6 +71,8 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
                                if v}
     parts, meta = _parts(kind, inputs, country=country, region=region, mapping=mapping, state=state, county=county,
                          bbox=bbox, release=release, endpoint=endpoint)
+    for note in locate_parts(parts, country=country, region=region):  # where the rows say they are
+        warn_user(note, ReferenceNote)
     groups: dict[tuple[str, str], list[Part]] = {}
     for p in parts:
         groups.setdefault((p.iso2, p.region), []).append(p)
@@ -100,7 +112,7 @@ def add(*inputs: str | Path, source: SourceKind = "auto", country: str | None = 
 
 def _default_id(kind: str, iso2: str, region: str, group: Sequence[Part]) -> str:
     """`<source>-<country>[-<region>][-<place>]`: the place when every input of the group names the same one."""
-    places = {p.place for p in group}
+    places = {p.place if p.id_place is None else p.id_place for p in group}
     place = places.pop() if len(places) == 1 else ""
     return store.new_id(store.ascii_id("-".join(x for x in (kind, iso2.lower(), region.lower(), place) if x)))
 

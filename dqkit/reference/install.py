@@ -30,7 +30,7 @@ from typing import Any, Final
 import msgspec
 
 from dqkit.contract.errors import InputError
-from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASONS, Hygiene, summary
+from dqkit.engines.address_index.hygiene import REASON_DUPLICATE, REASON_NO_STREET, REASONS, Hygiene, summary
 from dqkit.engines.address_index.reader import Record
 from dqkit.reference import grow
 from dqkit.reference.coverage import Density, complete_zips
@@ -264,6 +264,8 @@ def _install(parts: Sequence[Part], ref_id: str, meta: SourceMeta, staging: Path
         dates.append(date)
         dropped = dict(hygiene.dropped)
         kept = bar.rows_kept - sum(dropped.values())
+        if bar.rows_read > bar.rows_kept:  # rows the reader skipped: every row read is kept or counted
+            dropped = {REASON_NO_STREET: bar.rows_read - bar.rows_kept, **dropped}
         zips = [] if partial else complete_zips(part.place, hygiene.postcodes, density, kind=meta.kind,
                                                 vouched=vouched)
         complete.update(zips)

@@ -38,7 +38,8 @@ class ServerConfig:
     references: OpenAddresses CSV files for the address index; `index`: a prebuilt index file; `demo`: the
     synthetic demo reference. None of them: the installed references (`dqkit reference add`). `complete`: the user
     vouches that the files (or the index) hold every street of every ZIP they hold, so a street they lack is "not
-    found"; else it is "not checked" (`dqkit.reference.coverage`).
+    found"; else it is "not checked" (`dqkit.reference.coverage`). `reference_ids`: the installed references to serve
+    (none: all of them).
     spoof_list: a text file of whole names (one a line) whose leads get E100, beside the bundled lists.
     rate_limit: requests per window per token (0: off); rate_window_seconds: the window.
     max_body_bytes: larger request bodies get 413 (lead bodies: over max_lead_body_bytes; bulk batch creates: over
@@ -61,6 +62,7 @@ class ServerConfig:
     partner_ids: frozenset[str] | None = None
     allow_ips: tuple[IPNetwork, ...] = ()
     references: tuple[Path, ...] = ()
+    reference_ids: tuple[str, ...] = ()  # installed references to serve (none: all of them)
     index: Path | None = None
     complete: bool = False
     rate_limit: int = 0
@@ -132,7 +134,8 @@ class ServerConfig:
     def __repr__(self) -> str:
         return (f"ServerConfig(tokens=<{len(self.tokens)} hidden>, client_ids={self.client_ids!r}, "
                 f"partner_ids={self.partner_ids!r}, allow_ips={[str(n) for n in self.allow_ips]}, "
-                f"references={[str(p) for p in self.references]}, index={self.index!r}, demo={self.demo}, "
+                f"references={[str(p) for p in self.references]}, reference_ids={list(self.reference_ids)}, "
+                f"index={self.index!r}, demo={self.demo}, "
                 f"spoof_list={self.spoof_list!r}, "
                 f"rate_limit={self.rate_limit}/{self.rate_window_seconds}s, max_body_bytes={self.max_body_bytes}, "
                 f"max_bulk_body_bytes={self.max_bulk_body_bytes}, "

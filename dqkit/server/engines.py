@@ -122,7 +122,7 @@ def load_local(config: ServerConfig) -> Loaded:
     else:
         from dqkit.reference.opened import InstalledReferences
 
-        installed = InstalledReferences()
+        installed = InstalledReferences(list(config.reference_ids) or None)
         address = installed.engine()
         points = installed.points()
         if not installed:

@@ -134,7 +134,10 @@ def test_cli_index_build_and_info(ref_files: dict[str, Path], tmp_path: Path,
     assert "gb-address" in capsys.readouterr().out
     assert cli(["index", "build", str(tmp_path / "missing.csv"), "-o", str(out)]) == 1
     assert "does not exist" in capsys.readouterr().err
-    assert cli(["index", "build", str(ref_files["us"]), "--country", "gb", "-o", str(out)]) == 0
+    # --country the points contradict is refused, naming both (issue 29: a reference knows where it is)
+    assert cli(["index", "build", str(ref_files["us"]), "--country", "gb", "-o", str(out)]) == 1
+    assert "--country GB (United Kingdom), but its addresses are in US: " in capsys.readouterr().err
+    assert cli(["index", "build", str(ref_files["gb"]), "--country", "gb", "-o", str(out)]) == 0
     assert [d.id for d in ReferenceIndex(out).datasets] == ["gb-address"]
 
 

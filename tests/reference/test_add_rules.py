@@ -33,13 +33,14 @@ def test_junk_rows_of_real_county_files_are_dropped_counted_and_never_served(
     alameda, santa_clara = _county_files(shared_dir, tmp_path)
     assert main(["reference", "add", str(alameda), str(santa_clara), "--quiet"]) == 0
     said = capsys.readouterr().out
-    assert "dropped 7 rows: 7 no postcode" in said
+    assert "dropped 180 rows: 173 no street (empty or unreadable); 7 no postcode" in said
     m = reference.info("openaddresses-us-ca")
-    assert m.dropped == {"no_postcode": 7}  # "123 Fake St, Anytown" in both (no ZIP; projected in one) + 5 more
-    assert [i.dropped for i in m.inputs] == [{"no_postcode": 6}, {"no_postcode": 1}]
+    # "123 Fake St, Anytown" in both (no ZIP; projected in one) + 5 more; 173 Santa Clara rows have no street
+    assert m.dropped == {"no_street": 173, "no_postcode": 7}
+    assert [i.dropped for i in m.inputs] == [{"no_postcode": 6}, {"no_street": 173, "no_postcode": 1}]
     assert main(["reference", "info", m.id]) == 0
     info = capsys.readouterr().out
-    assert '"no_postcode": 7' in info and "dropped 7 rows: 7 no postcode" in info
+    assert '"no_postcode": 7' in info and "dropped 180 rows: 173 no street" in info
     engine = reference.open_installed()
     for text in ("123 Fake St, Anytown", "123 FAKE ST, ANYTOWN, CA", "123 Fake St"):
         got = engine.validate(SearchRequest.of(text)).result
@@ -124,16 +125,17 @@ def test_an_unfinished_add_is_listed_and_removed_by_its_id(tmp_path: Path, refdi
     folder = tmp_path / "dl" / "us" / "ca"
     folder.mkdir(parents=True)
     (folder / "a.csv").write_text(oa_csv_text(alameda[:500]), encoding="utf-8")
+    # both files lie in Alameda County (their names say no county): the reference is named after it
     (folder / "b.csv").write_bytes(oa_csv_text(alameda[500:600]).encode() + b"\xff\xfe,bad\n")
     with pytest.raises(InputError, match=r"b\.csv, line .*finished before are kept.*reference remove "
-                                         r"openaddresses-us-ca"):
+                                         r"openaddresses-us-ca-alameda"):
         reference.add(folder)
-    staging = refdir / ".staging-openaddresses-us-ca"
+    staging = refdir / ".staging-openaddresses-us-ca-alameda"
     assert staging.is_dir() and not list(staging.rglob("*.tmp"))  # resumable; no half-written part
     assert main(["reference", "list"]) == 0
-    assert "`dqkit reference remove openaddresses-us-ca`" in capsys.readouterr().err
-    assert main(["reference", "remove", "openaddresses-us-ca"]) == 0
-    assert "removed the unfinished add of openaddresses-us-ca" in capsys.readouterr().out
+    assert "`dqkit reference remove openaddresses-us-ca-alameda`" in capsys.readouterr().err
+    assert main(["reference", "remove", "openaddresses-us-ca-alameda"]) == 0
+    assert "removed the unfinished add of openaddresses-us-ca-alameda" in capsys.readouterr().out
     assert not staging.exists() and not list(refdir.iterdir())
     with pytest.raises(InputError, match="no unfinished add of 'x'"):
         reference.remove(".staging-x")

@@ -38,7 +38,8 @@ def build_cached(files: Sequence[str | Path], *, out: str | Path | None = None,
     if out is not None:
         build_index(files, out, country_iso2=country_iso2, synthetic=synthetic)
         return Path(out)
-    h = hashlib.sha256(f"v{FORMAT_VERSION}|clean|{country_iso2 or ''}|{synthetic}".encode())
+    # "located": files are placed by their points (`located`), so entries of path-placed builds are not reused
+    h = hashlib.sha256(f"v{FORMAT_VERSION}|clean|located|{country_iso2 or ''}|{synthetic}".encode())
     for f in files:
         p = Path(f).resolve()
         try:

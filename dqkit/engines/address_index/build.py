@@ -14,7 +14,8 @@ from typing import Any
 
 from dqkit.contract.errors import InputError
 from dqkit.engines.address_index.external import build_files, build_stream
-from dqkit.engines.address_index.reader import Record, SourceFile, source_of
+from dqkit.engines.address_index.located import located_source
+from dqkit.engines.address_index.reader import Record, SourceFile
 from dqkit.engines.address_index.runs import FORMAT_VERSION as FORMAT_VERSION  # re-exported: the index format
 from dqkit.engines.address_index.runs import KIND as KIND
 from dqkit.engines.address_index.runs import BuildReport as BuildReport
@@ -47,7 +48,7 @@ def build_index(
     runs, on up to `workers` processes (default: the cores, at most 2 per input file), and merged; the runs are
     written under `tmp_dir` (default: beside `out`). Each file is one part of the index (`ReferenceIndex.parts`)."""
     t0 = time.perf_counter()
-    sources = [f if isinstance(f, SourceFile) else source_of(f, country_iso2) for f in files]
+    sources = [f if isinstance(f, SourceFile) else _located(f, country_iso2, progress) for f in files]
     if not sources:
         raise InputError("no reference files given")
     for src in sources:
@@ -55,6 +56,15 @@ def build_index(
             raise InputError(f"reference file {src.path} does not exist")
     return build_files(sources, Path(out), synthetic=synthetic, clean=not synthetic if clean is None else clean,
                        progress=progress, memory=memory, workers=workers, tmp_dir=tmp_dir, t0=t0)
+
+
+def _located(path: str | Path, country_iso2: str | None, progress: Callable[[str], None] | None) -> SourceFile:
+    """Country and state of a file from its rows, the path a hint (`located`); notes go to `progress`."""
+    p, settled = located_source(path, country_iso2)
+    for note in settled.notes:
+        if progress:
+            progress(note)
+    return SourceFile(p, settled.iso2, settled.parse_region)
 
 
 def build_from_records(records: Iterable[tuple[str, Record]], out: str | Path, *,

@@ -35,6 +35,7 @@ DEFAULT_MEMORY: Final = 2_500_000_000  # bytes: a national build stays under 3 G
 ROW_BYTES: Final = 130  # peak bytes per row while `build` sorts a run (measured ~119 at 10M rows)
 BASE_BYTES: Final = 220_000_000  # a process with dqkit and numpy imported, and the merge's own tables
 MIN_RUN: Final = 1_000
+PARALLEL_ROWS: Final = 2_000_000  # below this, several files build in one process: forking and merging cost more
 RUN_SUFFIX: Final = ".dqrun"
 
 
@@ -228,7 +229,7 @@ def build_files(sources: Sequence[SourceFile], out: Path, *, synthetic: bool, cl
     names = [str(s.path) for s in sources]
     n_workers = min(workers or default_workers(), len(sources))
     total = sum(estimated_rows(s) for s in sources)
-    if n_workers <= 1 or total <= run_rows(memory, 1):
+    if n_workers <= 1 or total <= PARALLEL_ROWS:
         hygiene = Hygiene() if clean else None
         rep = build_stream(records_of_files(sources, progress, hygiene), out, synthetic=synthetic, names=names,
                            progress=progress, dedupe=clean, parts=parts, memory=memory, tmp_dir=tmp_dir, t0=t0)
@@ -237,7 +238,8 @@ def build_files(sources: Sequence[SourceFile], out: Path, *, synthetic: bool, cl
             rep.dropped = _dropped(hygiene.dropped, rep.duplicates)
             rep.postcodes = hygiene.postcodes
         return rep
-    limit = run_rows(memory, n_workers)
+    # tasks of at most a run each, and at least ~4 per worker so that they share the work out evenly
+    limit = min(run_rows(memory, n_workers), max(MIN_RUN, total // (4 * n_workers)))
     tasks = _plan(sources, limit)
     global _WORKER_PROGRESS
     with _temp_dir(out, tmp_dir) as tmp:
@@ -249,7 +251,8 @@ def build_files(sources: Sequence[SourceFile], out: Path, *, synthetic: bool, cl
                 progress(f"{len(sources)} files in {len(tasks)} tasks on {n_workers} processes, runs of up to "
                          f"{limit:,} rows (memory budget {memory / 1e9:.1f} GB)")
             with ctx.Pool(n_workers, maxtasksperchild=1) as pool:
-                args = [(t, limit, str(tmp), synthetic, clean, clean, parts, t0) for t in tasks]
+                largest_first = sorted(tasks, key=lambda t: -sum(estimated_rows(s) for s in t.sources))
+                args = [(t, limit, str(tmp), synthetic, clean, clean, parts, t0) for t in largest_first]
                 for res in pool.imap_unordered(_run_task, args):
                     results.append(res)
         finally:
@@ -263,6 +266,7 @@ def build_files(sources: Sequence[SourceFile], out: Path, *, synthetic: bool, cl
         rep = merge_inputs(runs, out, synthetic=synthetic, dedupe=clean, names=names, progress=progress, t0=t0,
                            duplicates=sum(r.duplicates for r in results), memory=memory)
     rep.files = names
+    rep.workers = n_workers
     if clean:
         dropped: Counter[str] = Counter()
         for r in results:

@@ -24,9 +24,12 @@ REASON_BAD_COORDINATES: Final = "bad_coordinates"  # not degrees (projected metr
 REASON_OUTSIDE_REGION: Final = "outside_region"
 REASON_PLACEHOLDER: Final = "placeholder"
 REASON_DUPLICATE: Final = "duplicate"
-REASONS: Final = (REASON_NO_POSTCODE, REASON_NO_COORDINATES, REASON_BAD_COORDINATES, REASON_OUTSIDE_REGION,
+REASON_NO_STREET: Final = "no_street"  # counted by `reference add`: rows the reader skips (nothing to serve)
+REASONS: Final = (REASON_NO_STREET, REASON_NO_POSTCODE, REASON_NO_COORDINATES, REASON_BAD_COORDINATES,
+                   REASON_OUTSIDE_REGION,
                   REASON_PLACEHOLDER, REASON_DUPLICATE)
 DESCRIPTIONS: Final = {
+    REASON_NO_STREET: "no street (empty or unreadable)",
     REASON_NO_POSTCODE: "no postcode",
     REASON_NO_COORDINATES: "no coordinates",
     REASON_BAD_COORDINATES: "coordinates not in degrees, or 0/0",

@@ -3,8 +3,9 @@
 Columns: LON, LAT, NUMBER, STREET, UNIT, CITY, DISTRICT, REGION, POSTCODE, ID (HASH when ID is empty), plus the
 optional ZIP+4 / carrier route / delivery point columns of `dqkit.engines.usaddr.points.EXTRA_COLUMNS`.
 
-A file's country is an explicit option, else its OpenAddresses path (`<country>/<region>/<source>.csv` or
-`<country>/<source>.csv`), else US. US streets go through the standardizer's `parse_street`, so the index and the
+`source_of` reads a file's country from an explicit option, else its OpenAddresses path
+(`<country>/<region>/<source>.csv` or `<country>/<source>.csv`), else US; builds settle it from the rows first
+(`located`), the path only a hint. US streets go through the standardizer's `parse_street`, so the index and the
 standardizer agree on Publication 28 forms; parsing is cached per distinct STREET and UNIT text, which makes it
 a small part of the build even on a million rows. An empty US CITY or REGION is filled from the ZIP.
 """

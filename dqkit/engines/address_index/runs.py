@@ -61,6 +61,7 @@ class BuildReport:
     duplicates: int = 0  # exact duplicate rows dropped (only when the build was asked to)
     dropped: dict[str, int] = field(default_factory=dict)  # rows not served, by reason (`hygiene.REASONS`)
     runs: int = 1  # runs of records built apart and merged (1: the whole input fitted in memory)
+    workers: int = 1  # processes that built the runs
     temp_bytes: int = 0  # the most temporary disk the build used at once (runs and merge)
     shadowed: int = 0  # rows kept aside as duplicates of another source's points (see `merge`)
     postcodes: set[tuple[str, str]] = field(default_factory=set, repr=False)  # (region, postcode) of rows kept

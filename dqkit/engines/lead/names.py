@@ -6,9 +6,19 @@ Y when a BUSINESS_NAME is given, or when FULL_NAME holds a company ("Acme Plumbi
 "Jane Roe, CFO, Acme Inc" gives the person, BUSINESS_TITLE (CFO) and BUSINESS_NAME (ACME INC) at once.
 
 The seed gives PREFIX_CD one character and does not publish its codes, so dqkit defines them (PREFIX_CODES);
-SUFFIX_CD (ten characters) is the suffix's standard abbreviation (SUFFIX_CODES). Output is upper case, cut to
-the seed's lengths. Written from scratch rather than on `nameparser`, which is a development dependency only
-and parses about 6,000 names a second: this module is a few dict lookups per word.
+SUFFIX_CD (ten characters) is the suffix's standard abbreviation (SUFFIX_CODES). Output is upper case, Latin
+letters without their accents (Đ and Ø too), other scripts kept, cut to the seed's lengths.
+
+Names written family name first are read so where the data shows it (`_family_first`): a Vietnamese family name
+with a middle name Thị / Văn or Vietnamese letters ("Nguyễn Thị Minh Khai": last NGUYEN, middle THI MINH, first
+KHAI, as Vietnamese names are called by their last word; also a FIRST_NAME "Thị Minh Khai" beside LAST_NAME
+"Nguyễn"); a Hungarian family name before a Hungarian given name ("Nagy János"); a Korean family name before a
+hyphenated given name ("Kim Min-su"); a family name written in capitals before a given name that is not ("WANG
+Xiaoming", "DUPONT Jean"); a name in Chinese, Japanese or Korean script (family name first, its first character or
+two). "Zhang Wei" or "Minh Nguyen" say nothing of their order and are read in the Western order, as written.
+
+Written from scratch rather than on `nameparser`, which is a development dependency only and parses about 6,000
+names a second: this module is a few dict lookups per word.
 """
 
 from __future__ import annotations
@@ -118,7 +128,7 @@ EXEC ADMIN THE DEPUTY INTERIM ACTING GLOBAL NATIONAL PRODUCT PROJECT PROGRAM BUS
 _TAIL_TITLES: Final = frozenset({"CEO", "CFO", "COO", "CTO", "CIO", "CMO", "VP", "SVP", "EVP", "GM", "OWNER"})
 
 _NICKNAME: Final = re.compile(r"\"[^\"]*\"|\([^)]*\)|\[[^\]]*\]|\{[^}]*\}")
-_WORD_SPLIT: Final = re.compile(r"[^A-Z0-9\-]+")
+_WORD_SPLIT: Final = re.compile(r"(?:[^\w\-]|_)+")
 _SEPARATORS: Final = re.compile(r"\s+(?:-|/|\|)\s+|;")  # "Jane Roe - CFO - Acme Inc" reads like commas
 
 _MAX: Final = {"first": 30, "middle": 20, "last": 30, "business": 40, "title": 30}
@@ -182,14 +192,34 @@ class _Person:
 
 
 def _clean(text: str) -> str:
-    """Upper case, accents folded, dots and stray signs dropped, single spaces; hyphens kept."""
+    """Upper case, Latin accents folded (Đ -> D, Ø -> O), other scripts kept, dots and stray signs dropped,
+    single spaces; hyphens kept."""
     s = text.upper()
     if s.isalpha() and s.isascii():
         return s  # one plain word: the common case
     if not s.isascii():
-        s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
+        s = _fold(s)
     s = s.replace(".", " ").replace("'", "").replace("`", "")
     return " ".join(w for w in _WORD_SPLIT.split(s) if w.strip("-"))
+
+
+# Latin letters NFKD does not take apart.
+_FOLD: Final = str.maketrans({"Đ": "D", "Ø": "O", "Ł": "L", "Æ": "AE", "Œ": "OE", "ẞ": "SS", "ß": "SS",
+                              "Þ": "TH", "Ð": "D", "Ħ": "H", "İ": "I"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _fold(text: str) -> str:
+    """Latin letters without their marks; letters of other scripts (Han, Hangul, Cyrillic ...) as they are."""
+    out = []
+    for ch in unicodedata.normalize("NFC", text.translate(_FOLD)):
+        if ch.isascii():
+            out.append(ch)
+        elif "LATIN" in unicodedata.name(ch, ""):
+            out.append("".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii()))
+        elif not unicodedata.combining(ch):
+            out.append(ch)
+    return "".join(out)
 
 
 def _words(text: str) -> list[str]:
@@ -214,7 +244,9 @@ def _from_fields(p: _Person, prefix: str, first: str, middle: str, last: str, su
     while len(la) > 1 and la[-1] in _SUFFIX_WORDS and la[-1] not in _WEAK_SUFFIXES:  # "Smith Jr"
         code = _SUFFIX_WORDS[la.pop()]
         p.suffix = p.suffix or code
-    if f:
+    if len(f) > 1 and la and _vietnamese(la[0], f[0], first + " " + last):
+        p.first, p.middles = f[-1], f[:-1] + m  # "Thị Minh Khai" beside "Nguyễn": called by the last word
+    elif f:
         p.first = f[0]
         p.middles = f[1:] + m  # "John A" typed as a first name
     else:
@@ -228,14 +260,16 @@ def _read_free_text(text: str, *, company_default: bool = False) -> tuple[_Perso
     `company_default`: a part that is neither a title nor a person with a company word is the company (the
     BUSINESS_NAME field holds a company by definition)."""
     text = _NICKNAME.sub(" ", text)
-    parts = [p for p in (_words(x) for x in _SEPARATORS.sub(",", text).split(",")) if p]
+    raw_parts = [(w, x) for x in _SEPARATORS.sub(",", text).split(",") if (w := _words(x))]
+    parts = [w for w, _ in raw_parts]
     if not parts:
         return None, "", ""
     titles: list[str] = []
     companies: list[str] = []
     people: list[list[str]] = []
+    raws: list[str] = []
     suffixes: list[str] = []
-    for i, words in enumerate(parts):
+    for i, (words, raw) in enumerate(raw_parts):
         if i > 0 and all(w in _SUFFIX_WORDS for w in words):
             suffixes += [_SUFFIX_WORDS[w] for w in words]
         elif i > 0 and len(words) == 1 and words[0] in _LEGAL_TAIL and companies:
@@ -246,11 +280,13 @@ def _read_free_text(text: str, *, company_default: bool = False) -> tuple[_Perso
             titles.append(" ".join(words))
         else:
             people.append(words)
+            raws.append(raw)
     if company_default and not titles:  # a business name without a title part is the company, whole
         return None, "", ", ".join(" ".join(w) for w in parts)
     if company_default and not companies and people:
         companies.append(" ".join(people.pop()))  # "Jane Roe, CFO, Acme" -> the last untyped part
-    person = _person_from_parts(people, suffixes, titles) if people else None
+        raws.pop()
+    person = _person_from_parts(people, suffixes, titles, raws[0] if len(raws) == 1 else "") if people else None
     return person, ", ".join(titles), ", ".join(companies)
 
 
@@ -266,8 +302,9 @@ def _is_company(words: list[str]) -> bool:
     return False
 
 
-def _person_from_parts(people: list[list[str]], suffixes: list[str], titles: list[str]) -> _Person:
-    """A person from its comma parts: "Smith, John A" (surname first) or one part in natural order."""
+def _person_from_parts(people: list[list[str]], suffixes: list[str], titles: list[str], raw: str = "") -> _Person:
+    """A person from its comma parts: "Smith, John A" (surname first) or one part in natural order (or family
+    name first, where `raw`, the part as typed, shows it: `_family_first`)."""
     p = _Person()
     if len(people) >= 2:
         last_part, given = people[0], people[1]
@@ -281,7 +318,8 @@ def _person_from_parts(people: list[list[str]], suffixes: list[str], titles: lis
         if len(words) > 1 and words[-1] in _TAIL_TITLES:
             titles.append(words.pop())
         words = _take_suffixes(p, words)
-        _natural_order(p, words)
+        if not _family_first(p, words, raw):
+            _natural_order(p, words)
     if suffixes and not p.suffix:
         p.suffix = suffixes[0]
     return p
@@ -302,6 +340,109 @@ def _take_suffixes(p: _Person, words: list[str]) -> list[str]:
         code = _SUFFIX_WORDS[words.pop()]
         p.suffix = code  # the innermost suffix wins: "Smith Jr MD" -> JR
     return words
+
+
+# Family names of the conventions that write them first (the most frequent ones, folded to ASCII), and what
+# shows that a name follows them.
+_VN_FAMILY: Final = _wordset("""
+NGUYEN TRAN LE PHAM HOANG HUYNH PHAN VU VO DANG BUI DO HO NGO DUONG LY DINH DOAN TRUONG LAM MAI TRINH DAO CAO
+LUONG HA TA CHAU QUACH TO THAI LA KIEU TONG LUU VUONG MAC KHUC TIEU
+""")
+_VN_MIDDLE: Final = frozenset({"THI", "VAN"})  # Thị (women), Văn (men): the middle names of most Vietnamese
+_VN_MARKS: Final = frozenset({"\u0323", "\u0309", "\u031b"})  # dot below, hook above, horn: Vietnamese letters
+_HU_FAMILY: Final = _wordset("""
+NAGY KOVACS TOTH SZABO HORVATH VARGA KISS MOLNAR NEMETH FARKAS BALOGH PAPP TAKACS JUHASZ LAKATOS MESZAROS OLAH
+SIMON RACZ FEKETE SZILAGYI TOROK FEHER BALAZS GAL KIS SZUCS KOCSIS ORSOS PINTER FODOR SZALAI SIPOS MAGYAR LUKACS
+GULYAS BIRO KIRALY KATONA LASZLO JAKAB BOGDAN BALOG SANDOR BOROS FAZEKAS KELEMEN ANTAL OROSZ SOMOGYI FULOP VERES
+BUDAI VINCZE HEGEDUS DEAK PAP BALINT PAL ILLES VIDA ORBAN VASS SZEKERES CSONKA BERECZ
+""")
+_HU_GIVEN: Final = _wordset("""
+JANOS ISTVAN LASZLO JOZSEF ZOLTAN SANDOR GABOR FERENC ATTILA PETER TAMAS ZSOLT TIBOR ANDRAS CSABA IMRE LAJOS
+GYORGY BALAZS GYULA MIHALY KAROLY ROBERT BELA DAVID DANIEL ADAM KRISZTIAN MIKLOS NORBERT BENCE MATE LEVENTE
+ARPAD GERGELY SIMON ANTAL FULOP PAL BALINT ILLES MARIA ERZSEBET KATALIN EVA ILONA ANNA ZSUZSANNA MARGIT JUDIT
+AGNES ERIKA ANDREA KRISZTINA ORSOLYA ESZTER ILDIKO GABRIELLA EDIT HAJNALKA TIMEA ZSOFIA RITA ENIKO NOEMI
+REKA DORA PETRA BEATA MONIKA
+""")
+_HU_MARKS: Final = frozenset("őűŐŰáéíóöúüÁÉÍÓÖÚÜ")
+_KR_FAMILY: Final = _wordset("""
+KIM LEE YI PARK PAK CHOI CHOE JUNG JEONG CHUNG KANG CHO JO YOON YUN JANG CHANG LIM IM HAN OH SEO SUH SHIN SIN
+KWON HWANG AHN AN SONG YOO YU HONG JEON JUN KO GO MOON MUN YANG SON BAE BAEK HEO NAM NOH RYU
+""")
+_KR_SYLLABLES: Final = _wordset("""
+MIN SU SOO JI HOON HUN HYUN JUN JOON SEO YEON YOUNG YEONG WOO JIN EUN HYE SUNG SEONG KYUNG JAE SEUNG YOON WON
+HEE JUNG JEONG MI NA RA BIN HWA AH YE DONG SANG TAE GYU KYU CHUL IL YONG HYUK HAE BO DA HA IN KI GI NAM SOOK OK
+SUN SEOK SUK HO SEUL GYEONG CHAN WOONG YUL RIN HWAN MYUNG MYEONG GEUN KEUN
+""")
+_CJK_COMPOUND: Final = _wordset("""
+欧阳 歐陽 司马 司馬 诸葛 諸葛 上官 东方 東方 皇甫 尉迟 尉遲 公孙 公孫 慕容 长孙 長孫 夏侯 轩辕 軒轅 令狐 宇文 司徒 澹台
+남궁 황보 제갈 선우 독고 사공 서문
+""")
+
+
+def _family_first(p: _Person, words: list[str], raw: str) -> bool:
+    """Read `words` family name first when the name shows that convention (see the module docstring); False
+    (nothing set) when it does not."""
+    if not words:
+        return False
+    if all(_east_asian(w) for w in words):
+        family, given = _east_asian_split(words)
+        if not family:
+            return False
+        p.last, p.first, p.middles = family, given[0] if given else "", given[1:]
+        return True
+    if len(words) < 2:
+        return False
+    head, second, tail = words[0], words[1], words[-1]
+    if _vietnamese(head, second, raw):
+        p.last, p.first, p.middles = head, tail, words[1:-1]
+        return True
+    hungarian = head in _HU_FAMILY and second in _HU_GIVEN and (head not in _HU_GIVEN or
+                                                                any(c in _HU_MARKS for c in raw))
+    korean = len(words) == 2 and head in _KR_FAMILY and "-" in second and \
+        all(x in _KR_SYLLABLES for x in second.split("-"))
+    if hungarian or korean or _family_in_capitals(raw, len(words)):
+        p.last, p.first, p.middles = head, second, words[2:]
+        return True
+    return False
+
+
+def _vietnamese(family: str, second: str, raw: str) -> bool:
+    """A Vietnamese family name followed by Thị / Văn (capitalised: a Dutch "van" is a particle), or in a name
+    written with Vietnamese letters."""
+    if family not in _VN_FAMILY:
+        return False
+    marks = set(unicodedata.normalize("NFD", raw)) & _VN_MARKS or {"đ", "Đ", "ă", "Ă"} & set(raw)
+    typed_marker = any(w.upper() in ("THI", "VAN", "THỊ", "VĂN") and not w.islower() for w in raw.split())
+    return bool(marks) or (second in _VN_MIDDLE and typed_marker)
+
+
+def _family_in_capitals(raw: str, n_words: int) -> bool:
+    """"WANG Xiaoming", "DUPONT Jean": the first word alone in capitals (the international way of marking the
+    family name), the others written in lower case."""
+    typed = [w for w in re.split(r"[\s,]+", raw.strip()) if any(c.isalpha() for c in w)]
+    if len(typed) != n_words or len(typed) < 2:
+        return False
+    first = "".join(c for c in typed[0] if c.isalpha())
+    return len(first) >= 2 and first.isupper() and all(any(c.islower() for c in w) for w in typed[1:])
+
+
+def _east_asian(word: str) -> bool:
+    return all("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7a3" for c in word)
+
+
+def _east_asian_split(words: list[str]) -> tuple[str, list[str]]:
+    """(family name, given names) of a name in Chinese, Japanese or Korean script: the first word when written
+    with a space; else its first character (two for a compound family name) when the name is Hangul of two to
+    four syllables or Han of two or three characters; ("", []) when that cannot be told (kana, longer Han)."""
+    if len(words) > 1:
+        return words[0], words[1:]
+    w = words[0]
+    hangul = all("\uac00" <= c <= "\ud7a3" for c in w)
+    han = all("\u3400" <= c <= "\u9fff" for c in w)
+    cut = 2 if w[:2] in _CJK_COMPOUND and len(w) >= 3 else 1
+    if (hangul and 2 <= len(w) <= 4) or (han and 2 <= len(w) <= 3) or (han and cut == 2 and len(w) == 4):
+        return w[:cut], [w[cut:]]
+    return "", []
 
 
 def _natural_order(p: _Person, words: list[str]) -> None:

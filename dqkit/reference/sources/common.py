@@ -13,9 +13,11 @@ import io
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.address_index import located
 from dqkit.engines.address_index.bounded import bounded_lines
 from dqkit.engines.address_index.reader import Record, SourceFile, read_stream
 from dqkit.reference.progress import Progress
@@ -25,7 +27,11 @@ OA_HEADER: Final = ("LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT"
 
 @dataclass
 class Part:
-    """One input of a reference. `records(progress)` streams its normalized records."""
+    """One input of a reference. `records(progress)` streams its normalized records.
+
+    `iso2` and `region` are what the input is taken to be: first what its path and the options say, then (for
+    sources that can `sample` their rows) what `located.settle` reads from the rows themselves (`locate_parts`).
+    `parse_region` is the state the rows are read with ("" lets each row take its own ZIP's state)."""
 
     name: str
     iso2: str
@@ -37,6 +43,42 @@ class Part:
     extra: dict[str, str] = field(default_factory=dict)
     place: str = ""  # the county or city the input is of, from its name ("alameda"); "" when it does not say
     coordinates: bool = True  # the input has coordinate columns (a row without them is then dropped as junk)
+    sample: Callable[[], list[dict[str, str]]] | None = None  # its first rows in OpenAddresses columns
+    hinted: bool = False  # its path names its country (not the US default)
+    parse_region: str | None = None  # None: `region`
+    id_place: str | None = None  # the place of its default id (None: `place`)
+
+    def source(self) -> SourceFile:
+        """Country and region the rows are read with."""
+        return SourceFile(Path(self.name), self.iso2, self.region if self.parse_region is None else
+                          self.parse_region)
+
+
+def locate_parts(parts: Sequence[Part], *, country: str | None, region: str | None) -> list[str]:
+    """Settle each part that can sample its rows by what they say (`dqkit.engines.address_index.located`):
+    country, state and the place of its id; returns the notes to show (a path read otherwise than it says). A
+    disagreement between the data and `country` / `region` is an InputError naming both."""
+    notes: list[str] = []
+    for part in parts:
+        if part.sample is None:
+            continue
+        label = part.name.rsplit("/", 1)[-1] if "!" not in part.name else part.name.rsplit("!", 1)[-1]
+        found = located.locate(part.sample())
+        settled = located.settle(label, found, hint_iso2=part.iso2, hint_region=part.region, hinted=part.hinted,
+                                 country=country, region=region)
+        part.iso2, part.region, part.parse_region = settled.iso2, settled.region, settled.parse_region
+        statewide = "statewide" in part.name.lower()
+        if not statewide and settled.region and located.place_key(part.place) == located.place_key(
+                located.state_name(settled.region)):
+            statewide = True  # "california.csv": the state's file, no county's
+        if statewide:
+            part.place = part.id_place = ""
+        else:
+            coverage, id_place = located.place_of_data(part.place, settled)
+            notes += located.place_notes(label, part.place, settled, id_place)
+            part.place, part.id_place = coverage, id_place
+        notes += settled.notes
+    return notes
 
 
 class LineCounter:

@@ -16,11 +16,13 @@ import json
 import re
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, Final
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.address_index import located
 from dqkit.engines.address_index.bounded import check_zip_member
 from dqkit.engines.address_index.countries import known_countries
 from dqkit.engines.address_index.reader import Record, SourceFile, source_of
@@ -84,30 +86,42 @@ def place_of(name: str) -> str:
     return "-".join(w for w in words if w not in _PLACE_NOISE)
 
 
-def _where(rel: PurePosixPath | Path, country: str | None, region: str | None) -> SourceFile:
-    """Country and region: the options, else the OpenAddresses path (us/ca/x.csv), else a flattened download
-    name (us_ca_alameda-addresses-county.geojson), else US."""
+def _where(rel: PurePosixPath | Path, country: str | None, region: str | None) -> tuple[SourceFile, bool]:
+    """Country and region as the options and the path say them (the rows decide later, `locate_parts`): the
+    options, else the OpenAddresses path (us/ca/x.csv), else a flattened download name
+    (us_ca_alameda-addresses-county.geojson), else US; and whether the path named the country."""
     src = source_of(Path(rel), country)
+    hinted = located.path_names_country(Path(rel))
     if not region and not src.region:
         m = _FLAT_NAME.match(Path(rel).name.lower())
         if m and (not country or m.group(1).upper() == country.upper()) and m.group(1).upper() in known_countries():
-            return SourceFile(src.path, m.group(1).upper(), m.group(2).upper())
-    return SourceFile(src.path, src.iso2, (region or src.region).upper())
+            return SourceFile(src.path, m.group(1).upper(), m.group(2).upper()), True
+    return SourceFile(src.path, src.iso2, (region or src.region).upper()), hinted
 
 
 def _file_parts(path: Path, country: str | None, region: str | None) -> list[Part]:
     st = path.stat()
     if path.suffix.lower() == ".zip":
         return _zip_parts(path, country, region)
-    where = _where(path, country, region)
+    where, hinted = _where(path, country, region)
     name = str(path)
+    part = Part(name, where.iso2, where.region, st.st_size, st.st_mtime, _unread, source_date=_day(st.st_mtime),
+                place=place_of(path.name), hinted=hinted)
 
     def records(progress: Progress) -> Iterator[Record]:
         with open(path, "rb") as raw:
-            yield from _raw_records(raw, name, where, progress)
+            yield from _raw_records(raw, name, part.source(), progress)
 
-    return [Part(name, where.iso2, where.region, st.st_size, st.st_mtime, records, source_date=_day(st.st_mtime),
-                 place=place_of(path.name))]
+    def sample() -> list[dict[str, str]]:
+        with open(path, "rb") as raw:
+            return _sample(raw, name)
+
+    part.records, part.sample = records, sample
+    return [part]
+
+
+def _unread(progress: Progress) -> Iterator[Record]:
+    raise AssertionError("a part's records are set when it is made")  # pragma: no cover
 
 
 def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part]:
@@ -123,13 +137,15 @@ def _zip_parts(path: Path, country: str | None, region: str | None) -> list[Part
     mtime = path.stat().st_mtime
     out = []
     for info in members:
-        where = _where(PurePosixPath(info.filename), country, region)
+        where, hinted = _where(PurePosixPath(info.filename), country, region)
         name = f"{path}!{info.filename}"
         check_zip_member(info, name)
         y, mo, d = info.date_time[:3]
-        out.append(Part(name, where.iso2, where.region, info.file_size, mtime + info.CRC / 1e12,
-                        _zip_records(path, info.filename, name, where), source_date=f"{y:04d}-{mo:02d}-{d:02d}",
-                        place=place_of(info.filename)))
+        part = Part(name, where.iso2, where.region, info.file_size, mtime + info.CRC / 1e12, _unread,
+                    source_date=f"{y:04d}-{mo:02d}-{d:02d}", place=place_of(info.filename), hinted=hinted)
+        part.records, part.sample = _zip_records(path, info.filename, name, part), _zip_sample(path, info.filename,
+                                                                                              name)
+        out.append(part)
     return out
 
 
@@ -153,23 +169,49 @@ def _one_format_each(members: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
     return sorted(chosen.values(), key=lambda i: i.filename)
 
 
-def _zip_records(path: Path, member: str, name: str, where: SourceFile):  # type: ignore[no-untyped-def]
+def _zip_records(path: Path, member: str, name: str, part: Part) -> Callable[[Progress], Iterator[Record]]:
     def records(progress: Progress) -> Iterator[Record]:
         try:
             with zipfile.ZipFile(path) as zf, zf.open(member) as raw:
-                yield from _raw_records(raw, name, where, progress)
+                yield from _raw_records(raw, name, part.source(), progress)
         except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
             raise InputError(f"{name}: damaged zip member ({exc}); download the bundle again") from None
 
     return records
 
 
+def _zip_sample(path: Path, member: str, name: str) -> Callable[[], list[dict[str, str]]]:
+    def sample() -> list[dict[str, str]]:
+        try:
+            with zipfile.ZipFile(path) as zf, zf.open(member) as raw:
+                return _sample(raw, name)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
+            raise InputError(f"{name}: damaged zip member ({exc}); download the bundle again") from None
+
+    return sample
+
+
+def _sample(raw: Any, name: str) -> list[dict[str, str]]:
+    """The first rows of one open binary stream (gzip or not, CSV or GeoJSON lines), in OpenAddresses columns."""
+    buffered = io.BufferedReader(CountingReader(raw))
+    gz = buffered.peek(2)[:2] == b"\x1f\x8b"
+    binary: Any = gzip.GzipFile(fileobj=buffered) if gz else buffered
+    try:
+        return located.sample_csv(_lines(binary, name, lambda: 0, False))
+    except (EOFError, zlib.error, OSError, UnicodeDecodeError):
+        return []  # the import names what is wrong, with its line
+
+
 def _records(binary: IO[bytes], src: SourceFile, name: str, progress: Progress,
              position: Callable[[], int], compressed: bool) -> Iterator[Record]:
+    yield from normalized(_lines(binary, name, position, compressed), src, name, progress, position)
+
+
+def _lines(binary: IO[bytes], name: str, position: Callable[[], int], compressed: bool) -> Iterator[str]:
+    """OpenAddresses CSV lines of a stream, a GeoJSON-lines one converted."""
     geojson = _geojson_name(name) or _starts_with_brace(binary)
     text = text_lines(binary, name, position if compressed else None)
-    lines = csv_lines(_geojson_rows(text, name)) if geojson else text
-    yield from normalized(lines, src, name, progress, position)
+    return csv_lines(_geojson_rows(text, name)) if geojson else text
 
 
 def _starts_with_brace(binary: IO[bytes]) -> bool:

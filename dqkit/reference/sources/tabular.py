@@ -10,12 +10,15 @@ batches of the mapped columns only, so a large file is never loaded whole.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.address_index import located
 from dqkit.engines.address_index.reader import Record, SourceFile, source_of
 from dqkit.reference.progress import CountingReader, Progress
 from dqkit.reference.sources.common import Part, csv_lines, normalized, text_lines
@@ -53,17 +56,32 @@ def parts_of(paths: list[Path], mapping: dict[str, list[str]], *, country: str |
         if not p.is_file():
             raise InputError(f"no such file: {p}")
         src = source_of(p, country)
-        where = SourceFile(p, src.iso2, (region or src.region).upper())
         st = p.stat()
-        reader = _parquet_records if p.suffix.lower() in (".parquet", ".pq", ".geoparquet") else _csv_records
-        out.append(Part(str(p), where.iso2, where.region, st.st_size, st.st_mtime,
-                        _bind(reader, p, mapping, where), coordinates="lon" in mapping and "lat" in mapping))
+        parquet = p.suffix.lower() in (".parquet", ".pq", ".geoparquet")
+        part = Part(str(p), src.iso2, (region or src.region).upper(), st.st_size, st.st_mtime, _unset,
+                    coordinates="lon" in mapping and "lat" in mapping, hinted=located.path_names_country(p))
+        part.records = _bind(_parquet_records if parquet else _csv_records, p, mapping, part)
+        part.sample = _sampler(_parquet_rows if parquet else _csv_rows, p, mapping)
+        out.append(part)
     return out
 
 
+def _unset(progress: Progress) -> Iterator[Record]:
+    raise AssertionError("a part's records are set when it is made")  # pragma: no cover
+
+
 def _bind(fn: Callable[..., Iterator[Record]], p: Path, mapping: dict[str, list[str]],
-          where: SourceFile) -> Callable[[Progress], Iterator[Record]]:
-    return lambda progress: fn(p, mapping, where, progress)
+          part: Part) -> Callable[[Progress], Iterator[Record]]:
+    return lambda progress: fn(p, mapping, part.source(), progress)
+
+
+def _sampler(rows: Callable[..., Any], p: Path, mapping: dict[str, list[str]]) -> Callable[[], list[dict[str, str]]]:
+    """The first rows of the file in OpenAddresses columns (for `locate_parts`)."""
+    def sample() -> list[dict[str, str]]:
+        with rows(p, mapping) as (got, _):
+            return located.sample_csv(csv_lines(got))
+
+    return sample
 
 
 def _pick(mapping: dict[str, list[str]], header: Sequence[str], name: str) -> list[list[int]]:
@@ -93,12 +111,12 @@ def _row(values: Sequence[Any], picks: list[list[int]]) -> list[str]:
     return out
 
 
-def _csv_records(p: Path, mapping: dict[str, list[str]], where: SourceFile, progress: Progress) -> Iterator[Record]:
+@contextlib.contextmanager
+def _csv_rows(p: Path, mapping: dict[str, list[str]]) -> Iterator[tuple[Iterator[list[str]], Callable[[], int]]]:
+    """The mapped rows of a CSV file (delimiter sniffed) and the bytes read so far."""
     name = str(p)
     with open(p, "rb") as raw:
         counting = CountingReader(raw)
-        import io
-
         text = text_lines(io.BufferedReader(counting), name)
         sample = next(text, "")
         try:
@@ -107,12 +125,17 @@ def _csv_records(p: Path, mapping: dict[str, list[str]], where: SourceFile, prog
             dialect = csv.excel
         header = next(csv.reader([sample], dialect))
         picks = _pick(mapping, header, name)
-        rows = (_row(r, picks) for r in csv.reader(text, dialect))
-        yield from normalized(csv_lines(rows), where, name, progress, lambda: counting.count)
+        yield (_row(r, picks) for r in csv.reader(text, dialect)), lambda: counting.count
 
 
-def _parquet_records(p: Path, mapping: dict[str, list[str]], where: SourceFile,
-                     progress: Progress) -> Iterator[Record]:
+def _csv_records(p: Path, mapping: dict[str, list[str]], where: SourceFile, progress: Progress) -> Iterator[Record]:
+    with _csv_rows(p, mapping) as (rows, position):
+        yield from normalized(csv_lines(rows), where, str(p), progress, position)
+
+
+@contextlib.contextmanager
+def _parquet_rows(p: Path, mapping: dict[str, list[str]]) -> Iterator[tuple[Iterator[list[str]], Callable[[], int]]]:
+    """The mapped rows of a Parquet file, read by row group (mapped columns only), and the bytes read so far."""
     import pyarrow.parquet as pq
 
     name = str(p)
@@ -136,4 +159,10 @@ def _parquet_records(p: Path, mapping: dict[str, list[str]], where: SourceFile,
                 yield _row(vals, local)
             done[0] = int(p.stat().st_size * (g + 1) / max(pf.num_row_groups, 1))
 
-    yield from normalized(csv_lines(rows()), where, name, progress, lambda: done[0])
+    yield rows(), lambda: done[0]
+
+
+def _parquet_records(p: Path, mapping: dict[str, list[str]], where: SourceFile,
+                     progress: Progress) -> Iterator[Record]:
+    with _parquet_rows(p, mapping) as (rows, position):
+        yield from normalized(csv_lines(rows), where, str(p), progress, position)
