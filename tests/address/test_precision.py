@@ -66,7 +66,7 @@ def test_no_confident_wrong_answer_on_any_seed(runs: dict[int, dict[str, Any]], 
     for sd, t in _each(runs, corpus):
         assert t.n >= 30 or corpus in "ijl", (sd, corpus, t.n)
         assert t.confident_wrong == 0, (sd, corpus, t.examples)
-        assert t.search_verified_wrong == 0 or corpus == "l", (sd, corpus, t.search_verified_wrong)
+        assert t.search_verified_wrong == 0, (sd, corpus, t.search_verified_wrong)
 
 
 def test_held_out_rows_are_almost_never_confidently_wrong(runs: dict[int, dict[str, Any]]) -> None:
@@ -111,11 +111,13 @@ def test_suffix_direction_and_zip_corrections_are_found_and_flagged(runs: dict[i
 
 def test_two_real_streets_are_never_switched(runs: dict[int, dict[str, Any]]) -> None:
     """(l) a direction missing or wrong where the street exists with and without one: both readings listed,
-    neither verified, on every seed."""
+    neither verified, on every seed, by validate and by a single-line search of the same text (which answered
+    Verified match on the directed street for 16 of 54 on seed 11 before issue 28's search fix)."""
     total = 0
     for sd, t in _each(runs, "l"):
         total += t.n
         assert t.confident_wrong == 0 and t.silent == 0 and t.right_total == t.n, (sd, t.examples)
+        assert t.search_verified == 0, (sd, t.search_verified)
     assert total >= 50, total
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from dqkit.contract.address import Confidence, SearchRequest, ValidateResponse
+from dqkit.contract.address import Confidence, SearchRequest, SearchType, ValidateResponse
 from dqkit.contract.lead import LeadRequest
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.address.covered import CoveredPoints
@@ -72,6 +72,29 @@ def test_a_missing_direction_where_both_streets_exist_lists_both_and_verifies_ne
     # a wrong direction where the plain street exists too: two readings (drop it, or change it)
     wrong = answer(oa_engine, "240 E Dana St, Mountain View, CA 94041")  # DANA ST and W DANA ST
     assert wrong.result.confidence not in CONFIDENT, wrong.result
+
+
+def test_search_never_verifies_one_of_two_real_streets(oa_engine: AddressEngine) -> None:
+    """A single-line (or type-down) search follows the same rule: with SUNSET BLVD and W SUNSET BLVD both in
+    94541, "752 Sunset Blvd" is Multiple matches listing both (752 W SUNSET BLVD and the plain street), never a
+    Verified match on W SUNSET BLVD (as it was before: a silent switch to another street)."""
+    for stype, typed in ((SearchType.SINGLELINE, "752 Sunset Blvd, Hayward, CA 94541"),
+                         (SearchType.TYPEDOWN, "752 Sunset Blvd"),
+                         (SearchType.AUTOCOMPLETE, "752 Sunset Blvd Hayward")):
+        r = oa_engine.search(SearchRequest.of(typed, search_type=stype)).result
+        assert r.confidence == Confidence.MULTIPLE_MATCHES, (stype, r)
+        texts = [s.text.upper() for s in r.suggestions]
+        assert any(t.startswith("752 W SUNSET BLVD") for t in texts), texts
+        assert any(" SUNSET BLVD" in t and " W " not in t for t in texts), texts
+    # where the name has one form in the ZIP, the completed direction is still the one address (E WARREN AVE)
+    one = oa_engine.search(SearchRequest.of("610 Warren Ave, Fremont, CA 94539",
+                                            search_type=SearchType.SINGLELINE)).result
+    assert one.confidence == Confidence.VERIFIED_MATCH and one.suggestions[0].text.upper().startswith(
+        "610 E WARREN AVE"), one
+    # typed with its direction, the street holding the number is the one answer
+    assert oa_engine.search(SearchRequest.of("752 W Sunset Blvd, Hayward, CA 94541",
+                                             search_type=SearchType.SINGLELINE)).result.confidence == \
+        Confidence.VERIFIED_MATCH
 
 
 def test_a_direction_the_name_has_one_form_of_is_added_or_changed_flagged_and_said(oa_engine: AddressEngine) -> None:

@@ -88,8 +88,10 @@ def test_three_set_figures(capsys: pytest.CaptureFixture[str]) -> None:
     by = {f.label: f for f in figs}
     # Start commit d2f9bb8: goal kinds 45/166 by rules, 46/52 by lists; real names 2/8,388; lists 8,954/9,008.
     # With the name model (issue 32, thresholds tuned on the dev split): 117/166 by rules, 49/52 by lists, real
-    # names 2/8,388, lists 8,954/9,008. Floors a few names below; the goal (80% by rules) is not met, not asserted.
-    assert by["goal kinds: rules (on no list)"].hit >= 110
+    # names 2/8,388, lists 8,954/9,008. Second pass (vulgar words of 16 languages, insult nouns, puns of real
+    # names): 123/166 by rules, real names 2/8,388 (0 by the model). Floors a few names below; the goal (80% by
+    # rules) is not met, not asserted.
+    assert by["goal kinds: rules (on no list)"].hit >= 118
     assert by["goal kinds: lists (near an entry)"].hit >= 46
     assert len(flags) <= 4
     assert sum(1 for _, h in flags if h.why) <= 1  # by the name model: measured 0 of 8,388

@@ -132,3 +132,39 @@ def test_the_prepared_word_sounds_match_the_words_and_the_function() -> None:
     from dqkit.engines.lead import spoof
 
     assert spoof._word_sounds() == sounds()  # else: run tests/lead_rules/build_word_sounds.py
+
+
+# Second pass of the model (issue 32): vulgar words of other languages, insult nouns, puns made of real names.
+# Examples written for these tests (none is a row of the fresh spoof set).
+SECOND_PASS = [("Stronzo", "Bianchi", spoof_model.VULGAR_WORD), ("Klootzak", "Jansen", spoof_model.VULGAR_WORD),
+               ("Cabron", "Lopez", spoof_model.VULGAR_WORD), ("Hija", "Puta", spoof_model.VULGAR_WORD),
+               ("Dimwit", "Johnson", spoof_model.INSULT_WORD), ("Numskull", "Brown", spoof_model.INSULT_WORD),
+               ("Bastird", "Jones", spoof_model.VULGAR_SOUND), ("Bobby", "Pin", spoof_model.PUN_READING),
+               ("Crystal", "Ball", spoof_model.PUN_READING)]
+
+
+@pytest.mark.parametrize(("first", "last", "rule"), SECOND_PASS)
+def test_second_pass_rules_flag_with_their_reason(first: str, last: str, rule: str) -> None:
+    hit = _hit(first, last)
+    assert hit is not None, f"{first} {last}"
+    assert hit.why.startswith(rule), hit.why  # type: ignore[attr-defined]
+
+
+# Real names the second-pass rules must leave alone: list words that are names (Regina, Concha, Mona), a vulgar
+# word as a surname of 100+ US bearers (Connard: 335), a pun of two names that hundreds of people bear (Lee King
+# about 480 expected, Rose Bush 150), a name whose reading does not end in its surname (Maria Kiss, "mariachis").
+SECOND_PASS_REAL = [("Jean", "Connard"), ("Regina", "Rossi"), ("Concha", "Garcia"), ("Mona", "Berg"),
+                    ("Lee", "King"), ("Rose", "Bush"), ("Maria", "Kiss"), ("Maria", "Chi"), ("Paul", "Verga"),
+                    ("Anna", "Pesce"), ("Kurwa", "Nowak")]  # Kurwa: a list word of 5 letters flags only by an insult
+
+
+@pytest.mark.parametrize(("first", "last"), SECOND_PASS_REAL)
+def test_second_pass_rules_leave_real_names_alone(first: str, last: str) -> None:
+    assert _hit(first, last) is None
+
+
+def test_a_pun_of_real_names_says_how_many_people_bear_the_pair() -> None:
+    hit = _hit("Bobby", "Pin")
+    assert hit is not None
+    assert "US people expected to bear the pair" in hit.why  # type: ignore[attr-defined]
+    assert _hit("Kurwa", "Dupek") is not None  # two list words: the shorter one flags next to the other

@@ -62,6 +62,7 @@ from dqkit.engines.address.validate import Validator
 from dqkit.engines.address_index.countries import country, iso2_of, iso3_of, normalize_postcode, required_iso2
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.limits import check_search_text
+from dqkit.engines.usaddr.street_forms import AMBIGUOUS, CORRECTED, SAME
 
 FORMAT_PATH: Final = "address/format/v1/"
 LOOKUP_DEFAULT: Final = 100
@@ -141,19 +142,37 @@ class AddressEngine:
         found = self._run_search(ds, text, k, stype, location)
         qkey = self.keys.encode(kk.QUERY, ds.ordinal, text, str(stype), k)
         out = self._suggestions(ds, found, qkey)
-        if out.confidence == Confidence.VERIFIED_MATCH and not self._supported(ds, found):
-            out.confidence = Confidence.MULTIPLE_MATCHES  # one suggestion, but the typed words do not prove it
+        if out.confidence == Confidence.VERIFIED_MATCH:
+            out = self._supported(ds, found, qkey, k, out)
         return SearchResponse(out)
 
-    def _supported(self, ds: DatasetInfo, found: Found) -> bool:
-        """Whether the typed text supports the one address found: its house number typed and found on the
-        street (not another number of a one-address street), and the street itself (see `evidence`)."""
+    def _supported(self, ds: DatasetInfo, found: Found, qkey: str, k: int, out: SuggestionList) -> SuggestionList:
+        """The one address found stays a Verified match only where the typed text supports it: its house number
+        typed and found on the street (not another number of a one-address street), the street itself (see
+        `evidence`), and, where a direction was completed, the street-form rule as validate applies it
+        (`street_forms`): when another form of the name is a real reading too (SUNSET BLVD typed, 752 on W SUNSET
+        BLVD only, SUNSET BLVD in the ZIP as well), Multiple matches listing both, never a switch to one of them."""
         it = found.items[0]
         q = found.query
+        out.confidence = Confidence.MULTIPLE_MATCHES  # one suggestion, but the typed words do not prove it
         if not q.number or found.number_missing or it.number_level != NUMBER_EXACT:
-            return False
-        typed_pc = typed_postcode(ds.iso2, found.query.raw)
-        return street_evidence(ds.iso2, self.index.street(it.street), found.query, typed_pc).ok
+            return out
+        typed_pc = typed_postcode(ds.iso2, q.raw)
+        ev = street_evidence(ds.iso2, self.index.street(it.street), q, typed_pc)
+        if not ev.ok:
+            return out
+        form = self._validator.form_of(ds, it.street, q, typed_pc, self.reference.covers_completely) \
+            if ev.direction_completed else None
+        if form is None or form.verdict in (SAME, CORRECTED):
+            out.confidence = Confidence.VERIFIED_MATCH
+            return out
+        if form.verdict == AMBIGUOUS:
+            others = self._validator.readings(ds, it.street, form, typed_pc, q.number_forms or (q.number,))
+            items = [it, *others]
+            out = self._suggestions(ds, Found(items[:k], len(items) > k, q, found.match, total=len(items)), qkey)
+            out.confidence = Confidence.MULTIPLE_MATCHES
+            out.suggestions_prompt = "Two streets fit the typed street: select one"
+        return out
 
     def _run_search(self, ds: DatasetInfo, text: str, k: int, stype: SearchType,
                     location: tuple[float, float] | None) -> Found:

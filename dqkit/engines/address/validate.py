@@ -331,6 +331,34 @@ class Validator:
                 e.completed += 1 + len(fc.changes)
         return ev, forms
 
+    def form_of(self, ds: DatasetInfo, street: int, q: Query, typed_pc: str,
+                complete: Callable[[str], bool] | None = None) -> FormCheck | None:
+        """The street-form rule's verdict on street `street` read as the street typed in `q`, exactly as validate
+        weighs it (None where the typed form is the street's own): search asks it before a Verified match."""
+        return self._evidence_of(ds, q, typed_pc, {street}, complete)[1].get(street)
+
+    def readings(self, ds: DatasetInfo, street: int, form: FormCheck, typed_pc: str,
+                 number_forms: tuple[str, ...] = ()) -> list[Item]:
+        """The other real readings of an AMBIGUOUS form check on `street`, as items: the address or building at
+        the typed number where a reading holds it (any of `number_forms`), else the reading's street groups."""
+        ix = self.ix
+        s = ix.street(street)
+        num_ids = [i for f in number_forms if f and (i := ix.strings.find(f)) >= 0]
+        out: list[Item] = []
+        for pc in self._locality(ds, s, typed_pc):
+            for t in ix.streets_named(ds, pc, s.name):
+                row = ix.street(t)
+                if t == street or (row.predir, row.suffix, row.postdir) not in form.others:
+                    continue
+                at = next((a for a in range(row.lo, row.hi) if int(ix.a_number[a]) in num_ids), -1)
+                if at >= 0:
+                    b_lo, b_hi = ix.building(at)
+                    out.append(Item(ADDRESS if b_hi - b_lo == 1 else BUILDING, t, b_lo, b_hi,
+                                    number_level=NUMBER_EXACT))
+                else:
+                    out += self.searcher.street_groups(t)
+        return out
+
     def _form_check(self, ds: DatasetInfo, s: StreetRow, e: Evidence, q: Query, typed_pc: str,
                     complete: Callable[[str], bool] | None) -> FormCheck:
         """The street-form rule for street `s` read as the typed street: every form of its name in the locality

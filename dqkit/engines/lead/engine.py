@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
-from dqkit.contract.codes import ADDRESS_ERROR_STATUSES, PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS, MatchLevel
+from dqkit.contract.codes import ADDRESS_ERROR_STATUSES, PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS
 from dqkit.contract.lead import (
     APOSTROPHE_FIELDS,
     ELSGenericMessage,
@@ -197,8 +197,9 @@ class LeadEngine:
         zip5 = lead.zip.strip()[:5]
         checks = [_check(ph, zip5, p.records) for ph in lead.phones if ph.phone_number.strip()]
         stage1 = Stage1Data(name_parser=name, phone_number=[c.digits for c in checks if c.digits][:2])
+        matched = False  # a record of the phone matched the lead's name or address (or header data)
         if p.records is not None and checks:
-            score = p.records.score(lead, name, checks[0])
+            score, matched = p.records.scored(lead, name, checks[0])
         else:
             score = checks[0].score if checks else "450"
         stage1.residential_phone_verification_result = score
@@ -207,7 +208,7 @@ class LeadEngine:
         elif checks:
             stage1.phone_status = checks[0].status
             stage1.phone_desc = PHONE_STATUSES[checks[0].status]
-        code = "S101" if p.records is not None and not _matched_records(lead, name, score, p.records) else "S100"
+        code = "S101" if p.records is not None and not _matched_records(lead, name, matched, p.records) else "S100"
         standardized = None
         outcome = None
         value = ""
@@ -261,14 +262,11 @@ def _check(phone: Phone, zip5: str, records: LeadRecords | None) -> PhoneCheck:
     return check_phone(phone.phone_number, zip5, records=records)
 
 
-def _matched_records(lead: LeadRequest, name: NameParser, score: str, records: LeadRecords) -> bool:
+def _matched_records(lead: LeadRequest, name: NameParser, by_phone: bool, records: LeadRecords) -> bool:
     """Whether the lead matched the reference records (S101 when not, seed section 7: "match type none"):
     its phone is in a record that also carries its name or address, or its name and address are in a record
-    (header data, 850), or a record at its address carries its name."""
-    level = SCORE_RESULTS[score].match_level
-    if level not in (MatchLevel.NO_MATCH, MatchLevel.NONE):
-        return True
-    return records.address_match(lead, name)[0] in ("full", "surname", "business")
+    (header data, 850) (`by_phone`, from `LeadRecords.scored`), or a record at its address carries its name."""
+    return by_phone or records.address_match(lead, name)[0] in ("full", "surname", "business")
 
 
 # How to keep a value the service refuses for one of its characters (its E200 rule stays).

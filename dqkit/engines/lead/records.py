@@ -5,8 +5,8 @@ engine is given one (a CSV of known customers, a CRM export, the synthetic `data
 none, the default, in which case every valid number is "does not match the database" (E801, score 540).
 
 A record is: first_name, last_name, business_name, street1, zip, phone, line_class. line_class is R
-(residential), B (business), M (mixed use), C (cellular) or P (pager); blank means not said (kept as "": the phone
-scores below still read it as R, but no answer calls the ADDRESS residential from it, issue 28).
+(residential), B (business), M (mixed use), C (cellular) or P (pager); blank means not said (kept as ""), and no
+answer reads it as residential (issue 28, claims only from data).
 
 SCORE_RESULT with records (`LeadRecords.score`), the phone's records first:
 
@@ -21,9 +21,13 @@ SCORE_RESULT with records (`LeadRecords.score`), the phone's records first:
 | address only | 630 | 620 | 610 |
 | nothing | 570 | 560 | 550 |
 
-A record of line class C answers 590 (probable cellular), P 580 (probable pager). When the phone is valid but in
-no record while the lead's full name and address are (the person is known, not the phone), the answer is 850
-(header data). Otherwise the phone's own code stands (`PhoneCheck.score`: 450 missing, 510 bad length or
+The line class is the matching record's; where that record does not say (a blank line class), another record
+of the same number that does; where none does, the code would claim a class no data gives, so the answer is 101
+(data not available), whatever matched (the match still counts for S100 / S101: `LeadRecords.scored`). A business
+lead is never "residential phone" from a record that does not say so. A record of line class C answers 590
+(probable cellular), P 580 (probable pager), when no R, B, M or blank record holds the number. When the phone is
+valid but in no record while the lead's full name and address are (the person is known, not the phone), the answer
+is 850 (header data). Otherwise the phone's own code stands (`PhoneCheck.score`: 450 missing, 510 bad length or
 format, 520 invalid area code, 530 prefix or ZIP mismatch, 540 unverifiable). The best match over all of
 the phone's records wins. Names compare after upper-casing and dropping punctuation (a given name also matches
 its initial); business names after dropping legal forms (Inc, LLC ...); streets by house number and street name
@@ -60,8 +64,9 @@ _BUSINESS_ADDR: Final = ("690", "680", "670")
 _BUSINESS: Final = ("650", "640", "660")
 _ADDRESS: Final = ("630", "620", "610")
 _NOTHING: Final = ("570", "560", "550")
-_RANK: Final = {code: i for i, level in enumerate((_FULL_ADDR, _SURNAME_ADDR, _FULL, _BUSINESS_ADDR, _SURNAME,
-                                                   _BUSINESS, _ADDRESS, _NOTHING)) for code in level}
+_LEVELS: Final = (_FULL_ADDR, _SURNAME_ADDR, _FULL, _BUSINESS_ADDR, _SURNAME, _BUSINESS, _ADDRESS, _NOTHING)
+_LEVEL_OF: Final = {level: i for i, level in enumerate(_LEVELS)}
+_NO_CLASS: Final = "101"  # SCORE_RESULT "data not available": a match whose line class no record says
 
 _NON_ALNUM: Final = re.compile(r"[^A-Z0-9 ]+")
 _NOT_STREET_CHAR: Final = re.compile(r"[^A-Z0-9# ]+")
@@ -149,20 +154,40 @@ class LeadRecords:
 
     def score(self, lead: LeadRequest, name: NameParser, phone: PhoneCheck) -> str:
         """SCORE_RESULT of a lead whose name was parsed into `name` and whose first phone gave `phone`."""
+        return self.scored(lead, name, phone)[0]
+
+    def scored(self, lead: LeadRequest, name: NameParser, phone: PhoneCheck) -> tuple[str, bool]:
+        """(SCORE_RESULT, whether a record of the phone matched the lead's name or address, or the lead's full name
+        and address are in the records: 850). The match stands apart from the code because a match whose line
+        class no record says is answered 101, which carries no match level."""
         if phone.score in ("450", "510", "520") or not phone.digits:
-            return phone.score
+            return phone.score, False
         found = self._by_phone.get(phone.digits)
         if not found:
-            return self._header_or(lead, name, phone.score) if phone.score == "540" else phone.score
+            code = self._header_or(lead, name, phone.score) if phone.score == "540" else phone.score
+            return code, code == "850"
         first, last = _name_key(name.first_name), _name_key(name.last_name)
         business = _business_key(name.business_name) if name.business_name_ind == "Y" else ""
         street, zip5 = _street_key(lead.street1), lead.zip.strip()[:5]
-        best = ""
+        best = -1
+        line = ""
         for rec in found:
-            code = _score_one(rec, first, last, business, street, zip5)
-            if not best or _RANK.get(code, 99) < _RANK.get(best, 99):
-                best = code
-        return best
+            if rec.line_class in ("C", "P"):
+                continue
+            level = _LEVEL_OF[_level_of(rec, first, last, business, street, zip5)]
+            if best < 0 or level < best or (level == best and not line and rec.line_class):
+                best, line = level, rec.line_class
+        if best < 0:  # only cellular or pager records hold the number
+            return ("590" if found[0].line_class == "C" else "580"), False
+        # the matching record does not say: the number's class from another record of it, if one says
+        line = line or next((r.line_class for r in found if r.line_class in _CLASS_INDEX), "")
+        matched = _LEVELS[best] is not _NOTHING
+        if line in _CLASS_INDEX:
+            return _LEVELS[best][_CLASS_INDEX[line]], matched
+        cell = next((r.line_class for r in found if r.line_class in ("C", "P")), "")
+        if cell:  # no record says R, B or M, one says the number is a cell phone or pager
+            return ("590" if cell == "C" else "580"), matched
+        return _NO_CLASS, matched
 
     def by_phone(self, digits: str) -> list[LeadRecord]:
         """The records holding this 10-digit number (for the reverse phone append)."""
@@ -206,22 +231,19 @@ class LeadRecords:
         return fallback
 
 
-def _score_one(rec: LeadRecord, first: str, last: str, business: str, street: str, zip5: str) -> str:
-    if rec.line_class == "C":
-        return "590"
-    if rec.line_class == "P":
-        return "580"
-    i = _CLASS_INDEX.get(rec.line_class, 0)
+def _level_of(rec: LeadRecord, first: str, last: str, business: str, street: str,
+              zip5: str) -> tuple[str, str, str]:
+    """What of the lead one record of its phone matches: the (R, B, M) codes of that match level."""
     address = bool(street) and rec.zip == zip5 and _street_matches(rec.street, street)
     surname = bool(last) and rec.last_name == last
     full = surname and _given_matches(rec.first_name, first)
     if business and rec.business_name and _business_matches(rec.business_name, business):
-        return (_BUSINESS_ADDR if address else _BUSINESS)[i]
+        return _BUSINESS_ADDR if address else _BUSINESS
     if full:
-        return (_FULL_ADDR if address else _FULL)[i]
+        return _FULL_ADDR if address else _FULL
     if surname:
-        return (_SURNAME_ADDR if address else _SURNAME)[i]
-    return (_ADDRESS if address else _NOTHING)[i]
+        return _SURNAME_ADDR if address else _SURNAME
+    return _ADDRESS if address else _NOTHING
 
 
 def _record(row: Mapping[str, str]) -> LeadRecord:

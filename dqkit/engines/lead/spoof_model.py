@@ -15,7 +15,17 @@ English word (SCOWL sizes). A name is a spoof when
 - **pun reading**: a common given name and a surname no source holds as a name, read aloud together as one common
   English word, vowels taken loosely ("Ella Vator" = elevator, "Lou Natic" = lunatic; not "Anna Conda": Conda is a real
   surname);
-- **repeated non-name**: the same word as given name and surname when it is no name ("Tbd Tbd");
+- **vulgar word** (second pass): a word of the LDNOOBW vulgar word lists of 16 languages where it is no
+  plausible name: as a given name of 6+ letters alone ("Arschloch"-like compounds), elsewhere next to an insult
+  or another vulgar word; a name that written together is a listed vulgar word or phrase ("Hija Puta"). A
+  listed word that is a name of 100+ US bearers in its role, or of some culture's list, is not read (Regina,
+  Concha, Connard as a surname);
+- **insult word** (second pass): a WordNet noun for a stupid person as a given name that is no name
+  ("Nincompoop", "Dimwit");
+- **pun reading of real names** (second pass): a given name and a surname that is an English word spelled at
+  the end of what they read aloud as, closely ("Penny Less" = penniless, "Dinah Mite"), or two words that are a
+  WordNet phrase ("Bobby Pin"), when fewer than PAIR_MAX people are expected to bear the pair;
+- **repeated non-name**: the same word as given name and surname when it is no given name ("Tbd Tbd");
 - **letters only**: a name made of single letters ("N/A N/A").
 
 A real name of a culture the data covers is not flagged however it collides with English (Phuc, Fuk, Anal,
@@ -25,14 +35,17 @@ the answer's VALUE, the output columns and the report, so an analyst can overrul
 Tables are prepared at build time (tests/lead_rules/build_name_model.py) and only read here, in one pass of
 `dict.fromkeys` per line: loading takes a few tens of milliseconds. Thresholds were tuned on the development
 split of tests/lead_rules/eval/spoof_fresh.csv and on real names whose words were hidden from the model
-(tests/lead_rules/test_spoof_model.py), never on the reported test split or the real-name evaluation set.
+(tests/lead_rules/eval/dev_real_names.csv), or set from population figures of the name sources (PAIR_MAX,
+LISTED_ALONE_MIN), never on the reported test split or the real-name evaluation set.
 """
 
 from __future__ import annotations
 
 import array
 import bisect
+import dataclasses
 import functools
+import math
 import re
 import sys
 import zlib
@@ -46,6 +59,8 @@ WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
 # Rules, as Reason.rule.
 ENGLISH_WORDS: Final = "English words, no name"
 VULGAR_SOUND: Final = "vulgar sound-alike"
+VULGAR_WORD: Final = "vulgar word"
+INSULT_WORD: Final = "insult word"
 PUN_READING: Final = "pun reading"
 REPEATED_NON_NAME: Final = "repeated non-name"
 LETTERS_ONLY: Final = "letters only"
@@ -64,6 +79,19 @@ VULGAR_NAME_MAX: Final = 20
 PUN_GIVEN_MIN: Final = 30
 PUN_MIN_LETTERS: Final = 6
 PUN_MAX_SIZE: Final = 50
+PUN_SURNAME_MIN: Final = 4  # a surname of 3 letters is a weak word (Chi, Lee, Ray): Maria Chi is a name
+# A vulgar word of 6+ letters is also read by its consonants alone when they are this many (Basterd = bastard).
+SKELETON_MIN: Final = 5
+# A given name + a surname of the sources that read aloud together as a common word or phrase ("Penny Less",
+# "Herb Garden") flag when fewer than PAIR_MAX US people are expected to bear the pair (given-name bearers x
+# surname bearers / US people, the names taken as independent): "Lee King" (about 480) and "Rose Bush" (150)
+# are people. PAIR_MAX was set from the population the flags cost, not from a spoof set: all the pairs flagged
+# together are expected to be borne by 0.04 in 1,000 US people (build_name_model.py sums it), a tenth of the
+# false-positive goal (1 in 2,000).
+PAIR_MAX: Final = 100.0
+US_PEOPLE_WEIGHT: Final = 85  # 10 x log10(330 million)
+# A word of a vulgar word list flags alone as a given name of this many letters (see _listed_vulgar).
+LISTED_ALONE_MIN: Final = 6
 # Words next to which a name that is also a vulgar sound-alike is read as the insult (Dik Head, Fuk You).
 INSULT_WORDS: Final = frozenset({"you", "u", "yu", "yoo", "ya", "off", "me", "yourself", "it", "face", "head",
                                  "hole", "bag", "sucker", "licker", "wipe", "wad", "munch", "breath", "stain",
@@ -91,6 +119,13 @@ class NameModel:
     vulgar: dict[str, str]  # _vulgar_sound key -> the vulgar word
     puns: dict[str, str]  # _coarse key of a common English word of 6+ letters -> the word
     pun_givens: frozenset[str]  # given names of 1,000+ bearers whose reading starts some pun word's (build time)
+    vulgar_words: dict[str, str] = dataclasses.field(default_factory=dict)  # vulgar word -> its languages
+    vulgar_phrases: dict[str, str] = dataclasses.field(default_factory=dict)  # phrase written together -> same
+    insults: frozenset[str] = frozenset()  # nouns for a stupid person (WordNet)
+    vulgar_skeletons: dict[str, str] = dataclasses.field(default_factory=dict)  # consonants of a long one
+    readings: dict[str, str] = dataclasses.field(default_factory=dict)  # tight key -> word or phrase (words_joined)
+    reading_givens: frozenset[str] = frozenset()  # given names whose tight key starts some reading's
+    phrases: frozenset[str] = frozenset()  # WordNet phrases of two words ("party_pooper")
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -141,7 +176,28 @@ def model() -> NameModel:
             pun_givens = frozenset(ws.split())
         else:
             puns.update(zip(keys.split(), ws.split(), strict=True))
-    return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens)
+    vulgar_words: dict[str, str] = {}
+    vulgar_phrases: dict[str, str] = {}
+    for line in _lines("vulgar_languages.txt"):
+        head, _, rest = line.partition("\t")
+        kind, _, langs = head.partition(" ")
+        (vulgar_words if kind == "word" else vulgar_phrases).update(dict.fromkeys(rest.split(),
+                                                                                   langs.replace("_", " ")))
+    readings: dict[str, str] = {}
+    reading_givens: frozenset[str] = frozenset()
+    phrases: frozenset[str] = frozenset()
+    for line in _lines("pun_phrases.txt"):
+        keys, _, rest = line.partition("\t")
+        if keys == "givens":
+            reading_givens = frozenset(rest.split())
+        elif keys == "phrases":
+            phrases = frozenset(rest.split())
+        else:
+            readings.update(zip(keys.split(), rest.split(), strict=True))
+    skeletons = {k.translate(_NO_VOWELS): w for k, w in vulgar.items()
+                 if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
+    return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
+                     frozenset(_lines("insult_words.txt")), skeletons, readings, reading_givens, phrases)
 
 
 # ---------------------------------------------------------------- readings
@@ -204,6 +260,23 @@ def coarse(words: Sequence[str]) -> str:
     return out
 
 
+_TIGHT_RULES: Final = (("ph", "f"), ("ck", "k"), ("ch", "k"), ("gh", "g"), ("q", "k"), ("c", "k"), ("z", "s"),
+                       ("x", "ks"), ("y", "i"), ("w", "u"))
+
+
+def tight(words: Sequence[str]) -> str:
+    """A close reading aloud of a whole name, for puns made of real names: sound-alike consonant spellings merged
+    (as spoof._sound), an h after a vowel and before none dropped (Dinah = dina), vowels kept, doubled letters one
+    across the word breaks too ("Penny Less" and "penniless" both read "peniles")."""
+    text = "".join(words)
+    for a, b in _TIGHT_RULES:
+        if a in text:
+            text = text.replace(a, b)
+    if "h" in text:
+        text = _VOWEL_H.sub("", text)
+    return _RUNS.sub(r"\1", text)
+
+
 # ---------------------------------------------------------------- rules
 
 
@@ -215,17 +288,92 @@ def judge(words: Sequence[str]) -> Reason | None:
     m = model()
     if all(len(w) == 1 for w in words):
         return Reason(LETTERS_ONLY, " ".join(words), f"{len(words)} single letters")
-    hit = _vulgar_word(m, words)
+    hit = _vulgar_word(m, words) or _listed_vulgar(m, words)
     if hit is not None:
         return hit
     if not all(w.isalpha() for w in words):
         return None
-    if len(words) == 2 and words[0] == words[1] and m.weight(words[0]) < VULGAR_NAME_MAX:
-        return Reason(REPEATED_NON_NAME, words[0], m.scores(words[0]))
-    hit = _english_words(m, words)
+    if len(words) == 2 and words[0] == words[1] and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
+        return Reason(REPEATED_NON_NAME, words[0], m.scores(words[0]))  # no given name, whatever its surname
+    hit = _english_words(m, words) or _insult(m, words)
     if hit is not None:
         return hit
-    return _pun(m, words)
+    return _pun(m, words) or _pun_pair(m, words)
+
+
+def _role_weight(m: NameModel, words: Sequence[str], i: int) -> tuple[int, str]:
+    """How plausible the i-th word is as a name where it stands: a given name first, a surname last (a word borne
+    only in the other role counts ROLE_SWAP less), either in between."""
+    w = words[i]
+    if 0 < i < len(words) - 1:
+        return m.weight(w), "name"
+    own, other, role = (m.given, m.surname, "given name") if i == 0 else (m.surname, m.given, "surname")
+    return max(own.get(w, 0), other.get(w, 0) - ROLE_SWAP), role
+
+
+def _listed_vulgar(m: NameModel, words: Sequence[str]) -> Reason | None:
+    """A vulgar word of some language's list (LDNOOBW) where it is no plausible name (under 100 US bearers in
+    that role and in no culture's list): alone, as a given name of 6+ letters ("Arschloch Meier", "Connard
+    Dupont": Connard is a surname of 335 US bearers, a given name of 21); elsewhere, or shorter, only next to an
+    insult word or another vulgar word. The lists hold ordinary words with a slang sense (cappella, uccello,
+    quaglia) from which surnames are made: of the Census 2010 surnames of 100-999 bearers, 0.51 in 1,000 are a
+    list word of 5+ letters, of the SSA given names under 1,000 bearers 0.20 in 1,000, and 0.06 in 1,000 of 6+
+    letters (measured on the model's sources). Or the whole name written together is a vulgar word or phrase
+    ("Hijo Puta")."""
+    together = "".join(words)
+    langs = m.vulgar_phrases.get(together) or m.vulgar_words.get(together)
+    if langs is not None and len(together) >= 6:
+        return Reason(VULGAR_WORD, " ".join(words), f"written together, a vulgar phrase in {langs}")
+    for i, w in enumerate(words):
+        langs = m.vulgar_words.get(w)
+        if langs is None:
+            continue
+        weight, role = _role_weight(m, words, i)
+        if weight >= VULGAR_NAME_MAX:
+            continue
+        if (i == 0 and len(w) >= LISTED_ALONE_MIN) or any(o in INSULT_WORDS or o in m.vulgar_words
+                                                           for o in words if o != w):
+            return Reason(VULGAR_WORD, w, f"a vulgar word in {langs}; as a {role} {weight / 10:.1f} < "
+                          f"{VULGAR_NAME_MAX / 10:.1f}; {m.scores(w)}")
+    return None
+
+
+def _insult(m: NameModel, words: Sequence[str]) -> Reason | None:
+    """A noun for a stupid person (Nincompoop, Doofus) as a given name (or a middle one) that is no plausible one;
+    as a surname it is not read: some are rare surnames (Klutz, 447 US bearers)."""
+    for i, w in enumerate(words[:-1]):
+        if w in m.insults:
+            weight, role = _role_weight(m, words, i)
+            if weight < VULGAR_NAME_MAX:
+                return Reason(INSULT_WORD, w, f"a noun for a stupid person (WordNet); as a {role} {weight / 10:.1f}"
+                              f" < {VULGAR_NAME_MAX / 10:.1f}; {m.scores(w)}")
+    return None
+
+
+def _pun_pair(m: NameModel, words: Sequence[str]) -> Reason | None:
+    """A given name and a surname that is an English word, both names of the sources maybe, that read aloud
+    together as a common word or a noun phrase ("Penny Less" = penniless, "Dinah Mite"), or two words that are a
+    noun phrase ("Herb Garden", "Party Pooper"), borne by fewer than PAIR_MAX US people expected."""
+    if len(words) != 2:
+        return None
+    first, last = words
+    how = "reads aloud as"
+    if f"{first}_{last}" in m.phrases:
+        reading, how = f"{first} {last}", "is the phrase"
+    elif first not in m.reading_givens or len(last) < PUN_SURNAME_MIN or last not in m.words:
+        return None  # the genre's surname is a word itself (Less, Mite): Maria Ackiss is no "mariachis"
+    else:
+        reading = m.readings.get(tight(words), "")
+        if not reading or reading in words or not reading.replace("_", "").endswith(last):
+            return None  # the pun spells its surname as the word's end: Penny Less, not Maria Kiss ("mariachis")
+        reading = reading.replace("_", " ")
+    weight = m.given.get(first, 0) + m.surname.get(last, 0)
+    if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(PAIR_MAX)):
+        return None
+    expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
+    return Reason(PUN_READING, " ".join(words), f"{how} {reading!r}; log10 US bearers: {first} as given "
+                  f"name {m.given.get(first, 0) / 10:.1f}, {last} as surname {m.surname.get(last, 0) / 10:.1f}: "
+                  f"{expected:.2g} US people expected to bear the pair < {PAIR_MAX:g}")
 
 
 # Particles of surnames (van Loon, de la Cruz, bin Laden) are words of no name on their own.
@@ -281,9 +429,14 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
     for w in words:
         if len(w) < 3 or w in m.words or (w not in m.given and w not in m.surname and is_known(w)):
             continue  # a name the tables do not hold is one no vulgar reading fits (build_name_model keeps those)
-        found = m.vulgar.get(_vulgar_sound(w))
+        sound = _vulgar_sound(w)
+        found = m.vulgar.get(sound)
         alone = found is not None and _respelled(w, found)
         how = f"reads as {found!r}" if found else ""
+        if found is None and len(w) >= 6:  # other vowels in a long one: Basterd, Wonker
+            found = m.vulgar_skeletons.get(sound.translate(_NO_VOWELS))
+            alone = found is not None
+            how = f"reads as {found!r} with other vowels" if found else ""
         if found is None:
             found, how = _vulgar_compound(m, w)
             alone = found is not None
