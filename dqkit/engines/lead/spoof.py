@@ -146,7 +146,10 @@ def _model_hit(lead: LeadRequest) -> SpoofHit | None:
 
 @functools.lru_cache(maxsize=65536)
 def _judge_person(first: str, middle: str, last: str) -> spoof_model.Reason | None:
-    words = [w for v in (first, middle, last) for w in _tokens(v)[0] if w not in _TITLES]
+    words = _tokens(first)[0] + _tokens(middle)[0] + _tokens(last)[0] if middle else \
+        _tokens(first)[0] + _tokens(last)[0]
+    if not _TITLES.isdisjoint(words):
+        words = tuple(w for w in words if w not in _TITLES)
     return spoof_model.judge(words)
 
 
