@@ -4,13 +4,19 @@ when they are regular files dqkit made or recognises, never anything else.
 Why (issue 30): given a directory, a device node or a FIFO as `--history`, dqkit moved it aside and made a file in its
 place (as root, `--history /dev/null` would have renamed /dev/null), and pointed at another program's SQLite database
 it added its tables and switched the file to WAL. Now `check_store` looks before anything writes:
-- no file: the caller creates it (and marks it, `mark`);
+- no file, or an empty one: no store yet; `make_store` makes it;
 - not a regular file (a directory, a device, a FIFO, a socket; a symbolic link is followed): `StoreError` naming the
   path and what it is;
-- a regular file that is empty: a new store; one that holds SQLite with this store's mark (`PRAGMA application_id`):
-  dqkit's; one without a mark whose tables are exactly the store's own (written before stores were marked): dqkit's
-  too; anything else (not SQLite, another mark, other tables): `StoreError`. The file is only read to decide, never
-  renamed or modified.
+- a regular file that holds SQLite with this store's mark (`PRAGMA application_id`): dqkit's; one without a mark
+  whose tables are exactly the store's own (written before stores were marked): dqkit's too; anything else (not
+  SQLite, another mark, other tables): `StoreError`. The file is only read to decide, never renamed or modified.
+
+A new store is never seen half made (issue 29: several processes opening a new history store at once, one saw a
+file with SQLite's header but neither mark nor tables yet and refused it as another program's, about 1 run in 4
+under load). `make_store` marks the file in one exclusive SQLite transaction whose first and only write is the
+file's first page, mark included, before any table or journal mode: another process sees either an empty file (no
+store yet: it makes it too, and SQLite's lock makes it wait, then leaves the mark as it is) or a marked one. The
+tables come after, in the caller's own transaction.
 """
 
 from __future__ import annotations
@@ -46,8 +52,9 @@ def _kind(mode: int) -> str:
 
 
 def check_store(path: Path, mark: int, what: str, tables: Collection[str], extra: Collection[str] = ()) -> bool:
-    """Whether `path` exists as a store dqkit may open (False: it does not exist yet); StoreError if it is anything
-    but one (module docstring). `tables`: the tables an unmarked store of an older dqkit holds (and maybe `extra`)."""
+    """Whether `path` is a store dqkit may open (False: there is none yet, no file or an empty one: `make_store`);
+    StoreError if it is anything but one (module docstring). `tables`: the tables an unmarked store of an older
+    dqkit holds (and maybe `extra`)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -58,7 +65,7 @@ def check_store(path: Path, mark: int, what: str, tables: Collection[str], extra
         raise StoreError(f"the {what} {path} is {_kind(st.st_mode)}, not a file dqkit made; give the path of a new "
                          "or existing store file (nothing was changed)")
     if st.st_size == 0:
-        return True
+        return False
     try:
         with open(path, "rb") as f:
             header = f.read(100)
@@ -94,10 +101,50 @@ def _tables(path: Path) -> set[str] | None:
         conn.close()
 
 
-def create_file(path: Path, mode: int = 0o600) -> None:
-    """Create `path` empty (O_EXCL: never over something that appeared meanwhile), or leave an existing one."""
-    with contextlib.suppress(FileExistsError):
+MAKE_SECONDS: Final = 30.0  # how long making a store waits for another process making the same one
+
+
+def make_store(path: Path, mark: int, what: str, *, mode: int = 0o600) -> None:
+    """Make a new store at `path` (no file there, or an empty one): the file created (O_EXCL: never over something
+    that appeared meanwhile) and marked in one exclusive transaction (module docstring). A file that holds anything
+    by then is left as it is: `check_store` decides what it is. StoreError if it cannot be made."""
+    try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot create the {what} {path}: {exc.strerror or exc}") from None
+    try:
+        if os.stat(path).st_size:
+            return
+        conn = sqlite3.connect(path, timeout=MAKE_SECONDS, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot create the {what} {path}: {exc}") from None
+    try:
+        conn.execute("BEGIN EXCLUSIVE")  # waits for another process making it; a reader never blocks this long
+        try:
+            if os.stat(path).st_size == 0:  # still empty under the lock: nobody made it meanwhile
+                conn.execute(f"PRAGMA application_id = {int(mark)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot create the {what} {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def open_store(path: Path, mark: int, what: str, tables: Collection[str], extra: Collection[str] = (), *,
+               mode: int = 0o600) -> None:
+    """`check_store`, and where there is no store yet, `make_store`: afterwards `path` is a store dqkit may open
+    (StoreError otherwise, nothing changed)."""
+    if check_store(path, mark, what, tables, extra):
+        return
+    make_store(path, mark, what, mode=mode)
+    if not check_store(path, mark, what, tables, extra):
+        raise StoreError(f"the {what} {path} could not be made (it is still empty)")
 
 
 def mark(conn: sqlite3.Connection, value: int) -> None:

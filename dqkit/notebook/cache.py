@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Final
 
 from dqkit._files import private_dir
-from dqkit._own_sqlite import CACHE_MARK, SQLITE_MAGIC, StoreError, check_store, mark
+from dqkit._own_sqlite import CACHE_MARK, SQLITE_MAGIC, StoreError, check_store, make_store, mark
 
 FILE_NAME: Final = "results-v1.sqlite3"
 MAX_RUNS: Final = 32
@@ -139,6 +139,34 @@ def _not_a_damaged_cache(path: Path) -> bool:
         return True
 
 
+def _ready(con: sqlite3.Connection) -> bool:
+    """Whether the file is a cache of this layout, marked (read only: opening it so takes no write lock)."""
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return (con.execute("PRAGMA application_id").fetchone()[0] == CACHE_MARK and {"results", "runs"} <= tables
+            and con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION)
+
+
+def _prepare(con: sqlite3.Connection) -> None:
+    """Layout, tables and mark in one transaction: a process opening the cache never drops the tables another has
+    just made."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            # A cache of another layout (an older dqkit): start afresh, it only holds copies.
+            con.execute("DROP TABLE IF EXISTS results")
+            con.execute("DROP TABLE IF EXISTS runs")
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                con.execute(statement)
+        mark(con, CACHE_MARK)
+        con.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            con.execute("ROLLBACK")
+        raise
+
+
 class ResultCache:
     """Answers by request key, and finished tables by run key. Thread-safe (one connection behind a lock)."""
 
@@ -162,16 +190,16 @@ class ResultCache:
 
     def _open(self) -> sqlite3.Connection:
         _private_file(self.path)
+        try:  # a new (empty) file is marked before anything else is written: never seen half made
+            make_store(self.path, CACHE_MARK, "result cache")
+        except StoreError as exc:
+            raise OSError(str(exc)) from None
         con = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
-            if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                # A cache of another layout (an older dqkit): start afresh, it only holds copies.
-                con.executescript("DROP TABLE IF EXISTS results; DROP TABLE IF EXISTS runs;")
-                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            con.executescript(_SCHEMA)
-            mark(con, CACHE_MARK)
+            if not _ready(con):
+                _prepare(con)
             verdict = con.execute("PRAGMA quick_check(1)").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(f"database disk image is malformed ({verdict})")

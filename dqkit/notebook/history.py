@@ -14,8 +14,10 @@ each other, never against the bundled sample or another backend's answers.
 
 Metrics per source: `code:<RESULT_CODE>` over all its leads, and the rates of `RATES` with their own
 denominators. Concurrent runs wait for each other (SQLite's lock, 30 s); a run killed mid-write leaves no trace
-(the transaction never commits). Only a regular file dqkit made or recognises is opened (`dqkit._own_sqlite`: its
-mark, or the tables of an older dqkit's store); a directory, a device, a FIFO, a file that is not SQLite or another
+(the transaction never commits); a new store is marked as dqkit's before anything else is written to it, so runs
+starting together never take it, half made, for another program's database (`dqkit._own_sqlite.make_store`).
+Only a regular file dqkit made or recognises is opened (`dqkit._own_sqlite`: its mark, or the tables of an older
+dqkit's store); a directory, a device, a FIFO, a file that is not SQLite or another
 program's database is a `StoreError` naming the path, and is never renamed or written. A store of dqkit's that is
 damaged is moved aside (`<name>.corrupt-<time>`) with a warning naming both paths, and a new store is started: never
 silently emptied. A read-only or locked store is a `StoreError` (writing: "this run was not recorded"); reading a
@@ -36,7 +38,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from dqkit._own_sqlite import HISTORY_MARK, StoreError, check_store, create_file, mark
+from dqkit._own_sqlite import HISTORY_MARK, StoreError, check_store, mark, open_store
 from dqkit.contract.errors import InputError
 
 # rate -> (leads counted, leads it is a share of); "judged" = leads that are not caller, account or service faults.
@@ -130,6 +132,32 @@ def _upgrade(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
 
 
+def _ready(conn: sqlite3.Connection) -> bool:
+    """Whether the store has its mark, its tables and every column (read only: a run that finds it so takes no
+    write lock to open it)."""
+    if conn.execute("PRAGMA application_id").fetchone()[0] != HISTORY_MARK:
+        return False
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    return bool(have) and set(_ADDED_COLUMNS) <= have and bool(conn.execute("PRAGMA table_info(counts)").fetchall())
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
+    """Tables, added columns and mark in one transaction: two runs opening a new or older store never both add a
+    column (the second failed and the store was taken for damaged)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        _upgrade(conn)
+        mark(conn, HISTORY_MARK)
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+
+
 BUSY_SECONDS: Final = 30.0  # how long a run waits for another that holds the store
 
 
@@ -143,9 +171,8 @@ def _connect(path: Path, *, writable: bool = True) -> sqlite3.Connection:
         if writable:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
-            _upgrade(conn)
-            mark(conn, HISTORY_MARK)
+            if not _ready(conn):
+                _prepare(conn)
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
@@ -187,14 +214,14 @@ def opened(history: str | os.PathLike[str] | bool | None = None, *,
     from dqkit._files import private_dir
 
     if not exists:
-        if history in (True, None):
-            private_dir(path.parent)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            create_file(path)
+            if history in (True, None):
+                private_dir(path.parent)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the history store {path}: {exc.strerror or exc}") from None
+        open_store(path, HISTORY_MARK, "history store", ("runs", "counts"))  # marked before any other write
     try:
         conn = _connect(path)
     except sqlite3.OperationalError as exc:

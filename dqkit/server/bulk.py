@@ -49,7 +49,7 @@ import msgspec
 import platformdirs
 from starlette.requests import Request
 
-from dqkit._own_sqlite import BULK_MARK, StoreError, check_store, create_file, mark
+from dqkit._own_sqlite import BULK_MARK, StoreError, mark, open_store
 from dqkit.contract.address import MatchInfo, SearchRequest
 from dqkit.contract.address_bulk import (
     DEFAULT_LAYOUT,
@@ -192,8 +192,7 @@ class BatchStore:
         self.path = folder / "bulk.sqlite3"
         self.quota = quota or Quota.from_env()
         self._local = threading.local()
-        if not check_store(self.path, BULK_MARK, "bulk batch store", ("batches", "rows"), ("turns",)):
-            create_file(self.path)
+        open_store(self.path, BULK_MARK, "bulk batch store", ("batches", "rows"), ("turns",))  # marked first
         db = self._db()
         db.executescript(_SCHEMA)
         mark(db, BULK_MARK)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from dqkit._own_sqlite import RATE_MARK, check_store, create_file, mark
+from dqkit._own_sqlite import RATE_MARK, mark, open_store
 
 log = logging.getLogger("dqkit.server")
 
@@ -118,8 +118,7 @@ class SqliteCounts:
         self.path = path
         self.what = f"sqlite:{path}"
         self._secret = secret
-        if not check_store(path, RATE_MARK, "rate store", ("counts",)):  # a file dqkit made, or none yet
-            create_file(path)
+        open_store(path, RATE_MARK, "rate store", ("counts",))  # a file dqkit made, or made now (marked first)
         self._db = sqlite3.connect(path, timeout=budget, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()
         self._pruned = -1
