@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_precision.py [--shared ../shared] [--seeds 10,11,13,99] [--fresh 4]
                                                    [--seed N] [--typos 1000] [--new N] [--limit N] [--no-peer]
-                                                   [--examples] [--golden]
+                                                   [--examples] [--golden [--complete]]
 
 Every run covers at least 8 seeds (issue 28, part 4): the fixed ones and `--fresh` drawn afresh from the system's
 randomness (printed first, so a run can be repeated with `--seeds`); it prints one table of every corpus and seed,
@@ -48,6 +48,11 @@ typed the way a person writes an address, "NUMBER STREET UNIT, CITY, ST ZIP", an
     confident answer for the row's address with `street_corrected` set;
 (n) the ZIP with one digit changed, the city typed (never a ZIP holding a street of that name): right is a
     confident answer for the row's address with `zip_code_corrected` set;
+(K), (M) the queries of (k) and (m) against the same points vouched for as every street of their ZIPs (built
+    with `complete=True`, as `--complete` does): a typed suffix or direction is changed only where the reference
+    holds every street of the locality (its absence from a sample is no evidence: 1511 MONTEVAL LN and PL are both
+    real), so from the sample the (k) queries and the wrong directions of (m) are offered, not corrected, and
+    their right share there counts only the missing directions; the vendors correct from whole data, (K), (M);
 and an over-caution table: reference rows typed eight ordinary ways (lower case, spelled-out suffixes, ZIP only,
 city only, ZIP+4, periods, split components, a neighbouring ZIP of the same city): the share answered Verified match
 with the row's address.
@@ -104,12 +109,13 @@ from dqkit.engines.usaddr.pub28 import SUFFIXES as PUB28_SUFFIXES
 REPO = Path(__file__).resolve().parent.parent
 COUNTIES: dict[str, str] = {"alameda": "CA", "santa_clara": "CA", "portland_metro": "OR"}
 CONFIDENT = frozenset({Confidence.VERIFIED_MATCH.value, Confidence.INTERACTION_REQUIRED.value})
-CORPORA = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n")
+CORPORA = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "K", "M")
 CORPUS_NAMES = {"a": "(a) held-out real", "b": "(b) made-up street", "c": "(c) 1-2 typos",
                 "d": "(d) made-up, ref number", "e": "(e) 1 typo, any word", "f": "(f) firm / attn / c/o",
                 "g": "(g) unlisted unit", "h": "(h) number forms", "i": "(i) junk, reference add",
                 "j": "(i) junk, --reference FILE", "k": "(k) valid wrong suffix", "l": "(l) dir., both streets",
-                "m": "(m) dir. missing/wrong", "n": "(n) ZIP off by a digit"}
+                "m": "(m) dir. missing/wrong", "n": "(n) ZIP off by a digit",
+                "K": "(k), ref. vouched whole", "M": "(m), ref. vouched whole"}
 WAYS = ("lower case", "spelled-out suffix", "ZIP only", "city only", "ZIP+4", "periods", "split components",
         "neighbouring ZIP")
 SYLLABLES = ["bra", "ven", "tol", "mis", "quo", "dar", "fen", "lup", "ski", "rho", "zan", "pel", "gor", "tum",
@@ -664,7 +670,7 @@ class Truth:
         self.city_of = {r.zip5: r.city for r in ref}
 
 
-UNIT_CHECKED = frozenset("cefghokmn")  # corpora typed from reference rows: a confident answer names the row's unit
+UNIT_CHECKED = frozenset("cefghokmnKM")  # corpora typed from reference rows: a confident answer names the row's unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,11 +778,17 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
     # the reference is built from the county file's rows as they are, its placeholder rows included
     write_csv(ref_csv, header, [*(r for r in raw if r["ID"] in ref_ids), *junk])
     engine = AddressEngine.from_files([ref_csv], out=work / f"{name}.dqidx", country_iso2="US")
+    # (K), (M): the queries of (k) and (m) against the same points vouched for as every street of their ZIPs
+    # (`--complete`), the data the vendors correct from: only there does a typed street's absence say it is not
+    # there (`street_forms`); from the sample (k) and (m) are offered, not corrected
+    vouched = AddressEngine.from_files([ref_csv], out=work / f"{name}-vouched.dqidx", country_iso2="US",
+                                       complete=True)
     # (i): the junk rows as `reference add` / `build_index` build the file, and as `dqkit serve --reference FILE`
     # and AddressEngine.from_files build it: corpus "j" (both drop them by default)
     build_index([ref_csv], work / f"{name}-clean.dqidx", country_iso2="US")
     cleaned = AddressEngine.open(work / f"{name}-clean.dqidx")
     queries += [replace(q, corpus="j") for q in queries if q.corpus == "i"]
+    queries += [replace(q, corpus=q.corpus.upper()) for q in queries if q.corpus in ("k", "m")]
     truth = Truth(ref)
     the_peer = Peer(ref) if peer else None
     tallies = {c: Tally() for c in KEYS}
@@ -788,7 +800,8 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
                                                                     min(limit, len(by.get(c, []))))]
     for q in queries:
         t = tallies[_key(q)]
-        j = judge(cleaned if q.corpus == "i" else engine, truth, q)
+        on = cleaned if q.corpus == "i" else vouched if q.corpus in ("K", "M") else engine
+        j = judge(on, truth, q)
         conf, right, cwrong, got = j.confidence, j.right, j.confident_wrong, j.got
         t.silent += j.silent
         t.n += 1
@@ -798,9 +811,9 @@ def run_county(name: str, state: str, shared: Path, work: Path, *, seed: int, n_
         t.verified_right += right and conf == Confidence.VERIFIED_MATCH
         other_unit = bool(got[3] and got[3] != q.row.unit and got[:3] == q.row.truth)
         t.other_unit += other_unit
-        if (cwrong or other_unit or j.silent or (q.corpus in "kmn" and not right)) and len(t.examples) < 8:
+        if (cwrong or other_unit or j.silent or (q.corpus in "kmnKM" and not right)) and len(t.examples) < 8:
             t.examples.append(f"{q.text!r} -> {conf}: {' '.join(got)}")
-        s_verified, s_wrong = judge_search(cleaned if q.corpus == "i" else engine, q)
+        s_verified, s_wrong = judge_search(on, q)
         t.search_verified += s_verified
         t.search_verified_wrong += s_wrong
         if the_peer is not None:
@@ -906,16 +919,17 @@ class GoldenRow:
         return bool(self.truth[0]) and f"street {self.truth[0]} not found" in self.note
 
 
-def golden(shared: Path, path: Path = GOLDEN) -> list[GoldenRow]:
+def golden(shared: Path, path: Path = GOLDEN, *, complete: bool = False) -> list[GoldenRow]:
     """The frozen hand-typed set (tests/address/golden/README.md), validated against the three whole county
-    samples as one reference (as `dqkit serve --reference FILE ...` builds it)."""
+    samples as one reference (as `dqkit serve --reference FILE ...` builds it; `complete`: vouched for as every
+    street of their ZIPs, as `--complete` does, which they are not: the vendors' setting, for comparison)."""
     files = [shared / "data" / "openaddresses" / f"{c}.csv" for c in COUNTIES]
     with tempfile.TemporaryDirectory(prefix="dqkit-golden-") as d:
         norm: dict[tuple[str, str, str], str] = {}
         for f, state in zip(files, COUNTIES.values(), strict=True):
             rows, _, _ = load_rows(f, state, Path(d))
             norm.update({(r.street_raw.upper(), r.number, r.zip5): r.street for r in rows})
-        engine = AddressEngine.from_files(files, out=Path(d) / "golden.dqidx", country_iso2="US")
+        engine = AddressEngine.from_files(files, out=Path(d) / "golden.dqidx", country_iso2="US", complete=complete)
         out: list[GoldenRow] = []
         with open(path, newline="") as fh:
             for e in csv.DictReader(fh):
@@ -970,6 +984,16 @@ def seeds_table(runs: dict[int, dict[str, Tally]]) -> str:
                      + f"{worst[0]:>9.1%}{worst[1]:>5}")
     lines.append(f"{'n per seed (min)':<26}" + "".join(
         f"{min(runs[sd][c].n for c in CORPORA if runs[sd][c].n):>14}" for sd in seeds))
+    # the flags and the search path: silent validate answers, Singleline search Verified matches naming another
+    # address than T (in (l) any Verified match: two real readings)
+    lines += ["", "silent validate answers / search Verified match wrong (of search Verified match), per seed",
+              f"{'corpus':<26}" + "".join(f"{f'seed {s}':>14}" for s in seeds) + f"{'worst':>14}"]
+    for c in CORPORA:
+        ts = [runs[sd][c] for sd in seeds]
+        worst_t = max(ts, key=lambda t: (t.silent + t.search_verified_wrong, t.search_verified))
+        lines.append(f"{CORPUS_NAMES[c]:<26}" + "".join(
+            f"{f'{t.silent} / {t.search_verified_wrong} of {t.search_verified}':>14}" for t in ts)
+            + f"{f'{worst_t.silent} / {worst_t.search_verified_wrong} of {worst_t.search_verified}':>14}")
     return "\n".join(lines)
 
 
@@ -1000,12 +1024,13 @@ def main() -> None:
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--examples", action="store_true", help="print confident wrong answers")
     ap.add_argument("--golden", action="store_true", help="only the frozen hand-typed set (tests/address/golden)")
+    ap.add_argument("--complete", action="store_true", help="--golden: the samples vouched for as whole")
     args = ap.parse_args()
     shared = Path(args.shared)
     if not (shared / "data" / "openaddresses").is_dir():
         sys.exit(f"no OpenAddresses samples under {shared}/data/openaddresses (use --shared)")
     if args.golden:
-        print(golden_table(golden(shared)))
+        print(golden_table(golden(shared, complete=args.complete)))
         return
     t0 = time.perf_counter()
     if args.seed is not None:
@@ -1017,7 +1042,14 @@ def main() -> None:
     for sd in seeds:
         runs[sd] = run(shared, seed=sd, n_typos=args.typos, peer=not args.no_peer and len(seeds) == 1,
                        limit=args.limit, n_new=args.new)
-        print(f"seed {sd} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+        print(f"seed {sd} done ({time.perf_counter() - t0:.0f} s, {time.process_time():.0f} s CPU, load average "
+              f"{os.getloadavg()[0]:.2f})", file=sys.stderr, flush=True)
+        if args.examples and len(seeds) > 1:  # every seed's confident wrong and silent answers, as they come
+            for c in CORPORA:
+                t = runs[sd][c]
+                if t.confident_wrong or t.silent:
+                    print(f"seed {sd} {CORPUS_NAMES[c]}: {t.confident_wrong} confident wrong, {t.silent} silent: "
+                          + "; ".join(t.examples), file=sys.stderr, flush=True)
     worst = worst_seed(runs)
     if len(seeds) > 1:
         print(seeds_table(runs))

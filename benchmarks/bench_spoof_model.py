@@ -180,9 +180,9 @@ def main() -> None:
     args = ap.parse_args()
     print(f"dqkit from {spoof.__file__}")
     model = _cost(spoof_model.model)
-    known = _cost(lambda: (spoof_model._known_hashes(), getattr(spoof_model, "_known_set", lambda: None)()))
+    known = _cost(spoof_model._known_hashes)
     peer = _cost(spoof._tables)
-    print(f"load: model tables wall {model[0]:.0f} ms, CPU {model[1]:.0f} ms; known-name hashes (and their set) wall "
+    print(f"load: model tables wall {model[0]:.0f} ms, CPU {model[1]:.0f} ms; known-name hashes wall "
           f"{known[0]:.0f} ms, CPU {known[1]:.0f} ms; peer, the bundled rules' tables: wall "
           f"{peer[0]:.0f} ms, CPU {peer[1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
     for title, leads in (("real names", _real_leads()), ("spoofs", _spoof_leads())):

@@ -20,6 +20,7 @@ Only a cell stored as a formula runs, and none is written.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Final
 
@@ -71,12 +72,84 @@ def xlsx_text(sheet: Any, value: Any) -> Any:
 
 
 def escape_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `df` whose text cells and column names cannot run as spreadsheet formulas (see the module)."""
+    """A copy of `df` whose text cells and column names cannot run as spreadsheet formulas (see the module).
+
+    Only the cells `escape_cell` could change are handed to it (`_suspects`): a cell that starts with a plain ASCII
+    letter or digit and holds no line break is left as it is by every rule above, and that is nearly every cell."""
     from pandas.api.types import is_object_dtype, is_string_dtype
 
     out = df.copy()
-    for col in out.columns:
-        if is_object_dtype(out[col].dtype) or is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(escape_cell)
+    attrs, out.attrs = out.attrs, {}  # pandas deep-copies a frame's attrs into every column it hands out
+    for i, dtype in enumerate(out.dtypes.tolist()):
+        if is_object_dtype(dtype) or is_string_dtype(dtype):
+            column = out.iloc[:, i]
+            escaped = _escaped(column)
+            if escaped is not column:
+                out.isetitem(i, escaped.array)
     out.columns = [escape_cell(c) for c in out.columns]
+    out.attrs = attrs
     return out
+
+
+# A cell whose first byte (UTF-8) is none of these, or that holds a line break, is a suspect.
+_SAFE_FIRST: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _escaped(column: pd.Series) -> pd.Series:
+    """`column` with `escape_cell` applied to its suspect cells (every cell when they cannot be told apart)."""
+    import numpy as np
+
+    suspects = _suspects(column)
+    if suspects is None:
+        return column.map(escape_cell)
+    at = np.flatnonzero(suspects)
+    if not len(at):
+        return column
+    out = column.copy()
+    out.iloc[at] = [escape_cell(v) for v in column.iloc[at].tolist()]
+    return out
+
+
+def _suspects(column: pd.Series) -> Any:
+    """A boolean array: the cells `escape_cell` may change, read from the column's UTF-8 bytes at once (missing
+    cells are not text: never); None when the column holds something other than text and missing values."""
+    import numpy as np
+    import pyarrow as pa
+
+    try:
+        values = pa.array(column, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):  # numbers, lists, bytes among the text
+        return None
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    n = len(values)
+    if pa.types.is_null(values.type):
+        return np.zeros(n, dtype=bool)
+    large = pa.types.is_large_string(values.type)
+    if not (large or pa.types.is_string(values.type)):
+        return None
+    _, offsets_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if large else np.int32)[values.offset:values.offset + n + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = np.greater(ends, starts)
+    first = np.zeros(n, dtype=np.uint8)
+    first[filled] = data[starts[filled]]
+    suspect = filled & ~_safe_bytes()[first]
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    text = data[lo:hi]
+    breaks = np.flatnonzero((text == 10) | (text == 13)) + lo
+    if len(breaks):
+        suspect[np.searchsorted(offsets, breaks, side="right") - 1] = True
+    if values.null_count:
+        suspect &= values.is_valid().to_numpy(zero_copy_only=False)
+    return suspect
+
+
+@functools.cache
+def _safe_bytes() -> Any:
+    import numpy as np
+
+    safe = np.zeros(256, dtype=bool)
+    safe[list(_SAFE_FIRST)] = True
+    return safe

@@ -173,6 +173,21 @@ def local_only_options(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def _chunked(args: argparse.Namespace, service: Any, df: pd.DataFrame) -> bool:
+    """Whether this run goes through `dqkit.cli._verify_chunks`: the local engine to a CSV file, in several
+    processes, with nothing after it that needs the whole verified frame (a history record)."""
+    from dqkit.cli._leadio import WRITE_FORMATS, table_format
+    from dqkit.cli._verify_chunks import chunked_run_fits
+    from dqkit.notebook.history import enabled_by_env
+    from dqkit.notebook.pipeline import workers_for
+
+    if service is not None or args.history is not None or enabled_by_env() or (args.workers or 1) < 1:
+        return False  # (workers below 1 are refused by the ordinary path)
+    if table_format(args.output, WRITE_FORMATS, "write") != "CSV":
+        return False
+    return chunked_run_fits(len(df), workers_for(args.workers), df.columns, args.prefix)
+
+
 def run(args: argparse.Namespace) -> int:
     import warnings
 
@@ -207,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
     left_out = read_summary(df)  # a report's footer and header block, blank rows: no leads
     fields = chosen_columns(df, mapping, args.prefix)
     progress = False if args.quiet else None
+    written = False  # the chunked run writes the output itself
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ColumnWarning)  # said above, in the CLI's terms
         if args.prescreen:
@@ -216,6 +232,14 @@ def run(args: argparse.Namespace) -> int:
                                      skip=args.skip_codes, price=args.price, mapping=fields, prefix=args.prefix,
                                      cache=None if not args.no_cache else False, progress=progress)
             screened = summary_of(out, prefix=args.prefix, price=args.price)
+        elif _chunked(args, service, df):  # every core takes its leads to CSV lines (dqkit.cli._verify_chunks)
+            from dqkit.cli._verify_chunks import verify_to_csv
+            from dqkit.notebook.pipeline import workers_for
+
+            out = verify_to_csv(df, local_backend(args), fields, args.prefix, args.output, cache=not args.no_cache,
+                                progress=progress, workers=workers_for(args.workers),
+                                escape=not args.no_escape_formulas)
+            screened, written = None, True
         else:
             from dqkit.backends.select import lead_backend
 
@@ -223,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
                                fields, args.prefix, cache=not args.no_cache, progress=progress,
                                workers=args.workers)
             screened = None
-    write_table(out, args.output, escape=not args.no_escape_formulas)
+    if not written:
+        write_table(out, args.output, escape=not args.no_escape_formulas)
     print(summary(out[f"{args.prefix}result_code"].astype(object).where(out[f"{args.prefix}result_code"].notna(),
                                                                          "(no answer)")))
     if left_out:

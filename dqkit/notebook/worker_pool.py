@@ -22,16 +22,17 @@ import signal
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from dqkit.backends.base import BatchItem
 
 Answer = Callable[[list[int]], list[BatchItem[Any]]]
+T = TypeVar("T")
 
 # Set in the parent just before the fork: the workers inherit it (a forked process needs nothing pickled).
-_ANSWER: Answer | None = None
+_WORK: Callable[[Any], bytes] | None = None
 _PARENT = 0
 
 
@@ -48,25 +49,24 @@ def _start_worker() -> None:
     threading.Thread(target=_watch_parent, daemon=True).start()
 
 
-def _answer(indexes: list[int]) -> bytes:
-    """A chunk answered in a worker: (result, pickled error, reference id) per request, msgpack-encoded."""
-    assert _ANSWER is not None
-    return msgspec.msgpack.encode([(it.result, pickle.dumps(it.error) if it.error is not None else None,
-                                    it.reference_id) for it in _ANSWER(indexes)])
+def _work(chunk: Any) -> bytes:
+    assert _WORK is not None
+    return _WORK(chunk)
 
 
-def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[int]],
-                     land: Callable[[list[int], list[BatchItem[Any]]], None], workers: int) -> None:
-    """Answer every chunk (indexes of requests `answer` knows) in `workers` forked processes; `land` each in the
-    parent as it arrives. The first chunk is answered here, before the fork."""
-    global _ANSWER, _PARENT
+def map_in_processes(work: Callable[[T], bytes], chunks: list[T], land: Callable[[T, bytes], None],
+                     workers: int) -> None:
+    """`work` (which forked workers inherit) done on every chunk in `workers` processes; `land` called in the parent
+    on each chunk's bytes as they arrive, in no particular order. The first chunk is done here, before the fork, so
+    that what every chunk needs (tables, lazily loaded) is loaded once and shared; a chunk whose worker died or
+    failed, and every chunk not yet sent when the pool broke, is done here too."""
+    global _WORK, _PARENT
     if not chunks:
         return
-    land(chunks[0], answer(chunks[0]))  # every table the answers need loaded once, then shared
+    land(chunks[0], work(chunks[0]))
     queued = iter(chunks[1:])
-    decoder: Any = msgspec.msgpack.Decoder(list[tuple[result_type | None, bytes | None, str]])  # type: ignore[valid-type]
-    leftover: list[list[int]] = []
-    _ANSWER, _PARENT = answer, os.getpid()
+    leftover: list[T] = []
+    _WORK, _PARENT = work, os.getpid()
     try:
         with warnings.catch_warnings():
             # Python 3.12+ warns of fork() in a process with threads (a notebook kernel's, the cache writer's):
@@ -74,17 +74,17 @@ def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[i
             warnings.simplefilter("ignore", DeprecationWarning)
             pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                           initializer=_start_worker)
-            in_flight: dict[cf.Future[bytes], list[int]] = {}
+            in_flight: dict[cf.Future[bytes], T] = {}
             # The collector of a forked worker would walk, and so copy, every page of the parent's heap: what
             # exists at the fork is set aside from collection (the workers' own garbage is still collected).
             gc.freeze()
             for chunk in queued:
-                in_flight[pool.submit(_answer, chunk)] = chunk  # the first submit forks every worker
+                in_flight[pool.submit(_work, chunk)] = chunk  # the first submit forks every worker
                 if len(in_flight) >= 2 * workers:
                     break
     finally:
         gc.unfreeze()
-        _ANSWER = None  # the parent keeps no second reference
+        _WORK = None  # the parent keeps no second reference
     finished = False
     try:
         while in_flight:
@@ -92,16 +92,15 @@ def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[i
             for fut in done:
                 chunk = in_flight.pop(fut)
                 try:
-                    answers = decoder.decode(fut.result())
-                except Exception:  # a worker died or failed: the parent answers that chunk itself
+                    payload = fut.result()
+                except Exception:  # a worker died or failed: the parent does that chunk itself
                     leftover.append(chunk)
                     continue
-                land(chunk, [BatchItem(i, result, pickle.loads(err) if err is not None else None, ref)
-                             for i, (result, err, ref) in enumerate(answers)])
+                land(chunk, payload)
                 nxt = next(queued, None)
                 if nxt is not None:
                     try:
-                        in_flight[pool.submit(_answer, nxt)] = nxt
+                        in_flight[pool.submit(_work, nxt)] = nxt
                     except cf.process.BrokenProcessPool:
                         leftover.append(nxt)
         finished = True
@@ -114,4 +113,22 @@ def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[i
                 if proc.is_alive():
                     proc.terminate()
     for chunk in [*leftover, *queued]:
-        land(chunk, answer(chunk))
+        land(chunk, work(chunk))
+
+
+def run_in_processes(answer: Answer, result_type: type[Any], chunks: list[list[int]],
+                     land: Callable[[list[int], list[BatchItem[Any]]], None], workers: int) -> None:
+    """Answer every chunk (indexes of requests `answer` knows) in `workers` forked processes; `land` each in the
+    parent as it arrives. The first chunk is answered here, before the fork."""
+    decoder: Any = msgspec.msgpack.Decoder(list[tuple[result_type | None, bytes | None, str]])  # type: ignore[valid-type]
+
+    def encoded(indexes: list[int]) -> bytes:
+        """A chunk's answers: (result, pickled error, reference id) per request, msgpack-encoded."""
+        return msgspec.msgpack.encode([(it.result, pickle.dumps(it.error) if it.error is not None else None,
+                                        it.reference_id) for it in answer(indexes)])
+
+    def decoded(chunk: list[int], payload: bytes) -> None:
+        land(chunk, [BatchItem(i, result, pickle.loads(err) if err is not None else None, ref)
+                     for i, (result, err, ref) in enumerate(decoder.decode(payload))])
+
+    map_in_processes(encoded, chunks, decoded, workers)

@@ -10,7 +10,10 @@ County). A ZIP is complete when either
 * the user vouches for the file (`--complete`, `complete=True`): every ZIP it holds; or
 * the file is of a kind the catalogue knows to be published whole (an OpenAddresses or NAD source of a county,
   named after it) AND its rows in that ZIP look whole: at least `MIN_ADDRESSES` addresses and, on average,
-  `MIN_PER_STREET` per street (a whole ZIP holds tens of addresses per street; a 1% sample about one); and the ZIP
+  `MIN_PER_STREET` per street (a whole ZIP holds tens of addresses per street; a 1% sample about one), an address
+  being a house number on a street counted once (a row written twice, as files merged from two sources hold
+  it, or a building's units, are no more of the ZIP: `benchmarks/bench_coverage.py` measured 13 of 50 ZIPs of the
+  Alameda sample declared whole with each row written three times when rows were counted); and the ZIP
   lies in that county, and no city of the ZIP reaches into another county (Palo Alto, Los Gatos), where a street the
   file lacks may lie over the line.
 Anything else (a sample, a slice, a file of another kind, `--partial`) covers nothing completely.
@@ -19,6 +22,7 @@ Anything else (a sample, a slice, a file of another kind, `--partial`) covers no
 from __future__ import annotations
 
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Final
@@ -35,25 +39,34 @@ def _key(text: str) -> str:
     return "".join(c for c in _COUNTY_WORDS.sub(" ", text.upper()) if c.isalnum())
 
 
+_NUMBER_BITS: Final = 256  # distinct house numbers a street can show (a whole street's share of them is plenty)
+
+
 class Density:
-    """Addresses and distinct streets per ZIP of the records that stream through `count` (the evidence of
-    wholeness): a few bytes per street."""
+    """Distinct addresses and streets per ZIP of the records that stream through `count` (the evidence of
+    wholeness). Each street keeps one bit per hash of a house number (`_NUMBER_BITS`, a few dozen bytes a street):
+    a number seen twice sets the same bit, and collisions only count fewer addresses, never more."""
 
     def __init__(self) -> None:
-        self.addresses: Counter[str] = Counter()
-        self.streets: dict[str, set[tuple[str, str, str, str]]] = {}
+        self.streets: dict[str, dict[tuple[str, str, str, str], int]] = {}
 
     def count(self, records: Iterable[Record]) -> Iterator[Record]:
         for r in records:
-            pc = r.postcode[:5]
-            self.addresses[pc] += 1
-            self.streets.setdefault(pc, set()).add((r.predir, r.name, r.suffix, r.postdir))
+            on = self.streets.setdefault(r.postcode[:5], {})
+            key = (r.predir, r.name, r.suffix, r.postdir)
+            on[key] = on.get(key, 0) | 1 << (zlib.crc32(r.number.encode()) % _NUMBER_BITS)
             yield r
+
+    @property
+    def addresses(self) -> Counter[str]:
+        """Distinct addresses (house numbers on a street) per ZIP, at most `_NUMBER_BITS` a street."""
+        return Counter({pc: sum(bits.bit_count() for bits in on.values()) for pc, on in self.streets.items()})
 
     def whole(self, zip5: str) -> bool:
         """Whether the rows of `zip5` look like all of it (see the module docstring)."""
-        n = self.addresses.get(zip5, 0)
-        return n >= MIN_ADDRESSES and n >= MIN_PER_STREET * len(self.streets.get(zip5, ()))
+        on = self.streets.get(zip5, {})
+        n = sum(bits.bit_count() for bits in on.values())
+        return n >= MIN_ADDRESSES and n >= MIN_PER_STREET * len(on)
 
 
 def complete_zips(place: str, postcodes: Iterable[tuple[str, str]], density: Density | None = None, *,

@@ -5,7 +5,8 @@
   S102 / ELS 490;
 * a record with a blank line class counted as residential (ELS 850; a business lead 690 "... residential address");
 * a reference ZIP+4 of "ABCD" became ADDRESS_CODE 1 / MATCHZIPNINE T, and a unit the reference does not list got
-  the building's ZIP+4;
+  the building's ZIP+4 (and, on 726bfc6 still, in validate's components and barcode; a building of units or a
+  street answered with a ZIP+4 of one of its rows; a carrier route "ZZZZ" or delivery point "123" was passed on);
 * an address whose unit was not checked was "Verified match / high";
 * with no reference, "5770 balboa drive, oakland ca" was "No matches" while "San Jose, CA" was a place.
 """
@@ -21,6 +22,7 @@ import pandas as pd
 import pytest
 
 from dqkit.contract.address import Confidence, SearchRequest
+from dqkit.contract.address_components import AddOns
 from dqkit.contract.lead import LeadRequest
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.address.openonly import OpenOnlyEngine
@@ -179,3 +181,72 @@ def test_a_city_spelled_like_a_unit_is_the_city(tmp_path: Path) -> None:
     engine = AddressEngine.from_files([path], out=tmp_path / "ky.idx")
     got = engine.validate(SearchRequest.of("2426 lake dr, tutor key, ky 41263"))
     assert got.result.confidence == Confidence.VERIFIED_MATCH and "unit" not in got.note, (got.result, got.note)
+
+
+ROUTED = ["LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID", "ZIP4", "CRRT",
+          "DP"]
+# real San Leandro street, routing columns as a reference file may carry them, some malformed
+ROUTED_ROWS = [("1906", "", "ABCD", "C0X1", "XY"), ("1616", "", "4321", "ZZZZ", "123"),
+               ("1620", "", "4322", "C012", "45"),  # a point without units
+               ("1700", "APT 1", "4401", "C012", "01"), ("1700", "APT 2", "4402", "C012", "02")]
+
+
+@pytest.fixture(scope="module")
+def routed(tmp_path_factory: pytest.TempPathFactory) -> AddressEngine:
+    d = tmp_path_factory.mktemp("routed")
+    with open(d / "routed.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(ROUTED)
+        for i, (num, unit, zip4, crrt, dp) in enumerate(ROUTED_ROWS):
+            w.writerow(["-122.16", "37.72", num, "DOOLITTLE DR", unit, "SAN LEANDRO", "", "CA", "94577", f"r-{i}",
+                        zip4, crrt, dp])
+    return AddressEngine.from_files([d / "routed.csv"], out=d / "routed.idx")
+
+
+ALL_ADD_ONS = AddOns(components=True, metadata=True, enrichment=True)
+
+
+def test_malformed_routing_codes_are_claimed_nowhere(routed: AddressEngine) -> None:
+    """A carrier route that is none ("ZZZZ", "C0X1") or a delivery point that is none ("123") was passed on as it
+    was (validate's metadata, the lead's CARRIER_ROUTE and DPBC) on the start commit."""
+    for number in ("1906", "1616"):
+        typed = f"{number} Doolittle Dr, San Leandro, CA 94577"
+        got = routed.validate(SearchRequest.of(typed), ALL_ADD_ONS)
+        assert got.result.confidence == Confidence.VERIFIED_MATCH
+        md = got.metadata
+        assert md is None or (md.route_classification is None and md.barcode is None), md
+        fmt = routed.format(got.result.global_address_key, None, ALL_ADD_ONS)
+        assert fmt.metadata is None or fmt.metadata.route_classification is None, fmt.metadata
+        std = standardize(typed, points=routed.index).address
+        assert (std.carrier_route, std.dpbc, std.checkdigit) == ("", "", ""), std
+    lead = LeadEngine(LeadProfile(points=routed.points())).verify(LeadRequest(
+        first_name="Ann", last_name="Lee", street1="1616 Doolittle Dr", city="San Leandro", state="CA", zip="94577"))
+    sa = lead.standardized_address
+    assert sa is not None and (sa.zipplus, sa.carrier_route, sa.dpbc) == ("4321", "", ""), sa
+    good = standardize("1620 Doolittle Dr, San Leandro, CA 94577", points=routed.index).address
+    assert (good.zipplus, good.carrier_route, good.dpbc, good.address_code) == ("4322", "C012", "45", "1")
+
+
+def test_a_zip4_is_one_delivery_points_never_a_units_a_buildings_or_a_streets(routed: AddressEngine) -> None:
+    """Start commit: an unlisted unit typed at a point without units got the point's ZIP+4 and barcode in the
+    components and metadata of validate; a building of units answered without a unit showed its first unit's
+    ZIP+4 (94577-4401); a house number the street lacks (Street partial) showed its first row's."""
+    unit = routed.validate(SearchRequest.of("1620 Doolittle Dr Apt 5, San Leandro, CA 94577"), ALL_ADD_ONS)
+    r = unit.result
+    assert r.confidence == Confidence.PREMISES_PARTIAL and r.address is not None
+    assert r.address.postal_code == "94577"
+    assert r.components is not None and r.components.postal_code is not None
+    assert r.components.postal_code.full_name == "94577", r.components.postal_code
+    assert unit.metadata is None or unit.metadata.barcode is None, unit.metadata
+    # the point itself keeps its own
+    own = routed.validate(SearchRequest.of("1620 Doolittle Dr, San Leandro, CA 94577"), ALL_ADD_ONS)
+    assert own.result.address is not None and own.result.address.postal_code == "94577-4322"
+    assert own.metadata is not None and own.metadata.barcode is not None
+    building = routed.validate(SearchRequest.of("1700 Doolittle Dr, San Leandro, CA 94577")).result
+    assert building.confidence == Confidence.PREMISES_PARTIAL and building.address is not None
+    assert building.address.postal_code == "94577", building.address
+    street = routed.validate(SearchRequest.of("1750 Doolittle Dr, San Leandro, CA 94577")).result
+    assert street.address is not None and street.address.postal_code in ("94577", ""), (street.confidence,
+                                                                                       street.address)
+    listed = routed.validate(SearchRequest.of("1700 Doolittle Dr Apt 2, San Leandro, CA 94577")).result
+    assert listed.address is not None and listed.address.postal_code == "94577-4402"

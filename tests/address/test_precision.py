@@ -6,14 +6,16 @@ held-out 20%, (b) held-out rows on made-up streets, (c) reference rows with one 
 made-up streets, (e) one typo in any word of the street part, (f) firm / attention / care-of lines, (h) house number
 forms, the over-caution table (clean rows typed eight ordinary ways), and issue 28's (k) a valid suffix the name
 lacks, (l) a direction missing or wrong where the street exists with and without one, (m) a direction missing or
-wrong where the name has one form, (n) the ZIP one digit off.
+wrong where the name has one form, (n) the ZIP one digit off, and (K), (M): (k) and (m) against the same points
+vouched for as whole (`--complete`).
 
 Issue 28: every run covers 8 seeds, the fixed 10, 11, 13, 99 and 4 drawn afresh (printed, with the table of every
-seed and the worst one named), and every goal holds on every seed: no confident wrong answer in any corpus but (a)
-(where a held-out street that shares name and number with another of the reference, 1511 MONTEVAL PL beside 1511
-MONTEVAL LN, is typed exactly as the corrected-suffix case (k) is: at most 1 in 300 here), wrong-valid suffixes found
-and flagged >= 90%, no switch between two real streets, unique directions found and flagged >= 90%. Queries are
-sampled (at most LIMIT per corpus and county) to keep the test short; the benchmark runs them all.
+seed and the worst one named), and every goal holds on every seed: no confident wrong answer in any corpus, (a)
+included (a held-out street that shares name and number with another of the reference, 1511 MONTEVAL LN beside 1511
+MONTEVAL PL, was corrected into the other one before a typed suffix was changed only from whole data), wrong-valid
+suffixes found and flagged >= 90% where the reference is whole (K), no switch between two real streets, unique
+directions found and flagged >= 90% (M). Queries are sampled (at most LIMIT per corpus and county) to keep the test
+short; the benchmark runs them all.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def test_eight_seeds_some_of_them_fresh(runs: dict[int, dict[str, Any]]) -> None
     assert len(runs) >= 8 and {10, 11, 13, 99} <= set(runs)
 
 
-@pytest.mark.parametrize("corpus", ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"])
+@pytest.mark.parametrize("corpus", ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "K", "M"])
 def test_no_confident_wrong_answer_on_any_seed(runs: dict[int, dict[str, Any]], corpus: str) -> None:
     for sd, t in _each(runs, corpus):
         assert t.n >= 30 or corpus in "ijl", (sd, corpus, t.n)
@@ -70,11 +72,9 @@ def test_no_confident_wrong_answer_on_any_seed(runs: dict[int, dict[str, Any]], 
 
 
 def test_held_out_rows_are_almost_never_confidently_wrong(runs: dict[int, dict[str, Any]]) -> None:
-    """(a): real addresses the reference lacks; the one way to a confident wrong answer left is a street that shares
-    name and number with a reference street of another suffix (see the module docstring)."""
+    """(a): real addresses the reference lacks (no confident wrong answer: see the test above)."""
     for sd, t in _each(runs, "a"):
         assert t.n >= 300, t.n
-        assert t.confident_wrong <= t.n / 300, (sd, t.examples)
         assert t.right_total / t.n >= 0.95, (sd, dict(t.count))
 
 
@@ -98,11 +98,12 @@ def test_typed_forms_are_found(runs: dict[int, dict[str, Any]], corpus: str, flo
         assert t.n >= 200 and t.right_total / t.n >= floor, (sd, corpus, t.right_total / max(t.n, 1), dict(t.count))
 
 
-@pytest.mark.parametrize("corpus", ["k", "m", "n"])
+@pytest.mark.parametrize("corpus", ["K", "M", "n"])
 def test_suffix_direction_and_zip_corrections_are_found_and_flagged(runs: dict[int, dict[str, Any]],
                                                                   corpus: str) -> None:
-    """Issue 28's goals: a valid wrong suffix (k) and a unique missing or wrong direction (m) found and flagged on at
-    least 90% of them; a ZIP one digit off (n) too; never silently (a correction without its flag)."""
+    """Issue 28's goals: a valid wrong suffix and a unique missing or wrong direction found and flagged on at least
+    90% of them where the reference holds every street (K, M: from a sample a typed suffix or direction is not
+    changed, see `street_forms`); a ZIP one digit off (n) too; never silently (a correction without its flag)."""
     for sd, t in _each(runs, corpus):
         assert t.n >= 30, (sd, corpus, t.n)
         assert t.right_total / t.n >= 0.9, (sd, corpus, t.right_total / t.n, t.examples)

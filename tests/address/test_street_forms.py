@@ -1,7 +1,9 @@
 """Suffix and direction as the vendors treat them (issue 28, part 1): one rule (`dqkit.engines.usaddr.street_forms`)
 for validate, the standardizer and the lead engine, on the real county samples of ../shared.
 
-* a valid suffix the name lacks in the ZIP, the number on the name's one form there: corrected, flagged, said;
+* a valid suffix the name lacks in the ZIP, the number on the name's one form there: corrected, flagged, said,
+  where the reference holds every street of the ZIP (`--complete`); from a sample, offered and not corrected (the
+  typed street may be one the sample lacks: 1511 MONTEVAL LN and PL are both real);
 * a direction left out or wrong where the typed street exists too (SUNSET BLVD and W SUNSET BLVD in 94541): two
   readings, both listed, neither verified; where the name has one form: corrected, flagged, said;
 * a typed suffix the name has there is never corrected into another street;
@@ -34,7 +36,8 @@ def line1(r: ValidateResponse) -> str:
     return r.result.address.address_line_1.upper() if r.result.address is not None else ""
 
 
-def test_a_valid_suffix_the_name_lacks_is_corrected_flagged_and_said(oa_engine: AddressEngine) -> None:
+def test_a_valid_suffix_the_name_lacks_is_corrected_flagged_and_said(oa_complete: AddressEngine) -> None:
+    oa_engine = oa_complete  # the vendors' data: every street of the ZIP
     got = answer(oa_engine, "1906 Doolittle Ave, San Leandro, CA 94577")  # the ZIP has only DOOLITTLE DR
     r = got.result
     assert r.confidence in CONFIDENT and line1(got) == "1906 DOOLITTLE DR", r
@@ -97,10 +100,11 @@ def test_search_never_verifies_one_of_two_real_streets(oa_engine: AddressEngine)
         Confidence.VERIFIED_MATCH
 
 
-def test_a_direction_the_name_has_one_form_of_is_added_or_changed_flagged_and_said(oa_engine: AddressEngine) -> None:
-    for typed, note in (("610 Warren Ave, Fremont, CA 94539", "direction E added"),
-                        ("610 W Warren Ave, Fremont, CA 94539", "direction W corrected to E")):
-        got = answer(oa_engine, typed)
+def test_a_direction_the_name_has_one_form_of_is_added_or_changed_flagged_and_said(
+        oa_engine: AddressEngine, oa_complete: AddressEngine) -> None:
+    for typed, note, on in (("610 Warren Ave, Fremont, CA 94539", "direction E added", oa_engine),
+                            ("610 W Warren Ave, Fremont, CA 94539", "direction W corrected to E", oa_complete)):
+        got = answer(on, typed)
         r = got.result
         assert r.confidence in CONFIDENT and line1(got) == "610 E WARREN AVE", (typed, r)
         assert r.validation_detail is not None and r.validation_detail.street_corrected, typed
@@ -116,8 +120,11 @@ def test_the_standardizer_follows_the_same_rule(oa_engine: AddressEngine) -> Non
     both = standardize("752 Sunset Blvd, Hayward, CA 94541", points=oa_engine.index)
     assert both.match == MatchLevel.MULTIPLE and both.street.predir == "", both  # not W SUNSET BLVD, code 46
     assert both.address.address_code not in ("", "1")
-    suffix = standardize("1906 Doolittle Ave, San Leandro, CA 94577", points=oa_engine.index)
+    whole = CoveredPoints(oa_engine.index, lambda _: True)  # vouched complete
+    suffix = standardize("1906 Doolittle Ave, San Leandro, CA 94577", points=whole)
     assert suffix.match == MatchLevel.ADDRESS and suffix.street.suffix == "DR" and "45" in suffix.codes
+    sample = standardize("1906 Doolittle Ave, San Leandro, CA 94577", points=oa_engine.index)
+    assert sample.street.suffix == "AVE" and sample.address.address_code != "1", sample  # not corrected
     typed_exists = standardize("4597 Heyer Ave, Castro Valley, CA 94546", points=oa_engine.index)
     assert (typed_exists.street.suffix, typed_exists.valid) == ("AVE", False) and "61" in typed_exists.codes
 
@@ -163,8 +170,11 @@ def test_the_rule_itself() -> None:
     assert check_form(("W", "BLVD", ""), ("W", "BLVD", ""), sunset, 752).verdict == SAME
     heyer = {("", "AVE", ""): FormFacts(False, 4108, 4784), ("", "PL", ""): FormFacts(True, 4597, 4597)}
     assert check_form(("", "AVE", ""), ("", "PL", ""), heyer, 4597).verdict == REFUSED
-    got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597)
+    got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597, complete=True)
     assert (got.verdict, got.changes) == (CORRECTED, ("suffix WAY corrected to PL",))
+    # from a sample the typed street may be one it lacks: refused, the change it would have made kept
+    got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597)
+    assert (got.verdict, got.partial, got.changes) == (REFUSED, True, ("suffix WAY corrected to PL",))
     # a typed direction the reference lacks, the plain street holding the number: dropped only from complete data
     plain = {("", "BLVD", ""): FormFacts(True, 696, 744)}
     assert check_form(("W", "BLVD", ""), ("", "BLVD", ""), plain, 744).verdict == REFUSED

@@ -69,12 +69,24 @@ def line1(r: ValidationResult) -> str:
     ("36919 Secnod St, Fremont, CA 94536", "36919 2nd St"),  # a slip in a numbered street written out
     ("500 11st St, Oakland, CA 94607", "500 11th St"),
     ("404 Ele St, Oakland, CA 94610", "404 Lee St"),  # a swap in a three-letter name, the locality agrees
-    ("3780 Webster Pl, Oakland, CA 94609", "3780 Webster St"),  # a valid suffix WEBSTER lacks there (issue 28)
 ])
 def test_a_slip_in_any_word_of_the_street_is_found_and_named(engine: AddressEngine, typed: str, found: str) -> None:
     r = validate(engine, typed)
     assert r.confidence in CONFIDENT and line1(r) == found, (typed, r)
     assert r.validation_detail is not None and r.validation_detail.street_corrected, typed
+
+
+def test_a_valid_suffix_the_name_lacks_is_corrected_only_from_whole_data(
+        engine: AddressEngine, oa_writer: Callable[..., Path], tmp_path: Path) -> None:
+    """WEBSTER has only WEBSTER ST in 94609 (issue 28): from files taken as part of the ZIP, a WEBSTER PL they lack
+    may be real, so it is offered and said; vouched whole (`--complete`), corrected and flagged."""
+    typed = "3780 Webster Pl, Oakland, CA 94609"
+    assert validate(engine, typed).confidence not in CONFIDENT
+    whole = AddressEngine.from_files([oa_writer(tmp_path / "us" / "ca" / "typed.csv", ROWS)],
+                                     out=tmp_path / "whole.dqidx", complete=True)
+    r = validate(whole, typed)
+    assert r.confidence in CONFIDENT and line1(r) == "3780 Webster St", r
+    assert r.validation_detail is not None and r.validation_detail.street_corrected
 
 
 @pytest.mark.parametrize("typed", [

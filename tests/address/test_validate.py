@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dqkit.contract.address import (
@@ -158,10 +160,16 @@ def test_locality_must_agree(engine: AddressEngine) -> None:
     assert typo.suggestions[0].text == "77 Massachusetts Ave, Cambridge MA 02139"
 
 
-def test_a_valid_suffix_the_name_lacks_is_corrected_and_flagged(engine: AddressEngine) -> None:
+def test_a_valid_suffix_the_name_lacks_is_corrected_and_flagged(engine: AddressEngine, ref_files: dict[str, Path],
+                                                                tmp_path: Path) -> None:
     # the reference has ELMWOOD only as ELMWOOD DR in 62704, with 500 on it: "Elmwood Ct" is corrected as the
-    # vendors correct it, and said so (issue 28; it was Verified place before)
-    r = validate(engine, "500 Elmwood Ct, Springfield, IL 62704")
+    # vendors correct it, and said so (issue 28; it was Verified place before), where the reference holds every
+    # street of the ZIP; from files taken as part of it, an ELMWOOD CT they lack may be real: offered, not corrected
+    offered = engine.validate(SearchRequest.of("500 Elmwood Ct, Springfield, IL 62704"))
+    assert offered.result.confidence not in CONFIDENT, offered.result
+    assert "ELMWOOD DR would fit with suffix CT corrected to DR, not made" in offered.note, offered.note
+    whole = AddressEngine.from_files(list(ref_files.values()), out=tmp_path / "whole.dqidx", complete=True)
+    r = validate(whole, "500 Elmwood Ct, Springfield, IL 62704")
     assert r.confidence == Confidence.VERIFIED_MATCH and r.match_confidence == "medium"
     assert r.validation_detail is not None and r.validation_detail.street_corrected
     assert r.address is not None and r.address.address_line_1.upper() == "500 ELMWOOD DR"

@@ -168,3 +168,21 @@ def test_a_pun_of_real_names_says_how_many_people_bear_the_pair() -> None:
     assert hit is not None
     assert "US people expected to bear the pair" in hit.why  # type: ignore[attr-defined]
     assert _hit("Kurwa", "Dupek") is not None  # two list words: the shorter one flags next to the other
+
+
+def test_the_speed_shortcuts_change_no_answer() -> None:
+    """Issue 32 part 3: the model asks its tables before the known-name hashes (every name of the tables must be a
+    known name), and tells from a word's first letters when no vulgar reading can fit it (never skipping a word
+    a reading fits: words of the tables, vulgar words joined to endings, respelled)."""
+    m = spoof_model.model()
+    assert all(spoof_model.is_known(w) for w in set(m.given) | set(m.surname))
+    words = set(m.given) | set(m.surname) | set(m.words)
+    for v in (m.vulgar[k] for k in m.vulgar):
+        for end in ("", "er", "s", "head", "face", "wipe", "ing"):
+            words |= {v + end, v.replace("s", "z") + end, v.replace("c", "k") + end, "o" + v + end}
+    for w in words:
+        if len(w) >= 3 and not spoof_model._may_sound_vulgar(m, w):
+            sound = spoof_model._vulgar_sound(w)
+            assert sound not in m.vulgar and spoof_model._vulgar_compound(m, w, sound)[0] is None, w
+            assert len(w) < 6 or sound.translate(spoof_model._NO_VOWELS) not in m.vulgar_skeletons, w
+    assert spoof_model._may_sound_vulgar(m, "azzhat") and not spoof_model._may_sound_vulgar(m, "garcia")

@@ -6,7 +6,8 @@ and deliverability need USPS data that no open source has):
   "FL", a door otherwise), street (directionals, name, type), locality (state code and name, town);
 - metadata: `address_classification.address_type.code` "H" (a unit in a building, USPS record type highrise) or
   "S" (a street address), `route_classification.carrier_route` and `barcode` only from a reference that carries
-  carrier route / ZIP+4 / delivery point;
+  a well-formed carrier route / ZIP+4 / delivery point (`dqkit.engines.usaddr.barcode`), and the ZIP+4 and barcode
+  only for the delivery point itself, never for a unit typed at it that the reference does not list;
 - enrichment: `geocodes` (latitude, longitude of the reference point; match_level "address").
 """
 
@@ -38,6 +39,7 @@ from dqkit.contract.address_components import (
 from dqkit.engines.address.layout import country_name, mixed_case, us_zip4
 from dqkit.engines.address_index.countries import country, iso3_of
 from dqkit.engines.address_index.store import AddressRow
+from dqkit.engines.usaddr.barcode import carrier_route, delivery_point
 
 # The level a key names: one address, a building (number known, unit not), or a street (number not known).
 ADDRESS_LEVEL: Final = "address"
@@ -59,11 +61,14 @@ def region_name(iso2: str, code: str) -> str:
     return mixed_case(name) if name else ""
 
 
-def address_components(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> AddressComponents:
-    """The nested component breakdown of a reference address (as far as `level` is known)."""
+def address_components(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL, *,
+                       own: bool = True) -> AddressComponents:
+    """The nested component breakdown of a reference address (as far as `level` is known). `own`: the answer is
+    this delivery point itself (not a unit typed at it that the reference does not list), so its ZIP+4 is the
+    answer's."""
     s = row.street
     iso3 = iso3_of(iso2)
-    zip4 = us_zip4(row.zip4) if iso2 == "US" and level == ADDRESS_LEVEL else ""
+    zip4 = us_zip4(row.zip4) if iso2 == "US" and level == ADDRESS_LEVEL and own else ""
     postal = PostalCodeComponent(full_name=f"{s.postcode}-{zip4}" if zip4 else s.postcode,
                                  primary=s.postcode, secondary=_s(zip4)) if s.postcode else None
     building = BuildingComponent(building_number=row.number) if row.number and level != STREET_LEVEL else None
@@ -91,21 +96,26 @@ def check_digit(digits: str) -> str:
     return str((10 - sum(int(c) for c in digits) % 10) % 10)
 
 
-def address_metadata(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL) -> AddressMetadata | None:
-    """What the reference tells about the address; None when it tells nothing."""
+def address_metadata(iso2: str, row: AddressRow, level: str = ADDRESS_LEVEL, *,
+                     own: bool = True) -> AddressMetadata | None:
+    """What the reference tells about the address; None when it tells nothing. Not `own` (a unit typed at this
+    point that the reference does not list): no barcode and no address type, which are the point's, not the
+    unit's; its carrier route (the building's) and source stay."""
     if iso2 != "US" or level != ADDRESS_LEVEL:
         return None
-    code = "H" if row.unit else "S"
     barcode = None
-    if us_zip4(row.zip4) and row.delivery_point and row.street.postcode.isdigit():
-        digits = f"{row.street.postcode}{row.zip4}{row.delivery_point}"
+    dp = delivery_point(row.delivery_point)
+    if own and us_zip4(row.zip4) and dp and row.street.postcode.isdigit():
+        digits = f"{row.street.postcode}{row.zip4}{dp}"
         if digits.isdigit() and len(digits) == 11:
             barcode = Barcode(delivery_point_barcode=digits, check_digit=check_digit(digits))
-    route = RouteClassification(carrier_route=row.carrier_route) if row.carrier_route else None
+    crrt = carrier_route(row.carrier_route)
+    route = RouteClassification(carrier_route=crrt) if crrt else None
     # which source the point is from, and of when: a reference may merge several (NAD and OpenAddresses)
     info = AddressInfo(sources=[" ".join(x for x in (row.source, row.source_date) if x)]) if row.source else None
+    kind = AddressClassification(address_type=AddressType(code="H" if row.unit else "S")) if own else None
     return AddressMetadata(address_info=info, barcode=barcode, route_classification=route,
-                           address_classification=AddressClassification(address_type=AddressType(code=code)))
+                           address_classification=kind)
 
 
 def address_enrichment(row: AddressRow, level: str = ADDRESS_LEVEL) -> Enrichment | None:
@@ -117,9 +127,9 @@ def address_enrichment(row: AddressRow, level: str = ADDRESS_LEVEL) -> Enrichmen
                                                                 match_level="address")))
 
 
-def add_ons_for(iso2: str, row: AddressRow, add: AddOns, level: str = ADDRESS_LEVEL
+def add_ons_for(iso2: str, row: AddressRow, add: AddOns, level: str = ADDRESS_LEVEL, *, own: bool = True,
                 ) -> tuple[AddressComponents | None, AddressMetadata | None, Enrichment | None]:
-    """The blocks `add` asks for, each None when not asked or not known."""
-    return (address_components(iso2, row, level) if add.components else None,
-            address_metadata(iso2, row, level) if add.metadata else None,
+    """The blocks `add` asks for, each None when not asked or not known (`own`: see `address_components`)."""
+    return (address_components(iso2, row, level, own=own) if add.components else None,
+            address_metadata(iso2, row, level, own=own) if add.metadata else None,
             address_enrichment(row, level) if add.enrichment else None)

@@ -207,7 +207,11 @@ class AddressEngine:
         org = out.result.components.organization if out.result.components is not None else None
         out.result.components = None  # only the firm lines validate set aside (validate.py), asked for or not
         if add and out.result.global_address_key:
-            out.result.components, out.metadata, out.enrichment = self.add_ons(out.result.global_address_key, add)
+            r = out.result
+            # a unit the reference does not list at the point answered (kept as typed): the point's ZIP+4, barcode
+            # and address type are not the unit's
+            own = r.validation_detail is None or not r.validation_detail.secondary_num_retained
+            r.components, out.metadata, out.enrichment = self.add_ons(r.global_address_key, add, own=own)
         if org is not None and add.components:
             out.result.components = out.result.components or AddressComponents()
             out.result.components.organization = org
@@ -270,13 +274,14 @@ class AddressEngine:
             out.set_note(note)
         return out
 
-    def add_ons(self, key: str, add: AddOns) -> tuple[Any, Any, Any]:
-        """Components, metadata and geocodes of any key (an address, a building or a street), as far as known."""
+    def add_ons(self, key: str, add: AddOns, *, own: bool = True) -> tuple[Any, Any, Any]:
+        """Components, metadata and geocodes of any key (an address, a building or a street), as far as known;
+        `own`: the answer is the key's delivery point itself (see `components.address_components`)."""
         parts = self.keys.decode(key)
         ds = self._ds_of(parts)
         item = self._item(parts)
         level = {ADDRESS: ADDRESS_LEVEL, BUILDING: BUILDING_LEVEL}.get(item.kind, STREET_LEVEL)
-        return add_ons_for(ds.iso2, self.index.address(item.lo), add, level)
+        return add_ons_for(ds.iso2, self.index.address(item.lo), add, level, own=own)
 
     def suggestions_format(self, request: SuggestionsFormatRequest,
                            add: AddOns = NO_ADD_ONS) -> SuggestionsFormatResponse:

@@ -71,6 +71,9 @@ class Evidence:
     typed_form: tuple[str, str, str] = ("", "", "")
     form_only: bool = False  # all agrees but a typed suffix or direction the street lacks (see `street_forms`)
     direction_completed: bool = False  # the street has a direction that was not typed
+    # the street's direction typed on the other side of the name ("TEAL BLVD SW" for SW TEAL BLVD): the change
+    # said ("direction SW moved before the name"), "" when none
+    direction_moved: str = ""
 
     @property
     def rank(self) -> tuple[int, int, int, int]:
@@ -183,7 +186,24 @@ def street_evidence(iso2: str, s: StreetRow, q: Query, typed_postcode: str,
     form_only = contradicted and clean_form and name_ok and not garbage and locality_ok
     dir_completed = any(not u and facts.roles[j] != 1 for j, u in enumerate(extra_used))
     return Evidence(ok, edits, name_ok and not garbage and not ok, zip_ok, city_ok, extra_used.count(False),
-                    locality_typed, (typed[0], typed[1], typed[2]), form_only, dir_completed)
+                    locality_typed, (typed[0], typed[1], typed[2]), form_only, dir_completed,
+                    _direction_moved(facts, words, cls))
+
+
+def _direction_moved(facts: _Facts, words: list[Word], cls: list[int]) -> str:
+    """The street's one direction typed on the other side of its name, as a change to say; "" when not."""
+    dirs = [(facts.extras[j], r) for j, r in enumerate(facts.roles) if r != 1]
+    names = [i for i, c in enumerate(cls) if c == _NAME]
+    if len(dirs) != 1 or not names:
+        return ""
+    d, role = dirs[0]
+    for i, c in enumerate(cls):
+        if c == _EXTRA and DIRECTIONALS.get(words[i].text, words[i].text) == d:
+            if role == 0 and i > names[-1]:
+                return f"direction {d} moved before the name"
+            if role == 2 and i < names[0]:
+                return f"direction {d} moved after the name"
+    return ""
 
 
 def _classify(w: Word, facts: _Facts, used: list[bool], extra_used: list[bool], city_used: list[bool],

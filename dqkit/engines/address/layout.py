@@ -16,6 +16,7 @@ from typing import Final
 from dqkit.contract.address import VENDOR_COUNTRY_NAMES, Address
 from dqkit.engines.address_index.countries import country, iso3_of
 from dqkit.engines.address_index.store import AddressRow
+from dqkit.engines.usaddr.barcode import zip4_addon
 
 
 def delivery_lines(iso2: str, number: str, street: str, unit_desig: str, unit: str) -> list[str]:
@@ -48,7 +49,7 @@ def one_line(iso2: str, lines: list[str], city: str, region: str, postcode: str)
 
 def us_zip4(value: str) -> str:
     """A reference's ZIP+4 add-on when it is one: four digits, not 0000 ("ABCD" is none); else ""."""
-    return value if len(value) == 4 and value.isdigit() and value != "0000" else ""
+    return zip4_addon(value)
 
 
 def seven_lines(iso2: str, row: AddressRow) -> Address:

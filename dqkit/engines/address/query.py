@@ -89,11 +89,12 @@ def parse_query(text: str) -> Query:
             UNITS.get(t, t) not in UNITS_WITHOUT_NUMBER and not _state_not_unit(toks, i)
         if designator and (complete or t == "#") and (seen_word or i == 0 or t == "#"):
             if i + 1 < n:
+                took = _unit_value(text, spans, i + 1)
                 q.unit_desig = _designator(t)
-                q.unit = toks[i + 1]
-                q.unit_complete = not (i + 1 == n - 1 and ends_open)
+                q.unit = "-".join(toks[i + 1:i + 1 + took])
+                q.unit_complete = not (i + took == n - 1 and ends_open)
                 q.unit_marker = True
-                i += 2
+                i += 1 + took
                 continue
             if seen_word or q.number:
                 q.unit_desig = _designator(t)
@@ -127,6 +128,15 @@ def parse_query(text: str) -> Query:
     # the unit ("APT 4 1200 MAIN") too, because the number rule only looks at the first numeric token.
     return q
 
+
+
+def _unit_value(text: str, spans: list[tuple[str, int, int]], i: int) -> int:
+    """How many tokens the unit value at `i` takes: two when a hyphen alone joins it to a short value ("H-370",
+    "12-B": one identifier, written as the reference may write it without the hyphen, "H370"), else one."""
+    if i + 1 < len(spans) and text[spans[i][2]:spans[i + 1][1]] == "-" and len(spans[i + 1][0]) <= 5 and \
+            not _zip5(spans[i + 1][0]):
+        return 2
+    return 1
 
 
 def _zip5(t: str) -> bool:

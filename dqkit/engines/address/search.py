@@ -416,7 +416,7 @@ def highlight(text: str, q: Query, hits: list[WordHit]) -> list[tuple[int, int]]
             elif not q.number_complete and tok.startswith(q.number):
                 out.append((s, s + len(q.number)))
             continue
-        if q.unit and tok == q.unit.upper():
+        if q.unit and tok in q.unit.upper().split("-"):
             out.append((s, e))
             continue
         forms = street_word_forms(tok)

@@ -77,6 +77,7 @@ _CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _BUILDING_CLAIMS: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED,
                                      Confidence.PREMISES_PARTIAL})
 _STREET_CLAIMS: Final = frozenset({*_BUILDING_CLAIMS, Confidence.STREET_PARTIAL})
+_ONE_POINT: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED})  # one delivery point
 _BARE_UNIT: Final = re.compile(r"^\d{1,4}[A-Z]?$")
 _RANK: Final[dict[str, int]] = {
     Confidence.VERIFIED_MATCH: 9, Confidence.INTERACTION_REQUIRED: 8, Confidence.PREMISES_PARTIAL: 7,
@@ -240,8 +241,11 @@ class Validator:
                 place.alternatives = near
             elif near and not any(ev[it.street].locality_typed for it in near):
                 top = near[0]
-                return Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top), True,
-                               alternatives=near)
+                several = Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top), True,
+                                  alternatives=near)
+                several.form_note = self._not_corrected(near, forms)
+                return several
+            place.form_note = self._not_corrected(near, forms)
             return place
         best = max(ev[it.street].rank for it in good)
         good = [it for it in good if ev[it.street].rank == best]
@@ -250,10 +254,11 @@ class Validator:
         form = forms.get(top.street)
         if form is not None and form.verdict == AMBIGUOUS:
             return self._two_readings(ds, top, detail, form, typed_pc)
-        form_note = ""
-        if form is not None and form.verdict == CORRECTED:
+        changes = [*(form.changes if form is not None and form.verdict == CORRECTED else ()),
+                   *((ev[top.street].direction_moved,) if ev[top.street].direction_moved else ())]
+        if changes:
             detail.street_corrected = True
-            form_note = "; ".join(form.changes)
+        form_note = "; ".join(changes)
         v = self._street_verdict(ds, found, typed_pc, ev, good, top, detail)
         if form_note and v.item is not None and v.item.street == top.street and v.confidence in _STREET_CLAIMS:
             v.form_note = form_note
@@ -330,6 +335,16 @@ class Validator:
                 e.ok, e.near = True, False
                 e.completed += 1 + len(fc.changes)
         return ev, forms
+
+    def _not_corrected(self, near: list[Item], forms: dict[int, FormCheck]) -> str:
+        """What a partial reference kept the street-form rule from correcting: the street that would fit, the
+        change, and why it was not made (see `street_forms`: a correction says the typed street is not there)."""
+        for it in near:
+            fc = forms.get(it.street)
+            if fc is not None and fc.partial and fc.changes:
+                return (f"{self.ix.street(it.street).text} would fit with {'; '.join(fc.changes)}, not made: the "
+                        "reference holds only part of the area, so the street as typed may be one it lacks")
+        return ""
 
     def form_of(self, ds: DatasetInfo, street: int, q: Query, typed_pc: str,
                 complete: Callable[[str], bool] | None = None) -> FormCheck | None:
@@ -573,9 +588,11 @@ class Validator:
             form = forms.get(item.street)
             if form is not None and form.verdict == AMBIGUOUS:
                 return None  # two readings: the search's verdict lists both
-            if form is not None and form.verdict == CORRECTED:
+            changes = [*(form.changes if form is not None and form.verdict == CORRECTED else ()),
+                       *((ev[item.street].direction_moved,) if ev[item.street].direction_moved else ())]
+            if changes:
                 detail.street_corrected = True
-                form_note = "; ".join(form.changes)
+                form_note = "; ".join(changes)
             if q.number_forms and self.ix.number_text(item.lo) not in q.number_forms and item.kind != RANGE:
                 return None  # "3780 A Webster St" is not 3780: a number form the reference lacks is kept as typed
         v = self._std_level_verdict(ds, st, item, detail, bool(form_note))
@@ -641,8 +658,10 @@ class Validator:
                 address = self._partial_address(ds, v, address)
             elif v.retained_unit and not row.unit:
                 self._with_unit(ds, address, row.number, row.street.text, v.retained_unit)
-            if v.retained_unit and ds.iso2 == "US":
-                address.postal_code = address.postal_code[:5]  # the building's ZIP+4 is not its unit's
+            if ds.iso2 == "US" and (v.retained_unit or v.item.kind != ADDRESS or conf not in _ONE_POINT):
+                # a ZIP+4 is one delivery point's: not a kept unit's (the building's is not its unit's), nor a
+                # building's, a street's or one of several candidates' (the first row's add-on is not theirs)
+                address.postal_code = address.postal_code[:5]
             if conf == Confidence.MULTIPLE_MATCHES:
                 self._shared_locality(address, v.alternatives or [v.item])
         if conf == Confidence.VERIFIED_PLACE and v.item is None:

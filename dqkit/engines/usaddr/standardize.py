@@ -29,7 +29,7 @@ from dqkit.contract.codes import join_address_error_status
 from dqkit.contract.lead import StandardizedAddress
 from dqkit.engines import deadline, zipdata
 from dqkit.engines.deadline import DeadlineExceeded
-from dqkit.engines.usaddr.barcode import check_digit
+from dqkit.engines.usaddr.barcode import carrier_route, check_digit, delivery_point, zip4_addon
 from dqkit.engines.usaddr.lastline import LastLine, closest_city_in_state, parse_last_line, split_one_line
 from dqkit.engines.usaddr.match import PointMatch, match_points
 from dqkit.engines.usaddr.parser import ParsedLine, as_unit, parse_tokens, parse_unit
@@ -340,7 +340,7 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
                                                     MatchLevel.MULTIPLE) else None
     extra = point.extra if point is not None and level == MatchLevel.ADDRESS else {}
     zip4 = _zip4_of(extra.get(EXTRA_ZIP4, ""), street, point)
-    dp = extra.get(EXTRA_DELIVERY_POINT, "") if zip4 else ""
+    dp = delivery_point(extra.get(EXTRA_DELIVERY_POINT, "")) if zip4 else ""
     line1 = street.line[: _MAX["street"]]
     line2 = street2[: _MAX["street"]]
     if point is not None:
@@ -389,7 +389,7 @@ def _fill(inp: AddressInput, street: Street, street2: str, r: Reconciled, m: Poi
         po_box_num=street.po_box,
         rr_box_num=street.rr_box,
         rr_num=f"{street.rr_type} {street.rr_num}".strip() if street.rr_type else "",
-        carrier_route=extra.get(EXTRA_CARRIER_ROUTE, "")[:4],
+        carrier_route=carrier_route(extra.get(EXTRA_CARRIER_ROUTE, "")),
         geo_lat=lat,
         geo_lng=lng,
         dpbc=dp,
@@ -414,7 +414,7 @@ def _zip4_of(value: str, street: Street, point: AddressPoint | None) -> str:
     """The reference's ZIP+4 add-on when it is one and belongs to the typed delivery point: four digits, not 0000
     ("ABCD" or "12" is no add-on), and, when a unit was typed, the point is that unit (a building's add-on is not
     its units' where they may have their own); "" otherwise (then ADDRESS_CODE is not 1, MATCHZIPNINE F)."""
-    if len(value) != 4 or not value.isdigit() or value == "0000" or point is None:
+    if not zip4_addon(value) or point is None:
         return ""
     if street.unit and _unit_id(street.unit) != _unit_id(point.unit):
         return ""

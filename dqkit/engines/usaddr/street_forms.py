@@ -10,6 +10,12 @@ the typed street corrected, one of two real readings, or not the typed street at
   exists under exactly one other form, is corrected ("suffix AVE corrected to DR"); a typed suffix the name has
   there is the typed street, never corrected into another one; a typed suffix or direction is changed only to a
   form that holds the typed number (a street without it would be a guess);
+* a typed suffix or direction is changed (corrected, or a direction dropped) only where the reference holds every
+  street of the locality: a correction says the typed street is not there, a "not found" that a sample cannot
+  support (1511 MONTEVAL LN and 1511 MONTEVAL PL are both real, in 95120; from a sample holding only the PL one,
+  "1511 Monteval Ln" is a real address the sample lacks, not a slip for PL). From a sample the check is REFUSED
+  with `partial` set and the changes it would have made, so the answer can offer the street and say why it did
+  not correct it. A suffix or direction not typed is still completed;
 * a missing, extra or wrong direction is added, removed or changed only when no other direction of the name
   (the typed one, none, or a third) exists in the locality with numbers that may reach the typed one: where the
   reference holds every street of the locality, a street's lowest and highest house numbers bound it; elsewhere
@@ -17,7 +23,9 @@ the typed street corrected, one of two real readings, or not the typed street at
   verifies neither. The typed street holding the number is the answer, never another form; a typed direction
   is dropped (W SUNSET BLVD typed, only SUNSET BLVD held) only where the reference holds every street there: from
   a sample, the typed street may be one it lacks;
-* a missing suffix is completed (no flag): the vendors add it without a word when the name has one form there.
+* a missing suffix is completed (no flag): the vendors add it without a word when the name has one form there;
+* a direction typed on the other side of the name (TEAL BLVD SW for SW TEAL BLVD) is the same street, its
+  direction moved: validate flags and says it (`Evidence.direction_moved`), as the standardizer's code 46 does.
 
 Every correction is named in `FormCheck.changes`, so that the answer can flag it and say it in its note.
 """
@@ -56,6 +64,7 @@ class FormCheck:
     verdict: str
     changes: tuple[str, ...] = ()  # "suffix AVE corrected to DR", "direction W added", ...
     others: tuple[Form, ...] = ()  # AMBIGUOUS: the other real readings
+    partial: bool = False  # REFUSED only because the reference holds part of the locality (`changes`: the changes)
 
 
 def typed_form(predir: str, suffix: str, postdir: str) -> Form:
@@ -99,14 +108,16 @@ def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], numbe
     if others:
         return FormCheck(AMBIGUOUS, tuple(changes), tuple(others))
     held = forms.get(answer)
-    if (suffix_changed or (t_dir and t_dir != a_dir)) and not (held is not None and held.has_number):
+    typed_changed = suffix_changed or bool(t_dir and t_dir != a_dir)
+    if typed_changed and not (held is not None and held.has_number):
         return FormCheck(REFUSED)  # a typed suffix or direction is changed only to a form holding the number
-    if t_dir and not a_dir and not complete:
-        return FormCheck(REFUSED)  # a typed direction is dropped only where the data shows its street absent
     if changes:
         holders = tuple(f for f, facts in forms.items() if f != answer and facts.has_number)
         if holders:
             return FormCheck(AMBIGUOUS, tuple(changes), holders)
+        if typed_changed and not complete:
+            # a typed suffix or direction is changed only where the data shows the typed street absent
+            return FormCheck(REFUSED, tuple(changes), partial=True)
         return FormCheck(CORRECTED, tuple(changes))
     return FormCheck(SAME)
 
