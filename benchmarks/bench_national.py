@@ -350,6 +350,7 @@ def main() -> None:
     p.add_argument("--county-rows", type=int, default=100_000)
     p.add_argument("--no-today", action="store_true", help="skip today's one-pass build at the first size")
     p.add_argument("--no-serve", action="store_true")
+    p.add_argument("--no-grow", action="store_true", help="skip growing (replace, remove, add)")
     p.add_argument("--keep", action="store_true", help="keep the indexes (the CSVs are always kept)")
     p.add_argument("--report-only", action="store_true", help="print the table of the results saved in --dir")
     p.add_argument("--resume", action="store_true",
@@ -415,11 +416,29 @@ def main() -> None:
             print(f"[{rows:,}] dqkit serve --workers 2 (load {load()}) ...", file=sys.stderr, flush=True)
             r["serve"] = run_child("serve", str(idx), str(a.serve_requests))
             save()
+        plan = demo_reference.national_plan(rows)
+        # the slice, at the largest size (before grow: its answers are a serving goal)
+        if n == len(a.rows) - 1 and rows > a.slice_rows and "slice" not in r:
+            picked: list[Path] = []
+            total = 0
+            for f in sorted(files, key=lambda f: -plan[_state_of(f)]):
+                if total + plan[_state_of(f)] <= a.slice_rows:
+                    picked.append(f)
+                    total += plan[_state_of(f)]
+            states = [_state_of(f) for f in picked]
+            sl = d / f"slice_{rows}.dqidx"
+            print(f"[{rows:,}] slice of {total:,} points ({', '.join(states)}) ...", file=sys.stderr, flush=True)
+            r["slice_build"] = run_child("build", json.dumps([str(f) for f in picked]), str(sl), a.memory, a.workers,
+                                         str(tmp))
+            r["slice"] = run_child("slice", str(idx), str(sl), json.dumps(states), str(a.slice_validate))
+            r["slice"]["states"] = states
+            save()
+            if not a.keep:
+                sl.unlink()
         # grow: replace, remove, add
         by_size = sorted(files, key=lambda f: f.stat().st_size)
         mid = by_size[len(by_size) // 2]
         st = _state_of(mid)
-        plan = demo_reference.national_plan(rows)
         again = d / f"regrown_{rows}" / "us" / st.lower() / "statewide.csv.gz"
         if not again.exists():
             demo_reference.write_state(again, plan[st], seed=777, state=st)
@@ -428,7 +447,7 @@ def main() -> None:
             demo_reference.write_state(county, a.county_rows, seed=778, state="WY")
         r.setdefault("grow", {"state": st, "state_rows": plan[st]})
         for kind, arg in (("replace", f"{st}={mid}"), ("remove", st), ("add", str(county))):
-            if kind in r["grow"]:
+            if kind in r["grow"] or a.no_grow:
                 continue
             print(f"[{rows:,}] grow: {kind} {st if kind != 'add' else county.name} (load {load()}) ...",
                   file=sys.stderr, flush=True)
@@ -450,24 +469,6 @@ def main() -> None:
             if not a.keep:
                 out.unlink(missing_ok=True)
             save()
-        # the slice, at the largest size
-        if n == len(a.rows) - 1 and rows > a.slice_rows and "slice" not in r:
-            picked: list[Path] = []
-            total = 0
-            for f in sorted(files, key=lambda f: -plan[_state_of(f)]):
-                if total + plan[_state_of(f)] <= a.slice_rows:
-                    picked.append(f)
-                    total += plan[_state_of(f)]
-            states = [_state_of(f) for f in picked]
-            sl = d / f"slice_{rows}.dqidx"
-            print(f"[{rows:,}] slice of {total:,} points ({', '.join(states)}) ...", file=sys.stderr, flush=True)
-            r["slice_build"] = run_child("build", json.dumps([str(f) for f in picked]), str(sl), a.memory, a.workers,
-                                         str(tmp))
-            r["slice"] = run_child("slice", str(idx), str(sl), json.dumps(states), str(a.slice_validate))
-            r["slice"]["states"] = states
-            save()
-            if not a.keep:
-                sl.unlink()
         if not a.keep:
             idx.unlink(missing_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -531,6 +532,8 @@ def report(results: dict[int, dict[str, Any]]) -> None:
            (", = full rebuild" if r['grow']['remove']['same_as_full_rebuild'] else ", DIFFERS from full rebuild")))
     add("grow: county added s (points)", lambda r: f"{r['grow']['add']['seconds']:,.0f} "
         f"({r['grow']['add']['part_rows']:,})")
+    add("grow CPU s: replaced / removed / added", lambda r: " / ".join(
+        f"{r['grow'][k]['cpu_s']:,.0f}" for k in ("replace", "remove", "add")))
     add("slice: same points / answers differ", lambda r: f"{r['slice']['same_points']} "
         f"({r['slice']['points_slice']:,} pts, {len(r['slice']['states'])} states) / "
         f"{r['slice']['answers_differ']} of {r['slice']['validated']}")

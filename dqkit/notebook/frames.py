@@ -216,7 +216,7 @@ def result_columns(
 
     run_id = b""
     if store is not None and n:
-        namespace = f"run|{op.namespace}|{engine_build()}|{job.options_key}|{','.join(job.names)}"
+        namespace = f"run|{op.cache_namespace()}|{engine_build()}|{job.options_key}|{','.join(job.names)}"
         run_id = cache_key(namespace, "\x1f".join(job.fields).encode() + b"\x1e" + _fingerprint(sub)
                            + b"\x1e" + _builder_fingerprint(sub, job.request))
         blob = store.get_run(run_id)

@@ -31,7 +31,7 @@ from dqkit.contract.lead_columns import (
 from dqkit.notebook.columns import PYTHON_MAP_HINT, ColumnWarning, missing_lead_columns
 from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, NOT_PROCESSED, typed_columns
 from dqkit.notebook.frames import CacheArg, FrameJob, run_frame
-from dqkit.notebook.pipeline import Operation, namespace, with_concurrency, workers_for
+from dqkit.notebook.pipeline import Operation, lazy_namespace, with_concurrency, workers_for
 
 PREFIX: Final = "lead_"
 COLUMNS_ATTR: Final = "lead_columns"  # result.attrs[COLUMNS_ATTR]: the field -> input column mapping used
@@ -167,7 +167,7 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int |
              all_columns: bool = False, workers: int = 1) -> FrameJob[Any, ELSGenericMessage]:
     identity = {f: f for f in fields}
     op: Operation[Any, ELSGenericMessage] = Operation(
-        namespace=namespace(backend, "lead.verify", lead_identity(backend)),
+        namespace=lazy_namespace(backend, "lead.verify", lead_identity(backend)),
         result_type=ELSGenericMessage,
         call=with_concurrency(backend.verify_leads, concurrency),
         cacheable=cacheable,

@@ -70,7 +70,9 @@ def _same(answer: Res) -> Res:
 class Operation(Generic[Req, Res]):
     """One kind of question to one backend.
 
-    namespace:   backend name and operation ("local[...]|lead.verify"); part of every cache key.
+    namespace:   backend name and operation ("local[...]|lead.verify"); part of every cache key. Or what makes it
+                 (`lazy_namespace`): an in-process backend's names the engines' build, a hash of their code (15 ms)
+                 that a run without the result cache never needs.
     result_type: the answer's typed model, to decode cached answers.
     call:        answers a chunk of requests, one BatchItem per request, in order.
     cacheable:   whether an answer may be stored (not for service or account faults, which a rerun should retry).
@@ -83,7 +85,7 @@ class Operation(Generic[Req, Res]):
     workers:     processes answering an in-process operation's chunks (see `worker_pool`); 1: this process.
     """
 
-    namespace: str
+    namespace: str | Callable[[], str]
     result_type: type[Res]
     call: Callable[[Sequence[Req]], list[BatchItem[Res]]]
     cacheable: Callable[[Res], bool] = _always
@@ -92,6 +94,9 @@ class Operation(Generic[Req, Res]):
     batched: bool = False
     drain: Any = None
     workers: int = 1
+
+    def cache_namespace(self) -> str:
+        return self.namespace if isinstance(self.namespace, str) else self.namespace()
 
 
 def namespace(backend: Any, operation: str, name: str | None = None) -> str:
@@ -102,6 +107,19 @@ def namespace(backend: Any, operation: str, name: str | None = None) -> str:
 
     name = name or str(backend.name)
     return f"{name}|{operation}" if is_remote(backend) else f"{name}|dqkit-{engine_build()}|{operation}"
+
+
+class lazy_namespace:  # noqa: N801  (used as the function `namespace` is)
+    """`namespace(backend, operation, name)`, made when first asked for (see `Operation`)."""
+
+    def __init__(self, backend: Any, operation: str, name: str | None = None) -> None:
+        self._args = (backend, operation, name)
+        self._made: str | None = None
+
+    def __call__(self) -> str:
+        if self._made is None:
+            self._made = namespace(*self._args)
+        return self._made
 
 
 @functools.cache
@@ -228,7 +246,8 @@ def run_batch(
 ) -> BatchResult[Res]:
     """Answer every request (see the module docstring). Raises only what the caller does (KeyboardInterrupt)."""
     encoder = msgspec.msgpack.Encoder(order="deterministic")
-    key = key_function(op.namespace)
+    # Without a cache the keys only find identical requests within this batch: any namespace does.
+    key = key_function(op.cache_namespace() if cache is not None else "batch")
     encode = encoder.encode
     keys = [key(encode(r)) for r in requests]
     first: dict[bytes, int] = {}

@@ -13,6 +13,18 @@ from types import TracebackType
 from typing import Any
 
 
+def _bar_class() -> Any:
+    """`tqdm.auto`'s bar where a notebook may be (IPython imported), else the text bar it would pick: `tqdm.auto`
+    imports asyncio for its async bar (0.1 s of a fresh process's first 10 leads), which a text bar never uses."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm
+
+        return tqdm
+    from tqdm.std import tqdm as text_bar
+
+    return text_bar
+
+
 class Progress:
     """A bar that may be switched off; `update` and `close` cost nothing when it is."""
 
@@ -20,8 +32,7 @@ class Progress:
         self._bar: Any = None
         self._shown: Any = None  # the notebook output the bar lives in, to be replaced by its last line
         if enabled and total > 0:
-            from tqdm.auto import tqdm
-
+            tqdm = _bar_class()
             options: dict[str, Any] = {"total": total, "initial": initial, "desc": desc, "unit": unit,
                                        "dynamic_ncols": True}
             # tqdm.auto imports tqdm.notebook only in a notebook: importing it here would import ipywidgets and

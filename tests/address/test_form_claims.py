@@ -102,3 +102,16 @@ def test_a_hyphenated_unit_is_one_value(oa_engine: AddressEngine, typed: str, li
     assert r.confidence == Confidence.VERIFIED_MATCH and r.address is not None, (r.confidence, r.address)
     assert r.address.address_line_1.upper() == line1, r.address
     assert r.validation_detail is not None and not r.validation_detail.city_name_corrected
+
+
+def test_name_words_written_apart_are_read_joined_and_said(oa_engine: AddressEngine) -> None:
+    """DELMAR ST (Alameda 94501) typed "Del Mar St": no street fits the words as typed, the joined reading does;
+    it is flagged and said. On the start commit: Verified place, "street DEL MAR ST not checked"."""
+    got = oa_engine.validate(SearchRequest.of("921 Del Mar St, Alameda, CA 94501"))
+    r = got.result
+    assert r.confidence == Confidence.VERIFIED_MATCH and r.address is not None, (r.confidence, r.address)
+    assert r.address.address_line_1.upper() == "921 DELMAR ST", r.address
+    assert r.validation_detail is not None and r.validation_detail.street_corrected
+    assert "street name DEL MAR read as DELMAR" in got.note, got.note
+    # a word dropped is not a join: nothing claimed
+    assert oa_engine.validate(SearchRequest.of("921 Mar St, Alameda, CA 94501")).result.confidence not in CONFIDENT

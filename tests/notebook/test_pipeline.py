@@ -242,3 +242,36 @@ def test_local_answers_are_cached_per_engine_build(tmp_path: Path) -> None:
     words = tmp_path / "engines" / "lead" / "wordlists" / "placeholder_tokens.txt"
     words.write_text(words.read_text(encoding="utf-8") + "changed\n", encoding="utf-8")
     assert pipeline.code_hash(tmp_path) != digest
+
+
+
+def test_the_engine_build_is_hashed_only_for_the_cache(tmp_path: Path) -> None:
+    """Leads verified without the result cache never hash the engines' code (15 ms of a fresh kernel's first 10
+    leads, issue 31); with the cache, a namespace made when first asked for keys answers as the whole string."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    import dqkit.notebook.pipeline as pipeline
+    from dqkit.backends.local import LocalBackend
+
+    code = ("import pandas as pd, dqkit, dqkit.notebook.pipeline as p\n"
+            "df = pd.DataFrame([{'first_name': 'Ann', 'last_name': 'Lee', 'zip': '95834'}])\n"
+            "df.leads.verify(progress=False, cache=False)\n"
+            "print(p.engine_build.cache_info().currsize)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c")})
+    assert out.stdout.strip() == "0"
+
+    backend = LocalBackend()
+    whole = pipeline.namespace(backend, "lead.verify")
+    assert f"dqkit-{pipeline.engine_build()}|lead.verify" in whole
+    keys = []
+    for name, ns in (("whole", whole), ("lazy", pipeline.lazy_namespace(backend, "lead.verify"))):
+        (tmp_path / name).mkdir()
+        run_batch(Operation(namespace=ns, result_type=ELSGenericMessage, call=backend.verify_leads),
+                  [lead("Smith"), lead("Jones")], cache=ResultCache(tmp_path / name / FILE_NAME))
+        with sqlite3.connect(tmp_path / name / FILE_NAME) as con:
+            keys.append(sorted(bytes(k) for (k,) in con.execute("SELECT key FROM results")))
+    assert len(keys[0]) == 2 and keys[0] == keys[1]

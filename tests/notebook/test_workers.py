@@ -186,3 +186,26 @@ def test_an_interrupted_run_with_workers_loses_nothing_and_resumes(tmp_path: Pat
     env_clean = {**env, "DQKIT_CACHE_DIR": str(tmp_path / "other-cache")}
     subprocess.run([*cmd, "-o", str(clean), "--workers", "1"], env=env_clean, capture_output=True, check=True)
     assert _without_ids(out).equals(_without_ids(clean)), again.stderr.decode()[-2000:]
+
+
+def _threshold(_: int) -> bytes:
+    import gc
+
+    return repr(gc.get_threshold()).encode()
+
+
+def test_workers_collect_garbage_less_often_and_the_parent_as_before() -> None:
+    """Forked workers raise the collector's first threshold (issue 31: ~6% of their CPU); the parent, which may be
+    a notebook kernel, keeps its own."""
+    import gc
+
+    from dqkit.notebook.worker_pool import WORKER_GC_THRESHOLD, map_in_processes
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    before = gc.get_threshold()
+    seen: dict[int, str] = {}
+    map_in_processes(_threshold, [0, 1, 2, 3], lambda chunk, payload: seen.update({chunk: payload.decode()}), 2)
+    assert seen[0] == repr(before)  # the first chunk is done in the parent
+    assert {seen[k] for k in (1, 2, 3)} == {repr(WORKER_GC_THRESHOLD)}
+    assert gc.get_threshold() == before

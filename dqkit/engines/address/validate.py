@@ -58,6 +58,7 @@ from dqkit.engines.address_index.countries import country
 from dqkit.engines.address_index.reader import numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, StreetRow
 from dqkit.engines.address_index.tokens import tokens
+from dqkit.engines.usaddr.pub28 import DIRECTIONALS, SUFFIXES, UNITS
 from dqkit.engines.usaddr.street_forms import (
     AMBIGUOUS,
     CORRECTED,
@@ -77,6 +78,8 @@ _CANDIDATES: Final = 4  # search suggestions weighed against the typed words
 _BUILDING_CLAIMS: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED,
                                      Confidence.PREMISES_PARTIAL})
 _STREET_CLAIMS: Final = frozenset({*_BUILDING_CLAIMS, Confidence.STREET_PARTIAL})
+_JOIN_WORDS: Final = 4  # name words written apart are looked for among the first words typed (after the number)
+_FORM_WORDS: Final = frozenset({*SUFFIXES, *DIRECTIONALS, *UNITS})  # never half of a joined name word
 _ONE_POINT: Final = frozenset({Confidence.VERIFIED_MATCH, Confidence.INTERACTION_REQUIRED})  # one delivery point
 _BARE_UNIT: Final = re.compile(r"^\d{1,4}[A-Z]?$")
 _RANK: Final[dict[str, int]] = {
@@ -137,6 +140,10 @@ class Validator:
                     match_confidence=MatchConfidence.MEDIUM, address=place.address()), ""
         q = parse_query(text.rstrip() + " ")  # read once: search, the standardizer's check and the unit use it
         verdict = self._by_search(ds, text, typed_pc, q, complete)
+        if ds.iso2 == "US" and verdict.confidence in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
+            joined = self._joined_name(ds, text, typed_pc, q, complete)
+            if joined is not None:
+                verdict, q = joined
         std: Standardized | None = None
         if ds.iso2 == "US" and verdict.confidence != Confidence.VERIFIED_MATCH:
             by_std, std = self._by_standardizer(ds, text, q, complete)
@@ -147,6 +154,31 @@ class Validator:
         result = self._result(ds, verdict, bool(typed_pc))
         note = self._note(ds, verdict, result, typed_pc, std, reference_id or "installed", complete)
         return (with_organization(result, org) if org else result), note
+
+    def _joined_name(self, ds: DatasetInfo, text: str, typed_pc: str, q: Query,
+                     complete: Callable[[str], bool] | None) -> tuple[Verdict, Query] | None:
+        """No street fits the words as typed: two name words written apart that the reference writes as one
+        ("Mac Arthur Blvd" for MACARTHUR BLVD, "La Salle" for LASALLE) are read joined, each adjacent pair of
+        the first name words once; the street found is answered only when it holds the joined word, and the
+        reading is flagged and said (the name as typed is not the reference's)."""
+        words = [w.text for w in q.words[:_JOIN_WORDS]]
+        for a, b in itertools.pairwise(words):
+            if not (a.isalpha() and b.isalpha()) or a in _FORM_WORDS or b in _FORM_WORDS:
+                continue
+            pattern = re.compile(rf"\b{re.escape(a)}[\s.]+{re.escape(b)}\b", re.IGNORECASE)
+            joined_text, n = pattern.subn(a + b, text, count=1)
+            if not n:
+                continue
+            jq = parse_query(joined_text.rstrip() + " ")
+            v = self._by_search(ds, joined_text, typed_pc, jq, complete)
+            if v.confidence not in _STREET_CLAIMS or v.item is None or \
+                    (a + b) not in tokens(self.ix.street(v.item.street).name):
+                continue
+            v.detail.street_corrected = True
+            said = f"street name {a} {b} read as {a + b}"
+            v.form_note = f"{v.form_note}; {said}" if v.form_note else said
+            return v, jq
+        return None
 
     # -- the typed unit ----------------------------------------------------------------------------------
     def _with_bare_unit(self, v: Verdict, q: Query) -> Query:
