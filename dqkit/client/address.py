@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from dqkit._progress import Bar
 from dqkit.backends.base import BatchItem
 from dqkit.client._core import AsyncCore, error_from_response
 from dqkit.client._loop import BACKGROUND
@@ -256,11 +257,9 @@ class AsyncAddressClient:
         `batch_size` (at most 10,000), each started and polled (`progress=True`: a progress bar; `on_progress(done,
         total)`), answers in input order. Calling it again with the same addresses after an interruption finds
         the batches the server already holds and fetches them instead of sending them again."""
-        bar: Any = None
-        if progress and addresses:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(addresses), desc="bulk validate", unit="address", dynamic_ncols=True)
+        bar: Bar | None = None
+        if progress and addresses:  # saved in a notebook as it ended, not "0%"
+            bar = Bar(total=len(addresses), desc="bulk validate", unit="address", dynamic_ncols=True)
 
         def moved(done: int, total: int) -> None:
             if bar is not None:

@@ -1,6 +1,7 @@
 """Progress of a long `reference add`: rows read, rows kept, and an ETA from the bytes consumed.
 
-A tqdm bar on stderr; `DQKIT_PROGRESS=0` (or `progress=False`) silences it, and it is off while pytest runs.
+A tqdm bar on stderr (in a notebook a widget that the saved notebook keeps as it ended: `dqkit._progress.Bar`);
+`DQKIT_PROGRESS=0` (or `progress=False`) silences it, and it is off while pytest runs.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from dqkit._progress import Bar
 from dqkit.notebook.settings import options
 
 
@@ -19,13 +21,11 @@ class Progress:
         self.rows_read = 0
         self.rows_kept = 0
         self.total_bytes = total_bytes
-        self._bar: Any = None
+        self._bar: Bar | None = None
         self._last = 0
         if options.show_progress(enabled):
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=total_bytes or None, unit="B", unit_scale=True, desc=name[-40:], leave=True,
-                             mininterval=0.5, dynamic_ncols=True)
+            self._bar = Bar(total=total_bytes or None, unit="B", unit_scale=True, desc=name[-40:], leave=True,
+                            mininterval=0.5, dynamic_ncols=True)
 
     def update(self, bytes_done: int = -1) -> None:
         if self._bar is None:
@@ -33,7 +33,7 @@ class Progress:
         if bytes_done >= 0 and bytes_done > self._last:
             self._bar.update(bytes_done - self._last)
             self._last = bytes_done
-        self._bar.set_postfix(read=f"{self.rows_read:,}", kept=f"{self.rows_kept:,}", refresh=False)
+        self._bar.set_postfix(read=f"{self.rows_read:,}", kept=f"{self.rows_kept:,}")
 
     def close(self) -> None:
         if self._bar is not None:

@@ -200,11 +200,13 @@ def test_the_cli_and_the_server_need_no_pandas_to_start() -> None:
 
 
 def test_a_progress_bar_outside_a_notebook_imports_no_notebook_machinery() -> None:
-    """Outside a notebook the text bar tqdm.auto would pick: ipywidgets and IPython (0.1 s) stay unimported, and
-    so does asyncio (tqdm.auto's async bar, issue 31)."""
+    """Outside a notebook the text bar tqdm.auto would pick (a batch's bar, `reference add`'s): ipywidgets and
+    IPython (0.1 s) stay unimported, and so does asyncio (tqdm.auto's async bar, issue 31)."""
     code = ("import sys\nfrom dqkit.notebook.progress import Progress\n"
+            "from dqkit.reference.progress import Progress as Added\n"
             "bar = Progress(10, 'verify leads', enabled=True)\nbar.update(10)\nbar.close()\n"
+            "added = Added('county.csv', 1000, enabled=True)\nadded.update(1000)\nadded.close()\n"
             "heavy = ('ipywidgets', 'IPython', 'tqdm.notebook', 'asyncio')\n"
             "print(' '.join(m for m in heavy if m in sys.modules) or '-')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "-" and "verify leads" in out.stderr
+    assert out.stdout.strip() == "-" and "verify leads" in out.stderr and "county.csv" in out.stderr
