@@ -35,6 +35,28 @@ a test needs |z| >= 3.2, and a 4% -> 6% move on 2,000 leads (1,880 judged) gives
 baseline (about 80% at best) and 2.9 +- 1.0 against a single earlier run (about 38% at best). The start commit
 (alpha 0.05 over the whole history) caught 48% at run 2, 28% at run 20 and 13% at run 150 on the test's seed, the
 slow drift 2%, and its flags changed as runs were added.
+
+Second session, four more fresh seeds (3759789150 2287052854 3366750926 133506130; 150 trials, 30 quiet histories of
+150 runs each; load 11-13), the same defaults: worst power L=2 26%, L=3 43%, L=5 63%, L=10 66%, L=20 70%, L=50 73%,
+L=150 71%; slow drift 100% on every seed; false flags per new quiet run 0.54-0.76% (one source) and 0.69-1.01%
+(three sources and (all): one seed just over 1 in 100); no flag changed (8-13 shown).
+
+Where the goal stands against arithmetic (normal approximation; 1,880 judged leads a run; z of the shift against
+L-1 baseline runs: 2.81 at L=2, 3.36 at L=3, 3.78 at L=5, 4.10 at L=10, 4.27 from L=21 on; the alternative's sd
+1.0-1.19). Even if the spoof rate were the only rate tested, one-sided, with the whole 1% a run to itself, the
+power would be 69% at L=2 (80% needs a one-sided alpha of 2.4% for that one test), 83% at L=3, 90% at L=5. With the
+seven rates sharing the 1% evenly, one-sided: 43%, 64%, 76%, 83% (L=10), 86% (L>=20). So 80% at L=2 is out of
+reach at <= 1 false flag per 100 runs whatever the rule, at L=3 and L=5 out of reach while every rate is tested,
+and from L=10 on within reach only by a rule near those bounds. The defaults (two-sided, 14 tests a run) are
+bounded at 76% (L=10) and 80% (L>=20) and measure 6-8 points below (medians 70% and 73%); on development seed 7 the
+loss looked shared by Fisher's conservativeness (mid-p: +0-2 points) and the overdispersion scaling firing by chance
+on 5% of quiet baselines (at p 0.01: +4 points at L=10, one seed, 100 trials: not conclusive).
+
+A candidate measured and not adopted (tuned on development seeds 7 and 3, then the four fresh seeds above, paired
+histories): mid-p exact tests, 80% of each change test's alpha to the worse direction (more faults, fewer
+successes), 95% of a run's alpha to the change tests: worst power 29%, 47%, 66%, 71%, 73%, 75%, 77% (+3 to +6
+points), slow drift 100%, no flag changed, but false flags 0.60-0.72% (one source) and 0.74-1.16% (three sources
+and (all)): over 1 in 100 on two seeds, so the gain is what a higher false-flag rate buys, not free power.
 """
 
 from __future__ import annotations
