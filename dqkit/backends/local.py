@@ -27,6 +27,7 @@ from dqkit.contract.errors import InputError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 from dqkit.engines.address.provenance import ReferenceInfo
 from dqkit.engines.lead.engine import LeadEngine, LeadProfile
+from dqkit.engines.lead.prepare import PreparedLead, prepare_lead
 
 if TYPE_CHECKING:
     from dqkit.engines.address import AddressEngine
@@ -47,10 +48,16 @@ class LocalBackend:
     address engine opens lazily (on the first address call) so that lead-only work never pays for it. The lead
     engine's address checks use the same installed references (unless a `lead_engine`, or a `profile` with its
     own `points`, is given); never the synthetic demo.
+
+    Leads are prepared as the HTTP client prepares them before sending (`dqkit.engines.lead.prepare`: phones as
+    digits, a unit moved out of a too-long STREET1, the seed's lengths), so the local answer is the answer to the
+    lead the client would send. `prepare=False` answers leads exactly as given: what `dqkit serve` does with a
+    request it received (the wire is strict; a too-long field there is E300).
     """
 
     def __init__(self, lead_engine: LeadEngine | None = None, address_engine: Any = None,
-                 *, profile: LeadProfile | None = None, reference: str | Path | Sequence[str] | None = None) -> None:
+                 *, profile: LeadProfile | None = None, reference: str | Path | Sequence[str] | None = None,
+                 prepare: bool = True) -> None:
         if lead_engine is not None and profile is not None:
             raise ValueError("give either lead_engine or profile, not both")
         if address_engine is not None and reference is not None:
@@ -69,6 +76,7 @@ class LocalBackend:
             if points is not None:
                 profile = replace(profile or LeadProfile(), points=points)
         self.lead_engine = lead_engine or LeadEngine(profile or LeadProfile())
+        self.prepares = prepare
         self._address_engine = address_engine
         self._lock = threading.Lock()
 
@@ -86,7 +94,7 @@ class LocalBackend:
     @property
     def name(self) -> str:
         addr = self._address_engine.name if self._address_engine is not None else self._ref_label()
-        return f"local[{self.lead_engine.profile.identity()}|{addr}]"
+        return f"local[{self.lead_engine.profile.identity()}{'' if self.prepares else ';as-given'}|{addr}]"
 
     @property
     def reference(self) -> ReferenceInfo:
@@ -107,12 +115,17 @@ class LocalBackend:
 
     # ---- leads
 
+    def prepare(self, lead: LeadRequest) -> PreparedLead:
+        """The lead this backend's engine answers (no wire: it is answered in-process)."""
+        return prepare_lead(lead, None) if self.prepares else PreparedLead(lead, None)
+
     def verify_lead(self, lead: LeadRequest) -> ELSGenericMessage:
-        return self.lead_engine.verify(lead)
+        return self.lead_engine.verify(self.prepare(lead).lead)
 
     def verify_leads(self, leads: Sequence[LeadRequest]) -> list[BatchItem[ELSGenericMessage]]:
         verify = self.lead_engine.verify  # never raises: every lead gets a message
-        return [BatchItem(i, verify(lead)) for i, lead in enumerate(leads)]
+        prepare = self.prepare
+        return [BatchItem(i, verify(prepare(lead).lead)) for i, lead in enumerate(leads)]
 
     # ---- addresses
 

@@ -38,12 +38,16 @@ class BackendSpec:
     lead_url: str | None = None
     address_url: str | None = None
     token: str | None = field(default=None, repr=False)
+    # Keyword settings of the HTTP client (timeout=, partner_id=, client_id=, fmt=, ...), as (name, value) pairs.
+    options: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("local", "vendor", "serve"):
             raise InputError(f"unknown backend kind {self.kind!r}; use 'local', 'vendor' or a URL")
         if self.kind == "serve" and not self.url:
             raise InputError("a 'serve' backend needs the server's URL")
+        if self.options and self.kind == "local":
+            raise InputError("client options (timeout, account ids, wire) apply to a service, not the local engine")
         if self.reference is not None and self.kind != "local":
             raise InputError("reference= chooses the data of the local engine; a server or the vendor answers from "
                              "its own reference data")
@@ -107,7 +111,8 @@ def _client(spec: BackendSpec, service: Literal["lead", "address"]) -> object:
         raise InputError(f"the HTTP clients are not available in this installation ({exc})") from exc
     base = spec.url if spec.kind == "serve" else spec.lead_url if service == "lead" else spec.address_url
     cls: type = LeadClient if service == "lead" else AddressClient
-    kwargs: dict[str, object] = {}
+    lead_only = ("partner_id", "client_id", "fmt")
+    kwargs: dict[str, object] = {k: v for k, v in spec.options if service == "lead" or k not in lead_only}
     if base:
         kwargs["base_url"] = base
     if spec.token:

@@ -104,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if exc.errno == errno.EPIPE:
                 return _quiet_broken_pipe()
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             print(f"dqkit {args.command}: interrupted", file=sys.stderr)
+            for note in getattr(exc, "__notes__", ()):  # what finished, what may be billed again
+                print(f"dqkit {args.command}: {note.removeprefix('dqkit: ')}", file=sys.stderr)
             return 130

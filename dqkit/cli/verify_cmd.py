@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,13 +59,20 @@ def register(sub: Any) -> None:
 
     add_service_options(p, "lead")
     p.add_argument("--prescreen", action="store_true",
-                   help="with --service: answer locally the leads whose answer the input settles (--settled-codes) "
-                        "and send only the others; the output's answered_by column says which")
+                   help="with --service: answer at home the leads whose whole answer the vendor's own rules give "
+                        "from the input alone (--settled-codes), skip the ones your policy says not to pay for "
+                        "(--skip-codes), and send only the others; the output's answered_by column says which")
     p.add_argument("--settled-codes", metavar="CODES",
-                   help="comma-separated RESULT_CODE / PHONE_STATUS values that settle a lead locally (default: "
-                        "E200,E300,E600,E601,E602,E805,E808)")
+                   help="comma-separated RESULT_CODE values that settle a lead (default: E200,E300,E600,E601; E100 "
+                        "or E602 only where a shadow run showed the vendor agrees: dqkit compare "
+                        "--settled-codes-out)")
+    p.add_argument("--skip-codes", metavar="CODES",
+                   help="with --prescreen: comma-separated RESULT_CODE / PHONE_STATUS values of your local engine's "
+                        "answer (with --require-phone, --records, --spoof-list) for which a lead is not sent and "
+                        "gets no answer, e.g. E805,E808 (a phone that cannot exist)")
     p.add_argument("--price", type=float, metavar="AMOUNT",
-                   help="price of one call, to report the money a pre-screen saved")
+                   help="with --service: price of one call, to report the money spent (and what a pre-screen "
+                        "saved)")
     p.add_argument("--history", nargs="?", const="", metavar="PATH",
                    help="record this run's counts per lead source for `dqkit history` and drift (PATH, or the "
                         "default store in the user data directory when no PATH is given; DQKIT_HISTORY=1 records "
@@ -154,6 +161,18 @@ def chosen_columns(df: pd.DataFrame, mapping: dict[str, str], prefix: str) -> di
     return fields
 
 
+# Options of the local engine: a service run does not send them and they change none of the service's answers.
+LOCAL_ONLY: Final = (("require_phone", "--require-phone"), ("records", "--records"), ("reference", "--reference"),
+                     ("spoof_list", "--spoof-list"), ("no_address", "--no-address"))
+
+
+def local_only_options(args: argparse.Namespace) -> list[str]:
+    out = [flag for name, flag in LOCAL_ONLY if getattr(args, name, None)]
+    if getattr(args, "stage1", "phone_status") != "phone_status":
+        out.append("--stage1")
+    return out
+
+
 def _chunked(args: argparse.Namespace, service: Any, df: pd.DataFrame) -> bool:
     """Whether this run goes through `dqkit.cli._verify_chunks`: the local engine to a CSV file, in several
     processes, with nothing after it that needs the whole verified frame (a history record)."""
@@ -181,19 +200,27 @@ def run(args: argparse.Namespace) -> int:
     if args.history is not None or enabled_by_env():
         check_history(args.history or True)  # a path that is not a store: refused before any work, nothing written
     service = service_spec(args)
-    if service is None and (args.prescreen or args.settled_codes or args.price is not None):
-        raise InputError("--prescreen, --settled-codes and --price need --service URL: locally every lead is "
-                         "answered anyway")
-    if args.settled_codes and not args.prescreen:
-        raise InputError("--settled-codes applies to a pre-screened run: add --prescreen")
+    if service is None and (args.prescreen or args.settled_codes or args.skip_codes or args.price is not None):
+        raise InputError("--prescreen, --settled-codes, --skip-codes and --price need --service URL: locally every "
+                         "lead is answered anyway")
+    if (args.settled_codes or args.skip_codes) and not args.prescreen:
+        raise InputError("--settled-codes and --skip-codes apply to a pre-screened run: add --prescreen")
+    if args.prescreen:
+        from dqkit.notebook.prescreen import settled_codes, skip_codes
+
+        settled_codes(args.settled_codes)  # refused before any lead is run
+        skip_codes(args.skip_codes)
     output_for(args.output, args.input)  # refused before any lead is run
     if args.reference:
         from dqkit.cli._reference_arg import split_references
 
         split_references(args.reference)  # a file or an installed id, else refused before anything is read
+    mapping = parse_map(args.map)
+    if service is not None:
+        _say_what_is_not_sent(args, mapping)
     df = read_table(args.input)
     left_out = read_summary(df)  # a report's footer and header block, blank rows: no leads
-    fields = chosen_columns(df, parse_map(args.map), args.prefix)
+    fields = chosen_columns(df, mapping, args.prefix)
     progress = False if args.quiet else None
     written = False  # the chunked run writes the output itself
     with warnings.catch_warnings():
@@ -202,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
             from dqkit.notebook.prescreen import summary_of, verify_prescreened
 
             out = verify_prescreened(df, backend=service, local=local_backend(args), settled=args.settled_codes,
-                                     price=args.price, mapping=fields, prefix=args.prefix,
+                                     skip=args.skip_codes, price=args.price, mapping=fields, prefix=args.prefix,
                                      cache=None if not args.no_cache else False, progress=progress)
             screened = summary_of(out, prefix=args.prefix, price=args.price)
         elif _chunked(args, service, df):  # every core takes its leads to CSV lines (dqkit.cli._verify_chunks)
@@ -228,6 +255,10 @@ def run(args: argparse.Namespace) -> int:
         print(left_out)
     if screened is not None:
         print(screened)
+    elif service is not None:
+        print(_books(out, args.price, service))
+    if service is not None:
+        print(_provenance(out, args.prefix, service), file=sys.stderr)
     from dqkit.notebook.history import record_run
 
     if args.history is not None or enabled_by_env():
@@ -244,4 +275,76 @@ def run(args: argparse.Namespace) -> int:
             raise DqkitError(f"history NOT recorded: {exc}") from None
         print(f"recorded as run {run_id} in the history", file=sys.stderr)
     print(f"wrote {len(out)} rows to {args.output}", file=sys.stderr)
+    if service is not None:
+        failure = service_failure(out, args.prefix)
+        if failure:
+            print(f"dqkit verify: error: {failure}", file=sys.stderr)
+            return 1
     return 0
+
+
+def _say_what_is_not_sent(args: argparse.Namespace, mapping: dict[str, str]) -> None:
+    """Say, before the run, which options the service does not get, and which columns go as the account's ids."""
+    local = local_only_options(args)
+    if local:
+        use = ("they only decide which leads --skip-codes skips" if args.skip_codes else
+               "they change none of its answers")
+        print(f"note: {', '.join(local)}: options of the local engine; the service does not get them and {use}",
+              file=sys.stderr)
+    both = [f for f in ("PARTNER_ID", "CLIENT_ID") if f in {k.upper() for k in mapping}
+            and getattr(args, f.lower(), None)]
+    if both:
+        from dqkit.contract.errors import InputError
+
+        raise InputError(f"{both[0]} is given twice: --{both[0].lower().replace('_', '-')} (the account's) and "
+                         f"--map {both[0]}=... (a column); give one")
+
+
+def _books(out: pd.DataFrame, price: float | None, service: Any) -> str:
+    """The calls of a service run, as the service counts them (distinct requests; identical rows are one call)."""
+    from dqkit.notebook.frames import BATCH_ATTR
+
+    b = out.attrs.get(BATCH_ATTR, {})
+    calls, failed, cached = b.get("answered", 0), b.get("sent", 0) - b.get("answered", 0), b.get("cached", 0)
+    text = f"calls to the service in this run: {calls:,} answered"
+    text += f", {failed:,} without an answer (not billed; a rerun sends them)" if failed else ""
+    text += f"; {cached:,} answers reused from earlier runs (not paid again)" if cached else ""
+    if price is not None:
+        text += f"; at {price:g} a call: {round(calls * price, 2):,.2f} spent"
+    return text
+
+
+def _provenance(out: pd.DataFrame, prefix: str, service: Any) -> str:
+    col = f"{prefix}reference"
+    refs = out[col].dropna().astype(str).unique().tolist() if col in out.columns else []
+    named = f"reference {', '.join(refs)}" if refs else "the service names no reference"
+    return f"answers from {service.url or service.kind}; {named}"
+
+
+def service_failure(out: pd.DataFrame, prefix: str) -> str:
+    """Why a service run failed as a whole ("" when it did not): no lead sent got an answer, or the service refused
+    the account (E500 / E501) on every lead it answered. Names the first reason the output holds."""
+    import pandas as pd
+
+    from dqkit.notebook.prescreen import ANSWERED_BY, SETTLED_PREFIX, SKIPPED_PREFIX
+
+    def text(name: str) -> pd.Series:
+        col = f"{prefix}{name}"
+        if col not in out.columns:
+            return pd.Series("", index=out.index, dtype=object)
+        return out[col].astype(object).where(out[col].notna(), "").astype(str)
+
+    by = text(ANSWERED_BY)
+    sent = ~(by.str.startswith(SETTLED_PREFIX) | by.str.startswith(SKIPPED_PREFIX))
+    if not sent.any():
+        return ""
+    rc, kind, value = text("result_code")[sent], text("result_type")[sent], text("result_value")[sent]
+    answered = (rc != "") & (kind != "FAILED")
+    if not answered.any():
+        return (f"the service answered none of the {int(sent.sum()):,} leads sent; the first reason: "
+                f"{value.iloc[0] or 'no answer'}")
+    refused = rc[answered].isin(("E500", "E501"))
+    if refused.all():
+        first = value[answered].iloc[0]
+        return f"the service refused the account on every lead it answered ({rc[answered].iloc[0]}): {first}"
+    return ""

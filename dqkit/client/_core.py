@@ -27,9 +27,12 @@ from dqkit.contract.errors import (
     ErrorBody,
     ErrorDetail,
     InputError,
+    NotSentError,
+    ProtocolError,
     RateLimitError,
     ServiceError,
     TransportError,
+    TransportTimeout,
     error_class_for_status,
 )
 
@@ -58,6 +61,30 @@ def error_from_response(resp: RawResponse, method: str, path: str, reference_id:
     return cls(detail.detail or f"{method} {path}", status=resp.status, error=detail, reference_id=reference_id)
 
 
+class Drain:
+    """The brake of a client's batches, for Ctrl-C: once `stop()` is called no request is sent for the first time
+    and none is retried; the requests in flight finish, so their answers (which the service may bill) are kept.
+
+    `in_flight` counts the inputs whose request is out; `answered` the inputs answered since `reset()`. They are
+    written on the client's loop thread only and read from anywhere (the pipeline reads them to say how many
+    answers an abort would lose)."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+        self.in_flight = 0
+        self.answered = 0
+
+    def stop(self) -> None:
+        self.stopping = True
+
+    def reset(self) -> None:
+        self.stopping = False
+        self.answered = 0
+
+
+NOT_SENT: Final = "not sent: the run was stopped (Ctrl-C) before this request went out; a rerun sends it"
+
+
 class AsyncCore:
     """Sends requests for one service. Bound to the event loop of its first request."""
 
@@ -73,6 +100,7 @@ class AsyncCore:
         # dict, local variable or frame of dqkit ever holds the plain text (tracebacks with locals cannot show it).
         self._token: Final = settings.token or None
         self._base_headers: Final = {"user-agent": USER_AGENT, **{k.lower(): v for k, v in settings.headers.items()}}
+        self.drain = Drain()
 
     def __repr__(self) -> str:
         return f"AsyncCore({self.settings.base_url!r}, transport={self.settings.transport!r})"
@@ -94,8 +122,10 @@ class AsyncCore:
                    headers: Mapping[str, str] | None = None) -> tuple[RawResponse, str]:
         """Send until an answer that is not retried arrives; return it with the Reference-Id used.
 
-        Raises TransportError when the last try got no answer. An error *answer* is returned (the caller
-        decides what it means) except 429s that could not be waited out, which raise RateLimitError.
+        Raises TransportError when the last try got no answer (within `max_attempts` tries and `deadline`
+        seconds). An error *answer* is returned (the caller decides what it means) except 429s that could not be
+        waited out, which raise RateLimitError. A token the service echoes back is masked in the answer's body
+        and headers before anything reads them.
         """
         limits = self._bind()
         ref = reference_id or new_reference_id()
@@ -103,21 +133,35 @@ class AsyncCore:
         if content_type:
             send_headers["content-type"] = content_type
         s = self.settings
+        loop = asyncio.get_running_loop()
+        ends = None if s.deadline is None else loop.time() + s.deadline
         attempt = 0
         rate_waits = 0
+        error: DqkitError | None = None
         while True:
             attempt += 1
+            if self.drain.stopping:
+                if error is None and attempt == 1:
+                    raise NotSentError(NOT_SENT)
+                raise self._final(error, attempt - 1, ref, "the run was stopped before a retry")
             await limits.gate.wait()
             if limits.rate is not None:
                 await limits.rate.acquire()
-            error: TransportError | None = None
+            left = s.timeout if ends is None else min(s.timeout, ends - loop.time())
+            if left <= 0:
+                raise self._final(error, attempt - 1, ref, f"no answer within {s.deadline:g} s in all")
+            error = None
             resp: RawResponse | None = None
             async with limits.concurrency:
                 try:
                     resp = await self._transport.request(method, path, headers=send_headers, content=content,
-                                                         timeout=s.timeout, token=self._token)
+                                                         timeout=left, token=self._token,
+                                                         max_bytes=s.max_answer_bytes)
                 except TransportError as exc:
                     error = exc
+            if resp is not None and self._token is not None:
+                resp = RawResponse(resp.status, {k: self._token.mask(v) for k, v in resp.headers.items()},
+                                   self._token.mask_bytes(resp.body))
             if resp is not None and resp.status == 429:
                 wait = rate_limit_wait(resp.headers)
                 if wait is None:
@@ -127,20 +171,33 @@ class AsyncCore:
                 rate_waits += 1
                 attempt -= 1  # a 429 is the server pacing us, not a failed try
                 wait += self._rng.uniform(0, 0.05 + wait * 0.1)  # spread the herd at the reset
+                if ends is not None:
+                    ends += wait  # the server's pacing is not the answer's slowness
                 log.info("%s %s: 429, waiting %.2f s (Reference-Id %s)", method, path, wait, ref)
                 limits.gate.pause(wait)
                 continue
             if resp is not None and resp.status not in RETRY_STATUSES:
                 return resp, ref
-            if attempt >= s.max_attempts:
+            delay = backoff_delay(attempt, s.backoff_base, s.backoff_max, self._rng)
+            out_of_time = ends is not None and loop.time() + delay >= ends
+            if attempt >= s.max_attempts or out_of_time:
                 if resp is not None:
                     return resp, ref
                 assert error is not None
-                raise type(error)(f"{error} (after {attempt} tries; Reference-Id {ref})")
-            delay = backoff_delay(attempt, s.backoff_base, s.backoff_max, self._rng)
+                raise self._final(error, attempt, ref, f"no answer within {s.deadline:g} s in all"
+                                  if out_of_time else "")
             why = f"HTTP {resp.status}" if resp is not None else str(error)
             log.info("%s %s: %s, retry %d in %.2f s (Reference-Id %s)", method, path, why, attempt, delay, ref)
             await self._sleep(delay)
+
+    @staticmethod
+    def _final(error: DqkitError | None, tries: int, ref: str, why: str) -> DqkitError:
+        """The error a request ends with after `tries` sends: the last one's, saying how many and why it stopped."""
+        extra = f"; {why}" if why else ""
+        if error is None:
+            return TransportTimeout(f"{why} (after {tries} tries; Reference-Id {ref})")
+        cls = type(error) if isinstance(error, (TransportError, ProtocolError)) else TransportError
+        return cls(f"{error} (after {tries} tries{extra}; Reference-Id {ref})")
 
     async def batch(self, inputs: Sequence[I], one: Callable[[I, str], Awaitable[T]],
                     on_item: Callable[[BatchItem[T]], None] | None = None,
@@ -155,16 +212,28 @@ class AsyncCore:
         next_index = 0
         workers = max(1, min(concurrency or self.settings.max_concurrency, n))
 
+        drain = self.drain
+
         async def worker() -> None:
             nonlocal next_index
             while next_index < n:
                 i = next_index
                 next_index += 1
                 ref = new_reference_id()
-                try:
-                    item: BatchItem[T] = BatchItem(i, result=await one(inputs[i], ref), reference_id=ref)
-                except DqkitError as exc:
-                    item = BatchItem(i, error=exc, reference_id=ref)
+                item: BatchItem[T]
+                if drain.stopping:  # Ctrl-C: what has not started is not sent (and not billed)
+                    item = BatchItem(i, error=NotSentError(NOT_SENT))
+                else:
+                    drain.in_flight += 1
+                    try:
+                        item = BatchItem(i, result=await one(inputs[i], ref), reference_id=ref)
+                        drain.answered += 1
+                    except NotSentError as exc:
+                        item = BatchItem(i, error=exc)
+                    except DqkitError as exc:
+                        item = BatchItem(i, error=exc, reference_id=ref)
+                    finally:
+                        drain.in_flight -= 1
                 results[i] = item
                 if on_item is not None:
                     on_item(item)

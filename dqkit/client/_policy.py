@@ -2,8 +2,10 @@
 
 Retry rules: connection errors, client-side timeouts, 5xx and 408 are retried with exponential backoff and jitter
 (`backoff_base` doubling up to `backoff_max`, each wait drawn between half and all of it), up to `max_attempts`
-sends in all. 429 is retried after the wait the server names (`Retry-After`, else `X-Rate-Limit-Reset`), up to
-`max_rate_waits` times, and only when that wait is at most `max_rate_wait` seconds. Other 4xx are never retried.
+sends in all and within `deadline` seconds in all (each try gets at most `timeout` seconds, and never more than
+what is left of the deadline). 429 is retried after the wait the server names (`Retry-After`, else
+`X-Rate-Limit-Reset`), up to `max_rate_waits` times, and only when that wait is at most `max_rate_wait` seconds
+(a 429 wait does not count against `deadline`). Other 4xx are never retried.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class ClientSettings:
     base_url: str
     token: Secret | None = field(default=None, repr=False)
     timeout: float = 30.0
+    # The longest one request may take in all, its retries and their backoff included (waits the server asks for
+    # with 429 are not counted): a vendor that trickles its answers is cut off here. None: no limit but the tries.
+    deadline: float | None = 90.0
+    max_answer_bytes: int = 8 * 1024 * 1024  # an answer's decoded body; past it the request fails (no retry)
     max_attempts: int = 6
     backoff_base: float = 0.5
     backoff_max: float = 15.0
@@ -47,8 +53,12 @@ class ClientSettings:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.timeout <= 0:
+        if not self.timeout > 0:
             raise InputError("timeout must be positive")
+        if self.deadline is not None and not self.deadline > 0:
+            raise InputError("deadline must be positive (or None for no limit but the tries)")
+        if self.max_answer_bytes < 1024:
+            raise InputError("max_answer_bytes must be at least 1024")
         if self.max_attempts < 1:
             raise InputError("max_attempts must be at least 1")
         if self.max_concurrency < 1:

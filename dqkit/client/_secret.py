@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Final
+from urllib.parse import quote
+from xml.sax.saxutils import escape
 
 MASK: Final = "********"
 
@@ -18,6 +21,22 @@ class Secret:
     def reveal(self) -> str:
         return self._value
 
+    def mask(self, text: str) -> str:
+        """`text` with the token (as written, JSON-, XML- or URL-escaped) replaced by asterisks."""
+        if not self._value:
+            return text
+        for form in _forms(self._value):
+            text = text.replace(form, MASK)
+        return text
+
+    def mask_bytes(self, data: bytes) -> bytes:
+        """`mask` for a body: a vendor that echoes the token back never gets it written anywhere."""
+        if not self._value:
+            return data
+        for form in _forms(self._value):
+            data = data.replace(form.encode("utf-8", "replace"), MASK.encode())
+        return data
+
     def __bool__(self) -> bool:
         return bool(self._value)
 
@@ -32,3 +51,9 @@ class Secret:
 
     def __reduce__(self) -> tuple[object, ...]:
         raise TypeError("a Secret cannot be pickled; pass the token to the process that needs it")
+
+
+def _forms(value: str) -> list[str]:
+    """The ways a token may come back inside an answer: as is, escaped for JSON, XML or a URL."""
+    return list(dict.fromkeys(f for f in (value, json.dumps(value)[1:-1], escape(value), quote(value, safe=""))
+                              if f))

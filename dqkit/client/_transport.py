@@ -11,8 +11,13 @@ The token reaches the wire through `SecretAuth`, an httpx `Auth` flow that sets 
 outgoing request from the masked `Secret`: no dict or local variable of dqkit holds the plain token, so tracebacks
 with locals, `pytest --showlocals` and error trackers have nothing to print.
 
-Every httpx exception becomes a dqkit `TransportError` raised *outside* the except block, so no httpx object (whose
-request carries the Auth-Token header) stays attached to the error as its cause or context.
+Every exception of the HTTP stack (httpx's, and aiohttp's that httpx-aiohttp leaves unmapped, such as the
+`ClientResponseError` of an oversized response header, whose `request_info` holds the request's headers) becomes a
+dqkit `TransportError` raised *outside* the except block, so no object of the stack (whose request carries the
+Auth-Token header) stays attached to the error as its cause or context; its text is masked too.
+
+An answer's body is read up to `max_bytes` once decoded (gzip included): a vendor that answers a gigabyte, or a
+small gzip that inflates to one, costs at most that much memory and fails that request with a ProtocolError.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Final, Literal
 import httpx
 
 from dqkit.client._secret import Secret
-from dqkit.contract.errors import InputError, TransportError, TransportTimeout
+from dqkit.contract.errors import InputError, ProtocolError, TransportError, TransportTimeout
 
 TransportName = Literal["aiohttp", "httpx"]
 DEFAULT_TRANSPORT: Final[TransportName] = "aiohttp"
@@ -42,6 +47,26 @@ class RawResponse:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
+
+
+async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes | None:
+    """The decoded body, or None as soon as it grows past `max_bytes` (the rest is never read)."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0][:300] if str(exc) else ""
+
+
+def _masked(text: str, token: Secret | None) -> str:
+    return token.mask(text) if token is not None else text
 
 
 class SecretAuth(httpx.Auth):
@@ -114,11 +139,13 @@ class AsyncTransport:
         return url
 
     async def request(self, method: str, path: str, *, headers: Mapping[str, str], content: bytes | None,
-                      timeout: float, token: Secret | None = None) -> RawResponse:
-        """Send one request; TransportTimeout / TransportError when no answer came."""
+                      timeout: float, token: Secret | None = None,
+                      max_bytes: int = 8 * 1024 * 1024) -> RawResponse:
+        """Send one request; TransportTimeout / TransportError when no answer came, ProtocolError when the answer
+        is larger than `max_bytes` once decoded."""
         if self._transport is None:
             self._transport = self._make_transport()
-        error: TransportError | None = None
+        error: TransportError | ProtocolError | None = None
         limits = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         try:
             async with asyncio.timeout(timeout):
@@ -126,23 +153,31 @@ class AsyncTransport:
                                                     extensions={"timeout": limits}), token)
                 response = await self._transport.handle_async_request(request)
                 try:
-                    body = await response.aread()
+                    body = await _read_capped(response, max_bytes)
                 finally:
                     await response.aclose()
-            return RawResponse(response.status_code, response.headers, body)
+            if body is None:
+                error = ProtocolError(f"{method} {path}: the answer is larger than {max_bytes:,} bytes "
+                                      "(decoded); it was not read")
+            else:
+                return RawResponse(response.status_code, dict(response.headers), body)
         except TimeoutError:
-            error = TransportTimeout(f"{method} {path}: no answer within {timeout:g} s")
+            error = TransportTimeout(f"{method} {path}: no answer within {timeout:.3g} s")
         except httpx.TimeoutException as exc:
             # httpx-aiohttp maps some disconnects to ConnectTimeout: only a timeout underneath is a timeout.
             cause = exc.__cause__
             if cause is None or isinstance(cause, TimeoutError):
-                error = TransportTimeout(f"{method} {path}: no answer within {timeout:g} s")
+                error = TransportTimeout(f"{method} {path}: no answer within {timeout:.3g} s")
             else:
                 error = TransportError(f"{method} {path}: {type(cause).__name__}: {cause}".rstrip(": "))
         except httpx.TransportError as exc:
-            error = TransportError(f"{method} {path}: {type(exc).__name__}: {exc}".rstrip(": "))
+            error = TransportError(_masked(f"{method} {path}: {type(exc).__name__}: {exc}".rstrip(": "), token))
         except httpx.HTTPError as exc:  # anything else httpx raises (e.g. a broken response)
             error = TransportError(f"{method} {path}: {type(exc).__name__}")
+        except Exception as exc:
+            # What httpx-aiohttp leaves unmapped (aiohttp's ClientResponseError for a header too large, a broken
+            # chunked body, ...): its text only, masked; never the object (its request_info holds the token).
+            error = TransportError(_masked(f"{method} {path}: {type(exc).__name__}: {_first_line(exc)}", token))
         raise error
 
     async def aclose(self) -> None:

@@ -51,6 +51,10 @@ class TransportTimeout(TransportError):
     """The client's own timeout ran out before an answer came."""
 
 
+class NotSentError(DqkitError):
+    """The request was never sent (the run was stopped first, e.g. by Ctrl-C): nothing was asked, nothing billed."""
+
+
 class ErrorDetail(msgspec.Struct, omit_defaults=True, kw_only=True):
     """The vendor's error body: {"error": {"type", "title", "detail", "instance"}}."""
 

@@ -52,15 +52,20 @@ ALIASES: Final[dict[str, tuple[str, ...]]] = {
                     "phonehome", "phoneother", "otherphone"),
     "PHONE_EXTENSION": ("phoneextension", "extension", "ext"),
     "PHONE_COUNTRY_CODE": ("phonecountrycode",),
-    "PARTNER_ID": ("partnerid", "partner", "leadsource", "source", "vendor", "vendorid", "originalsource"),
-    "CLIENT_ID": ("clientid", "client"),
+    "PARTNER_ID": ("partnerid",),
+    "CLIENT_ID": ("clientid",),
+    "LEAD_SOURCE": ("partnerid", "partner", "leadsource", "source", "vendor", "vendorid", "originalsource"),
     "CUST_REF_NO": ("custrefno", "customerreference", "customerref", "reference", "refno", "leadid", "id",
                     "recordid", "contactid", "personid"),
 }
 # HOUSE_NUMBER and PHONE_OTHER are no fields of the service: a house number kept apart from its street
 # (Pipedrive's "House number" beside "Street/road name") is put before STREET1; a second phone column (Salesforce's
-# "Mobile" beside "Phone") answers for a lead whose first is empty.
-_COMPOSED: Final = frozenset({"HOUSE_NUMBER", "PHONE_OTHER"})
+# "Mobile" beside "Phone") answers for a lead whose first is empty. LEAD_SOURCE is the analyst's (audits, drift,
+# reports) and is never sent.
+_COMPOSED: Final = frozenset({"HOUSE_NUMBER", "PHONE_OTHER", "LEAD_SOURCE"})
+# The account's ids are the user's, not a column's: sent only when a mapping names their column ("--map
+# PARTNER_ID=...", mapping={"PARTNER_ID": ...}); a "Lead Source" or even a "PARTNER_ID" column is found as LEAD_SOURCE.
+EXPLICIT_ONLY: Final = frozenset({"PARTNER_ID", "CLIENT_ID"})
 # Leading header segments that only say whose field it is ("Person - Name", "Address 1: City").
 _RECORD_SEGMENTS: Final = frozenset({"person", "lead", "contact", "address", "address1", "postaladdress",
                                      "primaryaddress"})
@@ -106,7 +111,8 @@ def resolve_columns(columns: Sequence[str], mapping: Mapping[str, str] | None = 
         if column not in columns:
             raise InputError(f"column {column!r} (mapped to {key}) is not in the input")
         result[key] = column
-    return match_by_alias(columns, ALIASES, result)
+    by_name = {f: names for f, names in ALIASES.items() if f not in EXPLICIT_ONLY}
+    return match_by_alias(columns, by_name, result)
 
 
 def match_by_alias(columns: Sequence[str], aliases: Mapping[str, tuple[str, ...]],

@@ -12,6 +12,8 @@ What is changed, and nothing else:
   (when that field is empty); "+44 20 7946 0958", "011 44 20 7946 0958", "0044 20 7946 0958" ->
   PHONE_COUNTRY_CODE "44", PHONE_NUMBER "2079460958" (libphonenumber reads the country code); "001 408 555 0142" ->
   "4085550142".
+  "(000) 523-4412" and "000-523-4412" -> "0005234412" (ten digits are a domestic number, never an exit code);
+  any other run of digits and punctuation is sent as its digits, so every way of writing a number gets one answer.
   A number that is none of these (vanity letters, "n/a") is kept as written, so the engine answers E808 for it;
 - ZIP "94501-1234" / "945011234" -> ZIP "94501", ZIPPLUS "1234"; a ZIP that lost its leading zeros in a
   numeric column ("2134") is padded back to five digits;
@@ -58,14 +60,15 @@ def split_phone(text: str) -> tuple[str, str, str]:
     compact = raw.translate(_PHONE_PUNCT)
     if not (compact.isascii() and compact.removeprefix("+").isdigit()):
         return raw, ext, ""  # letters (vanity numbers), "n/a": kept, the engine answers E808
+    if compact.isdigit() and len(compact) == 10:  # domestic, whatever its first digits: "(000) 523-4412" has no
+        # "00" exit code
+        return compact, ext, ""
+    if compact.isdigit() and len(compact) == 11 and compact[0] == "1":
+        return compact[1:], ext, ""
     exit_code = next((p for p in _EXIT_CODES if compact.startswith(p)), "")
     if exit_code:
-        return _international(compact[len(exit_code):], raw, ext)
-    if len(compact) == 11 and compact[0] == "1":
-        return compact[1:], ext, ""
-    if len(compact) == 10:
-        return compact, ext, ""
-    return raw, ext, ""
+        return _international(compact[len(exit_code):], compact, ext)
+    return compact, ext, ""  # digits of no known length: sent as digits, one answer however they were written
 
 
 # How a number written with its country code starts: "+", the US exit code, the exit code of most other countries.

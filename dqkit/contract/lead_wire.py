@@ -510,20 +510,56 @@ def _from_xml(el: Element) -> Any:
     return out
 
 
+# The deepest an answer may nest (objects and arrays, or XML elements). The seed's deepest member is about 7 levels
+# down (Stage2Data.BusinessData.CorporateLinkageSummary.CorporateLinkage[].LinkageRecordType.code); a vendor's
+# answer nested deeper is not an ELSGenericMessage, and walking it would only cost memory and stack.
+MAX_ANSWER_DEPTH: Final = 32
+
+
+def _too_deep(doc: Any) -> bool:
+    stack = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_ANSWER_DEPTH:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, dict | list))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value if isinstance(v, dict | list))
+    return False
+
+
+def _xml_too_deep(root: Element) -> bool:
+    stack = [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        if depth > MAX_ANSWER_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in el)
+    return False
+
+
 def decode_message(body: bytes, content_type: str = "") -> ELSGenericMessage:
     """Decode an ELSGenericMessage from JSON or XML, tolerantly (see `dqkit.contract.lead_decode`): a member
     that cannot be placed is kept raw in `unparsed` with a DecodeWarning. Raises ProtocolError when the body is
-    neither JSON nor XML, or holds no Message."""
+    neither JSON nor XML, holds no Message, or nests deeper than MAX_ANSWER_DEPTH."""
+    deep = ProtocolError(f"not an ELSGenericMessage: the answer nests deeper than {MAX_ANSWER_DEPTH} levels")
     try:
         if sniff_format(body, content_type) == "xml":
             root = SafeET.fromstring(body, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+            if _xml_too_deep(root):
+                raise deep
             doc = _from_xml(root)
             if not isinstance(doc, dict):
                 raise ProtocolError("the XML response holds no ELSGenericMessage members")
         else:
             doc = msgspec.json.decode(body)
+            if _too_deep(doc):
+                raise deep
     except ProtocolError:
         raise
-    except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise deep from None
+    except (msgspec.DecodeError, ParseError, DefusedXmlException, ValueError) as exc:
         raise ProtocolError(f"not an ELSGenericMessage: {exc}") from None
     return message_from_document(doc)

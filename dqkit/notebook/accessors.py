@@ -54,8 +54,10 @@ class LeadsAccessor:
         chunk_size: int | None = None,
         prescreen: bool = False,
         settled_codes: Sequence[str] | str | None = None,
+        skip_codes: Sequence[str] | str | None = None,
         price: float | None = None,
         history: str | bool | None = None,
+        local: Any = None,
         workers: int | None = None,
     ) -> pd.DataFrame:
         """Verify every row as a lead; a new frame: the input's index and columns, then the `lead_*` results.
@@ -77,24 +79,29 @@ class LeadsAccessor:
         into `lead_score_match_level`, `lead_score_line_class` and `lead_score_validity`. A lead that got no
         answer (a transport error) keeps its row: `lead_result_type` is FAILED and `lead_result_value` says why.
 
-        prescreen:     answer locally the leads whose answer the input settles (`settled_codes`, default
-                       `dqkit.notebook.prescreen.DEFAULT_SETTLED`) and send only the others to `backend`; each row
-                       says where its answer came from in `lead_answered_by`, and `price` (per call) prices the
-                       calls saved (`dqkit.notebook.prescreen.summary_of(result)`).
+        prescreen:     answer at home the leads whose whole answer the vendor's own rules give from the input
+                       alone (`settled_codes`, default `dqkit.notebook.prescreen.DEFAULT_SETTLED`: E200, E300, E600,
+                       E601), computed for the lead as the client sends it; skip the leads whose answer on `local`
+                       (your engine: records, spoof list, required phone) holds one of `skip_codes` (RESULT_CODE or
+                       PHONE_STATUS, e.g. "E805,E808"; no answer is shown for them); send only the others to
+                       `backend`. Each row says where its answer came from in `lead_answered_by`; the books (calls
+                       answered in this run, answers reused, calls saved, and money at `price` a call) are
+                       `dqkit.notebook.prescreen.summary_of(result)`.
         history:       record this run's counts per lead source in a history store (a path, or True for the
                        default store in the user data directory), for `df.leads.drift()` and `dqkit history`.
         """
         if prescreen:
             from dqkit.notebook.prescreen import verify_prescreened
 
-            out = verify_prescreened(self._df, backend=backend, settled=settled_codes, price=price,
-                                     mapping=mapping, prefix=prefix, cache=cache, progress=progress,
-                                     concurrency=concurrency, chunk_size=chunk_size)
+            out = verify_prescreened(self._df, backend=backend, local=local, settled=settled_codes,
+                                     skip=skip_codes, price=price, mapping=mapping, prefix=prefix, cache=cache,
+                                     progress=progress, concurrency=concurrency, chunk_size=chunk_size)
         else:
-            if settled_codes is not None or price is not None:
+            if settled_codes is not None or skip_codes is not None or price is not None or local is not None:
                 from dqkit.contract.errors import InputError
 
-                raise InputError("settled_codes= and price= apply to a pre-screened run: pass prescreen=True")
+                raise InputError("settled_codes=, skip_codes=, local= and price= apply to a pre-screened run: pass "
+                                 "prescreen=True")
             out = leads.verify(self._df, backend=backend, mapping=mapping, prefix=prefix, cache=cache,
                                progress=progress, concurrency=concurrency, chunk_size=chunk_size, workers=workers)
         if history:

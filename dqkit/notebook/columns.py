@@ -123,4 +123,5 @@ def missing_lead_columns(fields: Mapping[str, str], columns: Iterable[object],
 def describe_lead_columns(fields: Mapping[str, str]) -> str:
     """The chosen mapping, one `FIELD <- 'column'` a line, as `dqkit verify` prints it."""
     width = max((len(f) for f in fields), default=0)
-    return "\n".join(f"  {field:<{width}} <- {column!r}" for field, column in fields.items())
+    notes = {"LEAD_SOURCE": "  (kept for audits and drift; never sent)"}
+    return "\n".join(f"  {field:<{width}} <- {column!r}{notes.get(field, '')}" for field, column in fields.items())

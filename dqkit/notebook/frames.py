@@ -30,6 +30,10 @@ Req = TypeVar("Req")
 Res = TypeVar("Res")
 
 CacheArg = bool | ResultCache | None
+# frame.attrs[BATCH_ATTR]: what the run took, in distinct requests (`BatchResult.summary()`): "sent" were sent
+# in this run, "answered" of them got an answer; "cached" came from earlier runs. A run remembered whole is all
+# "cached". This is what a service's bill of this run counts.
+BATCH_ATTR = "dqkit_batch"
 
 
 def open_cache(cache: CacheArg) -> ResultCache | None:
@@ -69,6 +73,8 @@ class FrameJob(Generic[Req, Res]):
     unit: str = "request"
     options_key: str = ""  # anything else that changes answers (top-N, country default, ...)
     finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None  # applied to the whole typed result
+    # Flat columns about the request itself (what was sent for it), merged into its flat row.
+    annotate: Callable[[Req], Mapping[str, Any]] | None = None
 
 
 def input_columns(df: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
@@ -177,7 +183,9 @@ def run_frame(
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}")
     result = result_columns(df, job, cache=cache, progress=progress, concurrency=concurrency,
                             chunk_size=chunk_size)
-    return attach(df, result, prefix)
+    out = attach(df, result, prefix)
+    out.attrs[BATCH_ATTR] = result.attrs.get(BATCH_ATTR, {})
+    return out
 
 
 def attach(df: pd.DataFrame, result: pd.DataFrame, prefix: str) -> pd.DataFrame:
@@ -215,6 +223,8 @@ def result_columns(
         if blob is not None:
             remembered = _from_blob(blob, job.names, n)
             if remembered is not None:
+                remembered.attrs[BATCH_ATTR] = {"requests": n, "unique": 0, "cached": n, "sent": 0, "answered": 0,
+                                                "errors": 0}
                 return remembered
 
     # Identical rows are read once; identical requests from different rows are merged by the pipeline.
@@ -237,16 +247,21 @@ def result_columns(
     threads, size = defaults(op, concurrency, chunk_size)
     batch: BatchResult[Res] = run_batch(op, requests, cache=store, progress=options.show_progress(progress),
                                         desc=job.desc, unit=job.unit, concurrency=threads, chunk_size=size)
-    del requests
     items: list[Any] = batch.items
     clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in items)
+    stats = batch.summary()
     del batch
     # Typed a slice at a time, each slice's answers released once flat: a 100,000-row run never holds all its
     # answers and all their flat rows at once.
     pieces = []
+    annotate = job.annotate
     for start in range(0, len(items), _SLICE):
-        pieces.append(job.typed([job.flat(it) for it in items[start : start + _SLICE]]))
-        items[start : start + _SLICE] = [None] * len(items[start : start + _SLICE])
+        part = items[start : start + _SLICE]
+        flats = [job.flat(it) for it in part] if annotate is None else \
+            [{**job.flat(it), **annotate(requests[start + k])} for k, it in enumerate(part)]
+        pieces.append(job.typed(flats))
+        items[start : start + _SLICE] = [None] * len(part)
+    del requests
     typed = concat_typed(pieces) if pieces else job.typed([])
     if job.finish is not None:
         typed = job.finish(typed)
@@ -263,4 +278,5 @@ def result_columns(
 
             warnings.warn(f"dqkit: could not remember this run in the cache: {exc}", RuntimeWarning,
                           stacklevel=2)
+    result.attrs[BATCH_ATTR] = stats
     return result

@@ -35,7 +35,9 @@ from dqkit.notebook.pipeline import Operation, lazy_namespace, with_concurrency,
 
 PREFIX: Final = "lead_"
 COLUMNS_ATTR: Final = "lead_columns"  # result.attrs[COLUMNS_ATTR]: the field -> input column mapping used
-RESULT_NAMES: Final = tuple(RESULT_COLUMNS)
+# `sent`: what was sent when it differs from what was read (a unit moved to STREET2, a field cut to the seed's
+# length, the XML wire for a lead JSON cannot carry); empty when nothing changed (`dqkit.engines.lead.prepare`).
+RESULT_NAMES: Final = (*RESULT_COLUMNS, "sent")
 # Answers a rerun should ask again for: the service or the account was at fault, not the lead.
 _RETRY_OUTCOMES: Final = frozenset({Outcome.SERVICE_FAULT, Outcome.ACCOUNT_CONFIGURATION})
 
@@ -50,7 +52,9 @@ def lead_identity(backend: LeadBackend) -> str:
     backend's own name also names its address engine, and changes once that engine opens."""
     engine = getattr(backend, "lead_engine", None)
     name = getattr(engine, "name", None)
-    return name if isinstance(name, str) else backend.name
+    if not isinstance(name, str):
+        return backend.name
+    return name if getattr(backend, "prepares", True) else f"{name};as-given"
 
 
 def without_echo(msg: ELSGenericMessage) -> ELSGenericMessage:
@@ -77,20 +81,36 @@ def input_columns(columns: Iterable[object], prefix: str) -> list[str]:
     names = [str(c) for c in columns]
     results = {f"{prefix}{n}" for n in RESULT_NAMES}
     if f"{prefix}result_code" in names:
-        results.update(f"{prefix}{n}" for n in REFERENCE_NAMES)
+        results.update(f"{prefix}{n}" for n in (*REFERENCE_NAMES, SERVICE_NAME))
     return [c for c in names if c not in results]
 
 
 # Which address reference the lead engine checked streets against, and its date: on every verified row.
 REFERENCE_NAMES: Final = ("reference", "reference_date")
+# The service that answered (its URL, never a token), on rows a remote backend answered.
+SERVICE_NAME: Final = "service"
+
+
+def header_reference(header: str) -> tuple[str, str] | None:
+    """(id, source date or build date) from an X-Dqkit-Reference header ("id; built=...; source-date=...")."""
+    parts = [p.strip() for p in header.split(";")]
+    if not parts or not parts[0]:
+        return None
+    facts = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+    date = next((facts[k] for k in ("source-date", "built") if facts.get(k, "unknown") != "unknown"), "")
+    return parts[0], date
 
 
 def lead_reference(backend: LeadBackend) -> tuple[str, str] | None:
     """(id, date) of the address reference behind the lead answers of `backend`: the open-data-only id when the
-    lead engine has none (streets not checked); None for a remote backend (its server names it in the
-    X-Dqkit-Reference header) or a point source that names no reference."""
+    lead engine has none (streets not checked); for a remote backend, what its service named in its last answer
+    (the X-Dqkit-Reference header; None when it names none, as the vendor does not); None for a point source that
+    names no reference."""
     from dqkit.engines.address.provenance import OPEN_ONLY_ID
 
+    header = getattr(backend, "reference_header", None)
+    if isinstance(header, str):
+        return header_reference(header) if header else None
     engine = getattr(backend, "lead_engine", None)
     profile = getattr(engine, "profile", None)
     if profile is None:
@@ -154,15 +174,22 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int |
         stored=without_echo,
         remote=is_remote(backend),
         batched=True,
+        drain=getattr(backend, "drain", None),
         workers=workers,
     )
     def typed(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         return typed_results(rows, all_columns=all_columns)
 
+    prepare = getattr(backend, "prepare", None)
+
+    def sent(lead: Any) -> dict[str, Any]:
+        note = prepare(lead).note if prepare is not None else ""
+        return {"sent": note} if note else {}
+
     return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),
                     operation=op, flat=flat_item, typed=typed, desc="verify leads", unit="lead",
                     finish=None if all_columns else without_empty_columns,
-                    options_key="all" if all_columns else "present")
+                    options_key="all" if all_columns else "present", annotate=sent if callable(prepare) else None)
 
 
 def verify(
@@ -192,7 +219,7 @@ def verify(
     if missing:
         warnings.warn(missing, ColumnWarning, stacklevel=3)
     verified = f"{prefix}result_code" in df.columns
-    stale = [c for c in (f"{prefix}{n}" for n in REFERENCE_NAMES) if verified and c in df.columns]
+    stale = [c for c in (f"{prefix}{n}" for n in (*REFERENCE_NAMES, SERVICE_NAME)) if verified and c in df.columns]
     if stale:  # a verified frame verified again: its reference columns are replaced like its results
         df = df.drop(columns=stale)
     out = run_frame(df, lead_job(be, fields, concurrency, all_columns, processes), prefix=prefix, cache=cache,
@@ -208,6 +235,10 @@ def verify(
     if named is not None or all_columns:  # Dask partitions all carry the same columns: unnamed ones are <NA>
         for name, value in zip(REFERENCE_NAMES, named or (None, None), strict=True):
             out[f"{prefix}{name}"] = pd.Series(value, index=out.index, dtype="string")
+    if is_remote(be):
+        url = getattr(be, "url", None) or be.name
+        answered = out[f"{prefix}result_code"].notna()
+        out[f"{prefix}{SERVICE_NAME}"] = pd.Series(url, index=out.index, dtype="string").where(answered)
     out.attrs[COLUMNS_ATTR] = dict(fields)
     return out
 
@@ -252,7 +283,8 @@ AUDIT_COLUMNS: Final[dict[str, str]] = {
 
 
 def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX) -> str | None:
-    """The column of lead sources: `by`, else the input column the lead columns map to PARTNER_ID (None if none).
+    """The column of lead sources: `by`, else the input column found as LEAD_SOURCE ("PARTNER_ID", "Lead Source",
+    "source", ...; never sent to a service) or, failing that, mapped to PARTNER_ID (None if none).
 
     Result columns are told apart by their names (prefix + a known result name), not by the prefix alone, so
     the output of `dqkit verify` (prefix "") is read as well as a notebook's frame or raw input."""
@@ -260,7 +292,8 @@ def source_column(df: pd.DataFrame, by: str | None = None, prefix: str = PREFIX)
         if by not in df.columns:
             raise InputError(f"column {by!r} is not in the frame")
         return by
-    return resolve_columns(input_columns(df.columns, prefix)).get("PARTNER_ID")
+    found = resolve_columns(input_columns(df.columns, prefix))
+    return found.get("LEAD_SOURCE") or found.get("PARTNER_ID")
 
 
 def _text(df: pd.DataFrame, column: str) -> pd.Series:

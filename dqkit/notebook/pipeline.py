@@ -80,6 +80,8 @@ class Operation(Generic[Req, Res]):
                  request); what the pipeline returns is always the whole answer.
     remote:      True for HTTP backends: chunks then go out concurrently.
     batched:     True when `call` is the backend's own batch method (an HTTP client's, concurrent inside).
+    drain:       the client's brake (`dqkit.client._core.Drain`), pulled on the first Ctrl-C so that the requests
+                 in flight finish and their answers (which a vendor bills) are kept; None for in-process backends.
     workers:     processes answering an in-process operation's chunks (see `worker_pool`); 1: this process.
     """
 
@@ -90,6 +92,7 @@ class Operation(Generic[Req, Res]):
     stored: Callable[[Res], Res] = _same
     remote: bool = False
     batched: bool = False
+    drain: Any = None
     workers: int = 1
 
     def cache_namespace(self) -> str:
@@ -173,9 +176,11 @@ class BatchResult(Generic[Res]):
     sent: int = 0
     errors: int = 0
 
+    answered: int = 0  # of the `sent` distinct requests, those that got an answer in this run
+
     def summary(self) -> dict[str, int]:
         return {"requests": len(self.items), "unique": self.unique, "cached": self.cached, "sent": self.sent,
-                "errors": self.errors}
+                "answered": self.answered, "errors": self.errors}
 
 
 # Fewer requests than this per worker process and one process is as fast: forking, the parent's heap copied as
@@ -274,6 +279,9 @@ def run_batch(
             writer.write(store)
         bar.update(len(chunk))
 
+    drain = op.drain if op.remote else None
+    if drain is not None:
+        drain.reset()
     try:
         workers = min(op.workers, len(todo) // MIN_PER_WORKER) if not op.remote else 1
         if workers > 1 and _can_fork():
@@ -283,18 +291,19 @@ def run_batch(
             size = max(16, min(chunk_size, -(-len(todo) // (workers * 8))))
             run_in_processes(lambda chunk: _call_chunk(op, [requests[u] for u in chunk]), op.result_type,
                              list(_chunks(todo, size)), land, workers)
-        elif concurrency <= 1 or not op.remote:
+        elif not op.remote or (concurrency <= 1 and drain is None):
             for chunk in _chunks(todo, max(1, chunk_size)):
                 land(chunk, _call_chunk(op, [requests[u] for u in chunk]))
         else:
-            _run_concurrently(op, requests, todo, land, concurrency, max(1, chunk_size))
+            _run_concurrently(op, requests, todo, land, max(1, concurrency), max(1, chunk_size))
     except BaseException as exc:  # Ctrl-C: keep what finished, say how to resume
         if writer is not None:
             writer.close()
             writer = None
-        done = len(answers) - cached
-        exc.add_note(f"dqkit: {done} of {len(todo)} requests were answered before the interruption"
-                     + (" and are cached; run again to resume" if cache is not None else ""))
+        done = sum(1 for u in todo if u in answers and answers[u].result is not None)
+        exc.add_note(f"dqkit: {done:,} of {len(todo):,} requests were answered before the interruption"
+                     + (" and are cached; run again to resume (only the others are sent)" if cache is not None
+                        else ""))
         raise
     finally:
         bar.close()
@@ -307,7 +316,8 @@ def run_batch(
         a = answers[u]
         items.append(a if i == u else BatchItem(i, a.result, a.error, a.reference_id))
         errors += a.error is not None
-    return BatchResult(items, unique=len(uniques), cached=cached, sent=len(todo), errors=errors)
+    answered = sum(1 for u in todo if answers[u].result is not None)
+    return BatchResult(items, unique=len(uniques), cached=cached, sent=len(todo), errors=errors, answered=answered)
 
 
 def _run_concurrently(
@@ -318,23 +328,57 @@ def _run_concurrently(
     concurrency: int,
     chunk_size: int,
 ) -> None:
-    """Keep `concurrency` chunks in flight; land each as it completes. Unstarted chunks are dropped on interrupt."""
+    """Keep `concurrency` chunks in flight; land each as it completes.
+
+    Ctrl-C: without a drain, unstarted chunks are dropped and the interrupt goes up at once. With one (an HTTP
+    client), the first Ctrl-C stops every new send while the requests in flight finish and land (their answers
+    are kept: a vendor bills them), then the interrupt goes up; a second Ctrl-C aborts, saying how many answers
+    the service may have given (and billed) that are now lost and will be asked for again."""
     # Smaller chunks so that the work spreads over the workers even for a few hundred requests.
     size = max(1, min(chunk_size, -(-len(todo) // (concurrency * 4)) if todo else 1))
     pending = iter(list(_chunks(todo, size)))
     pool = cf.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="dqkit-batch")
     in_flight: dict[cf.Future[list[BatchItem[Res]]], list[int]] = {}
+    drain = op.drain
+    stopped: KeyboardInterrupt | None = None
+    landed_answers = 0
     try:
         for chunk in pending:
             in_flight[pool.submit(_call_chunk, op, [requests[u] for u in chunk])] = chunk
             if len(in_flight) >= concurrency * 2:
                 break
         while in_flight:
-            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            try:
+                done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            except KeyboardInterrupt as exc:
+                if drain is None:
+                    raise
+                if stopped is not None:  # the second Ctrl-C: abort
+                    lost = max(0, int(drain.answered) - landed_answers) + int(drain.in_flight)
+                    exc.add_note(f"dqkit: aborted: up to {lost:,} requests were answered (or in flight) and not "
+                                 "recorded; the service may have billed them, and a rerun sends them again")
+                    raise
+                stopped = exc
+                drain.stop()
+                pending = iter(())
+                _say(f"dqkit: stopping: letting the {int(drain.in_flight):,} requests in flight finish and keeping "
+                     "their answers; press Ctrl-C again to abort (those would then be sent again, and may be "
+                     "billed twice)")
+                continue
             for fut in done:
-                land(in_flight.pop(fut), fut.result())
+                items = fut.result()
+                land(in_flight.pop(fut), items)
+                landed_answers += sum(1 for it in items if it.result is not None)
                 nxt = next(pending, None)
                 if nxt is not None:
                     in_flight[pool.submit(_call_chunk, op, [requests[u] for u in nxt])] = nxt
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+    if stopped is not None:
+        raise stopped
+
+
+def _say(text: str) -> None:
+    import sys
+
+    print(text, file=sys.stderr, flush=True)

@@ -229,17 +229,19 @@ def _extra_sections(results: pd.DataFrame, prefix: str, comparison: Comparison |
     out: list[str] = []
     screened = summary_of(results, prefix=prefix, price=price)
     if screened is not None:
-        facts = pd.DataFrame([{"leads": screened.leads, "settled locally (calls saved)": screened.settled,
-                               "sent to the service": screened.sent, "answered": screened.answered,
-                               "no answer": screened.no_answer}])
+        facts = pd.DataFrame([{"leads": screened.leads, "settled locally": screened.settled,
+                               "skipped by policy": screened.skipped, "answered by the service": screened.answered,
+                               "no answer (not billed)": screened.no_answer}])
         money = ""
-        if screened.price is not None:
-            money = (f" At {screened.price:g} a call: {screened.money_spent:,.2f} spent, "
-                     f"{screened.money_saved:,.2f} saved.")
-        out.append("<h2>Pre-screen</h2>" + '<p class="note">Leads whose answer the input settles (codes '
+        if screened.price is not None and screened.money_spent is not None:
+            money = (f" At {screened.price:g} a call: {screened.money_spent:,.2f} spent on the {screened.calls:,} "
+                     f"calls of this run, {screened.money_saved:,.2f} saved.")
+        out.append("<h2>Pre-screen</h2>" + '<p class="note">Leads whose whole answer the vendor\'s own rules give '
+                   "from the input alone (codes "
                    f"<code>{html.escape(','.join(screened.settled_codes))}</code>) were answered locally and never "
-                   f"sent; each row says where its answer came from in <code>{html.escape(prefix)}answered_by"
-                   f"</code>.{html.escape(money)}</p>" + _table(facts))
+                   "sent; leads skipped by policy were not sent and have no answer; each row says where its answer "
+                   f"came from in <code>{html.escape(prefix)}answered_by</code>.{html.escape(money)}</p>"
+                   + _table(facts))
     n = figures_before
     if comparison is not None:
         n += 1

@@ -135,7 +135,7 @@ def load_local(config: ServerConfig) -> Loaded:
     profile = LeadProfile(allowed_client_ids=config.client_ids, allowed_partner_ids=config.partner_ids,
                           points=points, spoof_list=spoof_list)  # type: ignore[arg-type]
     lead_engine = LeadEngine(profile)
-    backend = LocalBackend(lead_engine=lead_engine, address_engine=address)
+    backend = LocalBackend(lead_engine=lead_engine, address_engine=address, prepare=False)  # the wire is strict
     dataset_ids = frozenset(d.id for d in backend.datasets(None))
     warm_up(backend)
     info = backend.reference

@@ -3,24 +3,12 @@ environment and never on the command line or in any output."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
-from analyst_helpers import TOKEN, sample
+from analyst_helpers import TOKEN, dqkit, sample
 
 from dqkit.server.testing import ServedProcess
-
-LAUNCH = "import sys; from dqkit.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
-def dqkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k not in ("DQKIT_LEAD_TOKEN", "DQKIT_ADDRESS_TOKEN")}
-    full.update({"DQKIT_CACHE": "0", "DQKIT_PROGRESS": "0", **(env or {})})
-    return subprocess.run([sys.executable, "-c", LAUNCH, *args], capture_output=True, text=True, env=full,
-                          stdin=subprocess.DEVNULL, timeout=300)
 
 
 def test_verify_through_a_service_with_prescreen_and_history(vendor: ServedProcess, tmp_path: Path) -> None:
@@ -47,9 +35,13 @@ def test_a_service_without_its_token_answers_no_lead_and_the_file_says_so(vendor
     src = tmp_path / "leads.csv"
     sample(20).to_csv(src, index=False)
     done = dqkit("verify", str(src), "-o", str(tmp_path / "out.csv"), "--service", vendor.url)
-    assert done.returncode == 0 and "DQKIT_LEAD_TOKEN is not set" in done.stderr
+    assert "DQKIT_LEAD_TOKEN is not set" in done.stderr
     out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     assert len(out) == 20 and (out["result_code"].isin(["E501", ""]) | (out["result_type"] == "FAILED")).all()
+    # A run where nothing was answered is a failure, said on the terminal with its first reason (the file keeps
+    # every row, each with its own).
+    assert done.returncode == 1, done.stderr
+    assert "the service answered none of the 20 leads sent" in done.stderr and "AuthenticationError" in done.stderr
 
 
 def test_prescreen_without_a_service_is_refused(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ For each request a `plan(reference_id, nth_try)` names a fault or None:
     "drop"       close the connection without an answer, without forwarding
     "drop_after" forward (the server does the work), then close the connection without the answer
     "stall"      wait `stall_seconds`, then close without forwarding (the client's timeout should fire first)
-It records, per Reference-Id, every request it received and every 200 it delivered, so tests can prove that
-no request was lost and none was sent again after its success.
+    "delay"      wait `delay_seconds`, then forward as usual (a slow vendor: requests stay in flight)
+It records, per Reference-Id, every request it received, every 200 it delivered and every answer of any status it
+delivered (`answered`: what a vendor would bill), and every request body (`bodies`), so tests can prove that no
+request was lost, none was sent again after its success, and what was sent.
 """
 
 from __future__ import annotations
@@ -52,9 +54,12 @@ class FaultProxy:
     upstream: str
     plan: Plan = field(default=lambda ref, nth: None)
     stall_seconds: float = 3.0
+    delay_seconds: float = 1.0
     retry_after: str = "0"
     received: Counter[str] = field(default_factory=Counter)
     delivered_ok: Counter[str] = field(default_factory=Counter)
+    answered: Counter[str] = field(default_factory=Counter)
+    bodies: list[bytes] = field(default_factory=list)
     sent_after_success: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     paths: list[str] = field(default_factory=list)
@@ -75,6 +80,7 @@ class FaultProxy:
             if self.delivered_ok[ref]:
                 self.sent_after_success[ref] += 1
             self.paths.append(request.path_qs)
+            self.bodies.append(body)
         fault = self.plan(ref, nth)
         if fault:
             with self._lock:
@@ -94,6 +100,8 @@ class FaultProxy:
         if fault == "stall":
             await asyncio.sleep(self.stall_seconds)
             return self._drop(request)
+        if fault == "delay":
+            await asyncio.sleep(self.delay_seconds)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
         assert self._session is not None
         async with self._session.request(request.method, self.upstream + request.path_qs, headers=headers,
@@ -103,9 +111,11 @@ class FaultProxy:
             out_headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_HEADERS}
         if fault == "drop_after":
             return self._drop(request)
-        if status == 200:  # counted before writing: the client may read the answer before write_eof returns
-            with self._lock:
+        with self._lock:  # counted before writing: the client may read the answer before write_eof returns
+            if status == 200:
                 self.delivered_ok[ref] += 1
+            if status < 500 and status not in (401, 429):  # an answer (E-codes come with 400 / 403 too)
+                self.answered[ref] += 1
         return web.Response(status=status, body=data, headers=out_headers)
 
     @staticmethod

@@ -61,9 +61,13 @@ def test_verify_lead_in_each_format(dqkit_server: ServedProcess, fmt: str) -> No
     assert msg.message.type == "STATUS" and msg.input_data is not None and msg.input_data.cust_ref_no == "7"
 
 
-def test_error_outcomes_are_answers_not_exceptions(lead_client: LeadClient) -> None:
+def test_error_outcomes_are_answers_not_exceptions(lead_client: LeadClient, dqkit_server: ServedProcess) -> None:
     assert lead_client.verify_lead(LeadRequest(zip="10001")).result_code == "E600"
-    assert lead_client.verify_lead(lead(1, first_name='Ma"ry')).result_code == "E300"  # HTTP 400 + message
+    with LeadClient(dqkit_server.url, token=TEST_TOKEN, fmt="json") as pinned:  # the JSON wire refuses '"'
+        assert pinned.verify_lead(lead(1, first_name='Ma"ry')).result_code == "E300"  # HTTP 400 + message
+    # On its own the client sends that lead on a wire that can carry it (XML), so the vendor reads it.
+    assert lead_client.prepare(lead(1, first_name='Ma"ry')).fmt == "xml"
+    assert lead_client.verify_lead(lead(1, first_name='Ma"ry')).result_code == "S100"
 
 
 def test_batch_keeps_input_order_and_carries_reference_ids(lead_client: LeadClient) -> None:

@@ -33,10 +33,10 @@ def test_report_finds_the_source_column_in_verify_output(tmp_path: Path) -> None
     out, report = tmp_path / "verified.csv", tmp_path / "report.html"
     assert dqkit("verify", str(src), "-o", str(out), "--quiet").returncode == 0
     verified = pd.read_csv(out, dtype=str, keep_default_na=False)
-    assert source_column(verified, prefix="") == "PARTNER_ID"
+    assert source_column(verified, prefix="") == "LEAD_SOURCE"  # the analyst's column; PARTNER_ID is the account's
     proc = dqkit("report", str(out), "-o", str(report))
     assert proc.returncode == 0, proc.stderr
-    assert "Lead source column: <code>PARTNER_ID</code>" in report.read_text()
+    assert "Lead source column: <code>LEAD_SOURCE</code>" in report.read_text()
     table = audit_table(verified, prefix="")
     assert list(table.columns) == list(AUDIT_COLUMNS) and "(all)" in table.index
     pct = [c for c in table.columns if c.endswith("_pct")]

@@ -21,7 +21,7 @@ def test_forgiving_names() -> None:
     cols = ["First Name", "last_name", "Zip Code", "Phone", "E-mail", "Street Address", "City", "ST", "Lead Source"]
     m = resolve_columns(cols)
     assert m == {"FIRST_NAME": "First Name", "LAST_NAME": "last_name", "ZIP": "Zip Code", "PHONE_NUMBER": "Phone",
-                 "STREET1": "Street Address", "CITY": "City", "STATE": "ST", "PARTNER_ID": "Lead Source"}
+                 "STREET1": "Street Address", "CITY": "City", "STATE": "ST", "LEAD_SOURCE": "Lead Source"}
 
 
 def test_explicit_mapping_wins_and_is_checked() -> None:

@@ -114,7 +114,7 @@ def test_forgiving_names_and_explicit_mapping(backend: LocalBackend) -> None:
     df = pd.DataFrame({"fname": ["Ann"], "surname": ["Lee"], "postcode": ["02134"], "cell": ["6175550101"],
                        "vendor": ["v1"]})
     assert df.leads.columns() == {"FIRST_NAME": "fname", "LAST_NAME": "surname", "ZIP": "postcode",
-                                  "PHONE_NUMBER": "cell", "PARTNER_ID": "vendor"}
+                                  "PHONE_NUMBER": "cell", "LEAD_SOURCE": "vendor"}  # the source, never sent
     df2 = df.rename(columns={"postcode": "where"})
     assert df2.leads.verify(backend=backend)["lead_result_code"].iloc[0] == "E601"
     mapped = df2.leads.verify(backend=backend, mapping={"ZIP": "where"})

@@ -39,7 +39,7 @@ def test_identical_requests_are_sent_once_and_answered_in_input_order(counting: 
     names = [it.result.stage1_data.name_parser.last_name for it in out.items  # type: ignore[union-attr]
              if it.result is not None]
     assert names == ["SMITH", "JONES", "SMITH", "BROWN", "JONES"]
-    assert out.summary() == {"requests": 5, "unique": 3, "cached": 0, "sent": 3, "errors": 0}
+    assert out.summary() == {"requests": 5, "unique": 3, "cached": 0, "sent": 3, "answered": 3, "errors": 0}
 
 
 def test_every_request_gets_an_answer_or_its_error() -> None:
