@@ -175,9 +175,10 @@ def verify_to_csv(df: pd.DataFrame, backend: LeadBackend, fields: dict[str, str]
         order = merged_order(lists, rank_of(df.columns, prefix))
     except Unordered:  # never seen: the whole table the ordinary way, answers from the cache where it has them
         from dqkit.cli._leadio import write_table
-        from dqkit.cli.verify_cmd import verify_frame
 
-        frame = verify_frame(df, backend, fields, prefix, cache=cache, progress=progress, workers=workers)
+        # verify_cmd.verify_frame's pipeline, called directly: verify_cmd imports this module
+        frame = verify(df, backend=backend, mapping=fields, prefix=prefix, cache=None if cache else False,
+                       progress=progress, workers=workers)
         write_table(frame, output, escape=escape)
         return frame[[f"{prefix}result_code"]]
     from dqkit._cell_escape import escape_cell
