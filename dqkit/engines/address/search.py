@@ -185,47 +185,69 @@ class Searcher:
 
     def _number_on_best_streets(self, ds: DatasetInfo, q: Query, m: StreetMatch, k: int,
                                 ni: int) -> tuple[list[Item], bool, int] | None:
-        """The exact house number looked up street by street on the streets of the best word score, busiest first
-        (the order the full ranking gives them): when those streets alone already fill more than k suggestions,
-        they are the first ones of the full ranking (an exact number outranks every other, then the word score,
-        the prior, the street id), so the answer is the same without gathering every address of the country that
-        has the number (a one-letter street prefix keeps most streets). None: not settled here, the caller takes
-        the full path."""
+        """The exact house number looked up on the candidate streets in the order the full ranking gives them
+        (word score, then prior, then street id), score by score: a score held by few streets all at once, one
+        held by many through the dataset's busiest streets. As soon as the streets looked at fill more than k
+        suggestions they are the first ones of the full ranking (an exact number outranks every other), so the
+        answer is the same without gathering every address of the country that has the number (a one-letter
+        street prefix keeps most streets). None: not settled here, the caller takes the full path."""
         ix = self.ix
         if ni >= NUMINT_MAX:
             return None
         num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
         if not num_ids:
             return None
-        order = self._by_prior(ds)
-        sc_max = int(m.scores.max())
-        if sc_max <= -10_000:
-            return None
         cand, scores = m.streets, m.scores
+        lo_sc = int(scores.min())
+        if lo_sc <= -10_000:
+            return None
+        sizes = np.bincount(scores - lo_sc)
         a_key, a_number, s_lo, s_hi = ix.a_key, ix.a_number, ix.s_lo, ix.s_hi
         got: list[int] = []
         got_sc: list[int] = []
-        for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
-            chunk = order[c0:c0 + _BEST_CHUNK] + ds.street_lo
-            pos = np.minimum(cand.searchsorted(chunk), len(cand) - 1)
-            good = chunk[(cand[pos] == chunk) & (scores[pos] == sc_max)]
-            for s in good.tolist():
-                lo, hi = int(s_lo[s]), int(s_hi[s])
-                keys = a_key[lo:hi]
-                key = (s << 24) | ni
-                a0 = lo + int(keys.searchsorted(key, "left"))
-                a1 = lo + int(keys.searchsorted(key, "right"))
-                for a in range(a0, a1):
-                    if int(a_number[a]) in num_ids:
-                        got.append(a)
-                        got_sc.append(sc_max)
-            if len(got) > k:
-                addrs = np.array(got, dtype=np.int64)
-                prior = np.minimum(ix.s_count[ix.a_street[addrs]], _PRIOR_CAP).astype(np.float64)
-                items, more, total = self._group(ds, q, addrs, np.full(len(addrs), NUMBER_EXACT, dtype=np.int64),
-                                                 np.array(got_sc, dtype=np.int32), prior, k)
-                if more:
-                    return items, more, total
+
+        def settled() -> tuple[list[Item], bool, int] | None:
+            if len(got) <= k:
+                return None
+            addrs = np.array(got, dtype=np.int64)
+            prior = np.minimum(ix.s_count[ix.a_street[addrs]], _PRIOR_CAP).astype(np.float64)
+            out = self._group(ds, q, addrs, np.full(len(addrs), NUMBER_EXACT, dtype=np.int64),
+                              np.array(got_sc, dtype=np.int32), prior, k)
+            return out if out[1] else None
+
+        for sc in (np.flatnonzero(sizes)[::-1] + lo_sc).tolist():  # best word score first
+            if sizes[sc - lo_sc] <= _FEW_STREETS:  # a few streets: all of them, busiest first
+                few = cand[scores == sc]
+                few = few[np.lexsort((few, -np.minimum(ix.s_count[few], _PRIOR_CAP)))]
+                keys = (few << 24) | ni
+                starts = a_key.searchsorted(keys, "left")
+                lens = a_key.searchsorted(keys, "right") - starts
+                addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+                nums = a_number[addrs]
+                exact = np.zeros(len(addrs), dtype=bool)
+                for num_id in num_ids:
+                    exact |= nums == num_id
+                got += addrs[exact].tolist()
+                got_sc += [sc] * int(exact.sum())
+                if (out := settled()) is not None:
+                    return out
+                continue
+            order = self._by_prior(ds)  # many streets: the busiest of the dataset, those of this score
+            for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
+                chunk = order[c0:c0 + _BEST_CHUNK] + ds.street_lo
+                pos = np.minimum(cand.searchsorted(chunk), len(cand) - 1)
+                good = chunk[(cand[pos] == chunk) & (scores[pos] == sc)]
+                for st in good.tolist():
+                    lo, hi = int(s_lo[st]), int(s_hi[st])
+                    ks = a_key[lo:hi]
+                    key = (st << 24) | ni
+                    for a in range(lo + int(ks.searchsorted(key, "left")), lo + int(ks.searchsorted(key, "right"))):
+                        if int(a_number[a]) in num_ids:
+                            got.append(a)
+                            got_sc.append(sc)
+                if (out := settled()) is not None:
+                    return out
+            return None  # the busiest streets of this score did not settle it
         return None
 
     def _by_prior(self, ds: DatasetInfo) -> npt.NDArray[np.int64]:
