@@ -38,6 +38,7 @@ BLANK: Final = "blank"
 HEADER_BLOCK: Final = "header"
 FOOTER: Final = "footer"
 REPEATED_HEADER: Final = "repeated header"
+READ_NOTE: Final = "dqkit_read"  # attrs key: what reading left out ("summary", "counts") and noticed ("note")
 _KIND_WORDS: Final = {BLANK: "blank", HEADER_BLOCK: "report header", FOOTER: "report footer",
                       REPEATED_HEADER: "repeated header"}
 
@@ -67,6 +68,20 @@ class Layout:
             parts.append(f"{n:,} {_KIND_WORDS[kind]} row{'s' if n != 1 else ''} skipped ({where}"
                          + (f": {said}" if said else "") + ")")
         return "; ".join(parts)
+
+
+def left_out(attrs: dict[object, object]) -> tuple[int, str]:
+    """How many rows reading left out of a table and why, from the frame's `attrs` (0 and "" when none, or when the
+    attrs were not written by dqkit's reader). They travel with the frame through `df.leads.verify()` and a Parquet
+    file, so the HTML report can say them."""
+    said = attrs.get(READ_NOTE)
+    if not isinstance(said, dict):
+        return 0, ""
+    counts, summary = said.get("counts"), said.get("summary")
+    if not isinstance(counts, dict) or not isinstance(summary, str):
+        return 0, ""
+    n = sum(v for v in counts.values() if isinstance(v, int))
+    return (n, summary) if n and summary else (0, "")
 
 
 def _spans(rows: Sequence[int]) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dqkit._cell_escape import CSV_LINE_END, escape_frame, xlsx_text
 from dqkit._delimited import read_rows
-from dqkit._export_rows import Layout, layout
+from dqkit._export_rows import READ_NOTE, Layout, layout
 from dqkit._files import write_with
 from dqkit._xlsx_bounds import check_workbook
 from dqkit.contract.errors import InputError
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 READ_FORMATS: Final = {".csv": "CSV", ".tsv": "CSV", ".txt": "CSV", ".csv.gz": "CSV", ".xlsx": "Excel",
                        ".xlsm": "Excel", ".parquet": "Parquet", ".pq": "Parquet"}
 WRITE_FORMATS: Final = {".csv": "CSV", ".xlsx": "Excel", ".parquet": "Parquet", ".pq": "Parquet"}
-READ_NOTE: Final = "dqkit_read"  # attrs key: what reading left out ("summary") and noticed ("note")
 _READ: set[Path] = set()  # the inputs this process read: never written over (`write_table`)
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dqkit import plots
+from dqkit._export_rows import left_out
 from dqkit._files import write_text
 from dqkit._version import __version__
 from dqkit.contract import codes
@@ -354,6 +355,7 @@ def build_report(
     if backend:
         meta.append(f"verified by <code>{html.escape(backend)}</code>")
     meta.append(_reference_line(results, prefix))
+    skipped, why = left_out(results.attrs)  # a CRM report's footer, header block, blank rows: not leads
     lines = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -365,6 +367,8 @@ def build_report(
         "<body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="meta">{"; ".join(meta)}. Made with dqkit {html.escape(__version__)}.</p>',
+        *([f'<p class="note skipped">{skipped:,} row{"s" if skipped != 1 else ""} of the input file '
+           f'{"were" if skipped != 1 else "was"} not leads and left out: {html.escape(why)}.</p>'] if skipped else []),
         f"{GENERATED_MARK}Generated {when}.</p>",
         *sections,
         '<noscript><p class="note">The figures need JavaScript.</p></noscript>',
