@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
-
 from analyst_helpers import REPO, dqkit
+
 from dqkit.cli._leadio import read_table
 from dqkit.notebook import leads
 from dqkit.report import write_report
