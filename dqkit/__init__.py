@@ -71,6 +71,7 @@ _LAZY: dict[str, str] = {
     "AsyncAddressClient": "dqkit.client",
     "AddressAutocomplete": "dqkit.widgets",
     "LeadAuditDashboard": "dqkit.widgets",
+    "read_table": "dqkit.cli._leadio",
 }
 
 __all__ = [
@@ -82,7 +83,7 @@ __all__ = [
     "ReferenceDataError", "ReferenceInfo", "RequestTimeoutError", "SearchRequest", "SearchResponse", "ServerError",
     "ServiceError", "SpoofList",
     "StandardizedAddress", "Suggestion", "TransportError", "TransportTimeout", "ValidateResponse",
-    "address_backend", "lead_backend", "reference", "standardize",
+    "address_backend", "lead_backend", "read_table", "reference", "standardize",
 ]
 
 

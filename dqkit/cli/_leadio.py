@@ -69,10 +69,13 @@ def same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def read_table(path: Path) -> pd.DataFrame:
+def read_table(path: str | Path) -> pd.DataFrame:
     """Every column as text, empty cells as "", so ZIP codes keep their leading zeros; a report's header block,
-    footer and blank rows left out, and said in `attrs["dqkit_read"]` (see `read_summary`)."""
+    footer and blank rows left out, and said in `attrs["dqkit_read"]` (see `read_summary`). Public as
+    `dqkit.read_table`: a notebook reads a CRM export as `dqkit verify` does."""
     import pandas as pd
+
+    path = Path(path)
 
     kind = table_format(path, READ_FORMATS, "read")
     if not path.exists():
