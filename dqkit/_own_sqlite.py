@@ -25,7 +25,7 @@ import contextlib
 import os
 import sqlite3
 import stat
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -151,3 +151,17 @@ def mark(conn: sqlite3.Connection, value: int) -> None:
     """Mark an opened store as dqkit's (once: a marked store is left as it is)."""
     if conn.execute("PRAGMA application_id").fetchone()[0] != value:
         conn.execute(f"PRAGMA application_id = {int(value)}")
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection, kind: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+    """BEGIN `kind` ... COMMIT, rolled back on any exception: the stores' one way to make or change their layout
+    (a connection opened with isolation_level=None)."""
+    conn.execute(f"BEGIN {kind}")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise

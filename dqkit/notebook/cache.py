@@ -35,7 +35,15 @@ from pathlib import Path
 from typing import Final
 
 from dqkit._files import private_dir
-from dqkit._own_sqlite import CACHE_MARK, SQLITE_MAGIC, StoreError, check_store, make_store, mark
+from dqkit._own_sqlite import (
+    CACHE_MARK,
+    SQLITE_MAGIC,
+    StoreError,
+    check_store,
+    make_store,
+    mark,
+    transaction,
+)
 
 FILE_NAME: Final = "results-v1.sqlite3"
 MAX_RUNS: Final = 32
@@ -149,8 +157,7 @@ def _ready(con: sqlite3.Connection) -> bool:
 def _prepare(con: sqlite3.Connection) -> None:
     """Layout, tables and mark in one transaction: a process opening the cache never drops the tables another has
     just made."""
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(con):
         if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             # A cache of another layout (an older dqkit): start afresh, it only holds copies.
             con.execute("DROP TABLE IF EXISTS results")
@@ -160,11 +167,6 @@ def _prepare(con: sqlite3.Connection) -> None:
             if statement.strip():
                 con.execute(statement)
         mark(con, CACHE_MARK)
-        con.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            con.execute("ROLLBACK")
-        raise
 
 
 class ResultCache:

@@ -38,7 +38,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from dqkit._own_sqlite import HISTORY_MARK, StoreError, check_store, mark, open_store
+from dqkit._own_sqlite import HISTORY_MARK, StoreError, check_store, mark, open_store, transaction
 from dqkit.contract.errors import InputError
 
 # rate -> (leads counted, leads it is a share of); "judged" = leads that are not caller, account or service faults.
@@ -144,18 +144,12 @@ def _ready(conn: sqlite3.Connection) -> bool:
 def _prepare(conn: sqlite3.Connection) -> None:
     """Tables, added columns and mark in one transaction: two runs opening a new or older store never both add a
     column (the second failed and the store was taken for damaged)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
         _upgrade(conn)
         mark(conn, HISTORY_MARK)
-        conn.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
 
 
 BUSY_SECONDS: Final = 30.0  # how long a run waits for another that holds the store
