@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Final
 
 from dqkit._files import private_dir
+from dqkit._fork_guard import hold_at_fork
 from dqkit._own_sqlite import (
     CACHE_MARK,
     SQLITE_MAGIC,
@@ -175,6 +176,7 @@ class ResultCache:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        hold_at_fork(self, self._lock)  # a forked worker must not start with this file's SQLite mutexes held
         try:  # a regular file dqkit made, never a folder, a device or another program's database (dqkit._own_sqlite)
             check_store(self.path, CACHE_MARK, "result cache", ("results", "runs"))
         except StoreError as exc:

@@ -114,11 +114,18 @@ def map_in_processes(work: Callable[[T], bytes], chunks: list[T], land: Callable
     finally:
         if finished:
             pool.shutdown(wait=True)
-        else:  # Ctrl-C or a failing land: stop the workers now, not after their chunk
+        else:  # Ctrl-C, a failing land, a test's timeout: stop the workers now, not after their chunk
+            # Taken before shutdown(), which forgets them: a worker left running (stuck, or busy with a long chunk)
+            # would keep the pool's thread, and so this process's exit, waiting for it.
+            procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            for proc in procs:
                 if proc.is_alive():
                     proc.terminate()
+            for proc in procs:
+                proc.join(5)
+                if proc.is_alive():
+                    proc.kill()
     for chunk in [*leftover, *queued]:
         land(chunk, work(chunk))
 

@@ -24,7 +24,7 @@ from dqkit.backends.base import BatchItem
 from dqkit.backends.local import LocalBackend
 from dqkit.contract.errors import InputError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
-from dqkit.notebook.cache import FILE_NAME
+from dqkit.notebook.cache import FILE_NAME, ResultCache
 from dqkit.notebook.frames import open_cache
 from dqkit.notebook.leads import cacheable, without_echo
 from dqkit.notebook.pipeline import MIN_PER_WORKER, Operation, run_batch, workers_for
@@ -209,3 +209,62 @@ def test_workers_collect_garbage_less_often_and_the_parent_as_before() -> None:
     assert seen[0] == repr(before)  # the first chunk is done in the parent
     assert {seen[k] for k in (1, 2, 3)} == {repr(WORKER_GC_THRESHOLD)}
     assert gc.get_threshold() == before
+
+
+_STUCK_WORKER = """
+import os, sys, time
+from dqkit.notebook.worker_pool import map_in_processes
+parent = os.getpid()
+
+def work(chunk):
+    if os.getpid() != parent and chunk == 1:
+        time.sleep(3600)  # the fault: a worker that never answers
+    return b"x"
+
+def land(chunk, payload):
+    if chunk == 2:
+        raise RuntimeError("stop")  # as Ctrl-C or a test's timeout would, while chunk 1 is stuck
+
+try:
+    map_in_processes(work, list(range(8)), land, 2)
+except RuntimeError:
+    print("stopped", flush=True)
+"""
+
+
+def test_a_stopped_run_with_a_stuck_worker_exits() -> None:
+    """A run stopped while a worker is stuck ends that worker: the process exits. Before, the pool forgot its
+    workers on shutdown, none was ended, and the interpreter's exit waited on the stuck one for ever (a CI run that
+    never finished after a test's timeout)."""
+    proc = subprocess.run([sys.executable, "-c", _STUCK_WORKER], capture_output=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == b"stopped\n", proc.stderr.decode()[-2000:]
+
+
+def test_a_fork_waits_for_a_cache_write_under_way(tmp_path: Path) -> None:
+    """A forked worker must not start while the cache's writer thread is inside SQLite (its mutexes would be copied
+    held, and the worker's own connection to the file would wait for ever). The fork waits for the write."""
+    import threading
+
+    cache = ResultCache.in_directory(tmp_path / "c")
+    events: list[str] = []
+    inside = threading.Event()
+    real = cache._put_rows
+
+    def slow(rows: list[tuple[int, bytes, bytes, float]]) -> None:
+        inside.set()
+        time.sleep(0.5)  # the fault: a slow disk
+        real(rows)
+        events.append("written")
+
+    cache._put_rows = slow  # type: ignore[method-assign]
+    writer = threading.Thread(target=cache.put_many, args=([(b"k", b"v")],))
+    writer.start()
+    assert inside.wait(30)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    events.append("forked")
+    os.waitpid(pid, 0)
+    writer.join(30)
+    assert events == ["written", "forked"]
+    assert cache.get_many([b"k"]) == {b"k": b"v"}
