@@ -54,6 +54,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from dqkit.engines.lead import spoof_heads
+
 WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
 
 # Rules, as Reason.rule.
@@ -130,8 +132,10 @@ class NameModel:
     vulgar_heads: frozenset[str] = frozenset()  # the first two letters of each vulgar reading
     skeleton_heads: frozenset[str] = frozenset()  # the first letter of each key of vulgar_skeletons
     vulgar_prefixes: frozenset[str] = frozenset()  # every head of 2+ letters of each vulgar reading of 2-8 letters
-    # a word's first three letters -> whether its reading may be vulgar (short word, 6+ letters): _may_sound_vulgar
-    head_gate: dict[str, tuple[bool, bool]] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    # heads of 3-4 letters that may start a vulgar reading, of a word of 3-5 letters / of 6+ (spoof_heads)
+    head_short: frozenset[str] = frozenset()
+    head_long: frozenset[str] = frozenset()
+    vulgar_starts: frozenset[str] = frozenset()  # every head of every key of vulgar
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -205,10 +209,11 @@ def model() -> NameModel:
             readings.update(zip(keys.split(), rest.split(), strict=True))
     skeletons = {k.translate(_NO_VOWELS): w for k, w in vulgar.items()
                  if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
+    head_short, head_long = spoof_heads.read(WORDLISTS / "vulgar_heads.txt")
     return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
                      frozenset(_lines("insult_words.txt")), skeletons, readings, reading_givens, phrases,
                      soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons),
-                     _prefixes(vulgar))
+                     _prefixes(vulgar), head_short, head_long, spoof_heads.vulgar_starts(vulgar))
 
 
 def _prefixes(vulgar: dict[str, str]) -> frozenset[str]:
@@ -510,28 +515,18 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
 
 
 def _may_sound_vulgar(m: NameModel, w: str) -> bool:
-    """False when no reading of the rule can fit the word, told from its first three letters (most words: one dict
-    look-up instead of the reading). Exact: every rewrite of _vulgar_sound but one is local, so the reading of the
-    first three letters, its last letter dropped, is how the word's reading starts (a letter at the end may change
-    or go: ph, oo, ee, an h before a vowel, a doubled letter); the one global rewrite, v = u in a word without
-    vowels, is not told this way. A direct or joined reading starts with the two letters some vulgar reading
-    starts with (m.vulgar_heads); one with other vowels, in a word of 6+ letters, has consonants that start
-    some key of m.vulgar_skeletons."""
+    """False when no reading of the rule can fit the word, told from its first four letters (spoof_heads: one set
+    look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed)."""
     if "v" in w:
+        return True  # v = u in a word without vowels: the one rewrite a head does not tell
+    head = w[:spoof_heads.HEAD_LETTERS]
+    long = len(w) >= 6
+    if head in (m.head_long if long else m.head_short):
         return True
-    head = w[:3]
-    gate = m.head_gate.get(head)
-    if gate is None:
-        start = _vulgar_sound(head)[:-1]
-        if len(start) < 2:
-            gate = (True, True)
-        else:
-            joined = start[:2] in m.vulgar_heads
-            consonants = start.translate(_NO_VOWELS)
-            gate = (joined, joined or any(k.startswith(consonants) for k in m.vulgar_skeletons))
-        if head.isascii() and head.isalpha():  # bounded: at most 52 ** 3 keys
-            m.head_gate[head] = gate
-    return gate[len(w) >= 6]
+    if m.head_short and head.isascii() and head.isalpha() and head.islower():
+        return False  # the prepared heads hold every such head a reading may start
+    starts = m.vulgar_starts or spoof_heads.vulgar_starts(m.vulgar)
+    return spoof_heads.may_start(head, _vulgar_sound, m.vulgar, starts, m.vulgar_skeletons)[long]
 
 
 _HEAD_LENGTHS: Final = range(2, 9)
