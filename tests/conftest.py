@@ -27,3 +27,15 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def seed_lead_text(shared_dir: Path) -> str:
     return (shared_dir / "seeds" / "000_9ef535bb21cb523b.txt").read_text()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A test stopped by its timeout can leave a forked worker behind, and the interpreter's exit would wait on it
+    (concurrent.futures joins its pool threads at exit): end any child process the session still has."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.terminate()
+        child.join(5)
+        if child.is_alive():
+            child.kill()

@@ -27,7 +27,7 @@ from dqkit.contract.errors import InputError
 from dqkit.contract.lead import ELSGenericMessage, LeadRequest
 from dqkit.engines.address.provenance import ReferenceInfo
 from dqkit.engines.lead.engine import LeadEngine, LeadProfile
-from dqkit.engines.lead.prepare import PreparedLead, prepare_lead
+from dqkit.engines.lead.prepare import PreparedLead, note_in_process, prepare_lead
 
 if TYPE_CHECKING:
     from dqkit.engines.address import AddressEngine
@@ -118,6 +118,10 @@ class LocalBackend:
     def prepare(self, lead: LeadRequest) -> PreparedLead:
         """The lead this backend's engine answers (no wire: it is answered in-process)."""
         return prepare_lead(lead, None) if self.prepares else PreparedLead(lead, None)
+
+    def prepare_note(self, lead: LeadRequest) -> str:
+        """`self.prepare(lead).note`, the `sent` column, without preparing a lead that fits again."""
+        return note_in_process(lead) if self.prepares else ""
 
     def verify_lead(self, lead: LeadRequest) -> ELSGenericMessage:
         return self.lead_engine.verify(self.prepare(lead).lead)

@@ -111,12 +111,15 @@ def _build(fields: dict[str, str], phones: list[dict[str, str]], attrs: list[tup
     return LeadRequest(**kw)
 
 
+# (FIELD, attribute, limit) of every field check_lead measures, in FIELD_MAX_LENGTH's order: worked out once.
+_LENGTH_CHECKS: Final = tuple((f, f.lower(), limit) for f, limit in FIELD_MAX_LENGTH.items() if limit is not None
+                              and f not in ("PHONE_TYPE", "PHONE_NUMBER", "ATTRIBUTE_NAME", "ATTRIBUTE_VALUE"))
+
+
 def check_lead(lead: LeadRequest) -> WireProblem | None:
     """Schema checks shared by every entry point: field lengths, attribute count, type codes (E300)."""
-    for field, limit in FIELD_MAX_LENGTH.items():
-        if limit is None or field in ("PHONE_TYPE", "PHONE_NUMBER", "ATTRIBUTE_NAME", "ATTRIBUTE_VALUE"):
-            continue
-        value = getattr(lead, field.lower())
+    for field, attr, limit in _LENGTH_CHECKS:
+        value = getattr(lead, attr)
         if len(value) > limit:
             return WireProblem("E300", f"{field} is longer than {limit} characters: {value!r}")
     for phone in lead.phones:

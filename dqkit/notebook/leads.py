@@ -181,9 +181,10 @@ def lead_job(backend: LeadBackend, fields: Mapping[str, str], concurrency: int |
         return typed_results(rows, all_columns=all_columns)
 
     prepare = getattr(backend, "prepare", None)
+    note_of = getattr(backend, "prepare_note", None)  # the note alone, cheaper (LocalBackend)
 
     def sent(lead: Any) -> dict[str, Any]:
-        note = prepare(lead).note if prepare is not None else ""
+        note = note_of(lead) if note_of is not None else prepare(lead).note if prepare is not None else ""
         return {"sent": note} if note else {}
 
     return FrameJob(fields=fields, names=RESULT_NAMES, request=lambda row: lead_from_row(row, identity),

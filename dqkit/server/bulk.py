@@ -39,7 +39,6 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +48,7 @@ import msgspec
 import platformdirs
 from starlette.requests import Request
 
-from dqkit._own_sqlite import BULK_MARK, StoreError, mark, open_store
+from dqkit._own_sqlite import BULK_MARK, StoreError, mark, open_store, transaction
 from dqkit.contract.address import MatchInfo, SearchRequest
 from dqkit.contract.address_bulk import (
     DEFAULT_LAYOUT,
@@ -208,16 +207,9 @@ class BatchStore:
             self._local.db = db
         return db
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on this thread's connection (a failed COMMIT is rolled back, not left open)."""
+        return transaction(self._db())
 
     def create(self, owner: str, ref: str | None, config: BatchConfig, rows: list[dict[str, Any]]) -> str:
         batch_id = uuid.uuid4().hex

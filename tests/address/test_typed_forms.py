@@ -76,12 +76,15 @@ def test_a_slip_in_any_word_of_the_street_is_found_and_named(engine: AddressEngi
     assert r.validation_detail is not None and r.validation_detail.street_corrected, typed
 
 
-def test_a_valid_suffix_the_name_lacks_is_corrected_only_from_whole_data(
+def test_a_valid_suffix_the_name_lacks_is_verified_only_from_whole_data(
         engine: AddressEngine, oa_writer: Callable[..., Path], tmp_path: Path) -> None:
     """WEBSTER has only WEBSTER ST in 94609 (issue 28): from files taken as part of the ZIP, a WEBSTER PL they lack
-    may be real, so it is offered and said; vouched whole (`--complete`), corrected and flagged."""
+    may be real, so it is corrected less sure (Interaction required, flagged); vouched whole (`--complete`),
+    corrected and flagged."""
     typed = "3780 Webster Pl, Oakland, CA 94609"
-    assert validate(engine, typed).confidence not in CONFIDENT
+    r = validate(engine, typed)
+    assert r.confidence == Confidence.INTERACTION_REQUIRED and line1(r) == "3780 Webster St", r
+    assert r.validation_detail is not None and r.validation_detail.street_corrected
     whole = AddressEngine.from_files([oa_writer(tmp_path / "us" / "ca" / "typed.csv", ROWS)],
                                      out=tmp_path / "whole.dqidx", complete=True)
     r = validate(whole, typed)

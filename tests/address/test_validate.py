@@ -164,10 +164,13 @@ def test_a_valid_suffix_the_name_lacks_is_corrected_and_flagged(engine: AddressE
                                                                 tmp_path: Path) -> None:
     # the reference has ELMWOOD only as ELMWOOD DR in 62704, with 500 on it: "Elmwood Ct" is corrected as the
     # vendors correct it, and said so (issue 28; it was Verified place before), where the reference holds every
-    # street of the ZIP; from files taken as part of it, an ELMWOOD CT they lack may be real: offered, not corrected
+    # street of the ZIP; from files taken as part of it, an ELMWOOD CT they lack may be real: corrected less sure
+    # (Interaction required, flagged, said), not verified
     offered = engine.validate(SearchRequest.of("500 Elmwood Ct, Springfield, IL 62704"))
-    assert offered.result.confidence not in CONFIDENT, offered.result
-    assert "ELMWOOD DR would fit with suffix CT corrected to DR, not made" in offered.note, offered.note
+    assert offered.result.confidence == Confidence.INTERACTION_REQUIRED, offered.result
+    assert offered.result.validation_detail is not None and offered.result.validation_detail.street_corrected
+    assert "suffix CT corrected to DR" in offered.note and "ELMWOOD CT is not in ZIP 62704" in offered.note, \
+        offered.note
     whole = AddressEngine.from_files(list(ref_files.values()), out=tmp_path / "whole.dqidx", complete=True)
     r = validate(whole, "500 Elmwood Ct, Springfield, IL 62704")
     assert r.confidence == Confidence.VERIFIED_MATCH and r.match_confidence == "medium"

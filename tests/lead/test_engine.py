@@ -182,3 +182,29 @@ def test_standardized_address_and_s102() -> None:
     assert zip_only.message.result_code == "S100"
     assert zip_only.standardized_address is not None and zip_only.standardized_address.city == "SAN FRANCISCO"
     assert eng.verify(LeadRequest(full_name="Ann Lee", zip="00000")).message.result_code == "S102"
+
+
+def test_syntax_check_finds_a_refused_character_in_every_field() -> None:
+    """The syntax check searches the whole lead once and field by field only when that finds something (issue
+    31): a refused or hidden character in any field, phone part or attribute is still found and named."""
+    from dqkit.contract.lead_wire import check_lead
+    from dqkit.engines.lead.engine import _SCALAR_FIELDS
+
+    engine = LeadEngine()
+    base = {"first_name": "Ana", "last_name": "Lopez", "zip": "95124"}
+    for ch, shown in (("%", "'%'"), ("\u202e", "U+202E"), ("\x00", "U+0000")):
+        for field in _SCALAR_FIELDS:
+            lead = LeadRequest(**{**base, field: f"{base.get(field, 'x')}{ch}"})
+            if check_lead(lead) is not None:  # too long for the field (ZIP, ADDRESS_TYPE): E300 comes first
+                continue
+            msg = engine.verify(lead).message
+            assert (msg.result_code, field.upper() in msg.value or shown in msg.value) == ("E200", True), field
+        for phone in (Phone(phone_number=f"2175550142{ch}"), Phone(phone_number="2175550142",
+                                                                   phone_extension=f"1{ch}"),
+                      Phone(phone_number="2175550142", phone_country_code=f"1{ch}")):
+            assert engine.verify(LeadRequest(**base, phones=(phone,))).message.result_code == "E200"
+        attr = LeadRequest(**base, attributes=(Attribute("k", f"v{ch}"),))
+        assert engine.verify(attr).message.result_code == "E200"
+    clean = engine.verify(LeadRequest(**base, street1="1 Main St\nApt 2\t3",
+                                      phones=(Phone(phone_number="2175550142"),)))
+    assert clean.message.result_code != "E200"  # line breaks and tabs are blanks, joined or not

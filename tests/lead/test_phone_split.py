@@ -37,3 +37,15 @@ def test_digits_of_no_valid_number_are_sent_as_digits(written: str, digits: str)
     """Every way of writing the same digits is one request, so one answer: "(000) 523-4412" was sent as typed
     (14 characters, E300 "longer than 12") while "000-523-4412" was E805; both are now "0005234412"."""
     assert split_phone(written) == (digits, "", "")
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("217-555-0142 x12", ("2175550142", "12", "")), ("217-555-0142 X12", ("2175550142", "12", "")),
+    ("217-555-0142 Ext. 12", ("2175550142", "12", "")), ("217-555-0142, EXTENSION 12", ("2175550142", "12", "")),
+    ("(217) 555-0142 #12", ("2175550142", "12", "")), ("217 555 0142 extn 9", ("2175550142", "9", "")),
+    ("2175550142", ("2175550142", "", "")), ("217-555-0142 e12", ("217-555-0142 e12", "", "")),
+])
+def test_extensions_in_every_written_form(written: str, expected: tuple[str, str, str]) -> None:
+    """The extension is looked for only where an x or a # is written (every form of it has one): the forms with
+    one are still read, those without are numbers or text as before."""
+    assert split_phone(written) == expected

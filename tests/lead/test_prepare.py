@@ -72,3 +72,27 @@ def test_the_answer_as_sent_is_the_wires() -> None:
     assert answer_as_sent(engine, prepare_lead(lead, "json")).result_code == "E300"
     assert answer_as_sent(engine, prepare_lead(lead)).result_code == "E200"  # XML carries it: the '&' rule answers
     assert answer_as_sent(engine, prepare_lead(lead, None)).result_code == "E200"
+
+
+def test_the_in_process_note_is_the_prepared_leads_note() -> None:
+    """`note_in_process` (the `sent` column of a local engine, issue 31) skips preparing a lead whose free-text
+    fields all fit; it says what preparing says, on the bundled leads and on leads with fields at, over and
+    padded around their limits."""
+    import csv
+    from pathlib import Path
+
+    from dqkit.contract.lead_columns import lead_from_row, resolve_columns
+    from dqkit.engines.lead.prepare import note_in_process
+
+    with (Path(__file__).resolve().parents[2] / "data" / "sample_leads.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    columns = resolve_columns(list(rows[0]))
+    leads = [lead_from_row(r, columns) for r in rows]
+    leads += [LeadRequest(street1="1533 Martin Luther King Jr Way Apt R 3"), LeadRequest(city="X" * 28),
+              LeadRequest(city="X" * 29), LeadRequest(first_name=" " + "Y" * 30 + " "),
+              LeadRequest(first_name="A\u00a0\u00a0" + "B" * 28), LeadRequest(street2="Z" * 36),
+              LeadRequest(business_name="Acme " * 11), LeadRequest(street1="20463 North Martin Luther King Blvd")]
+    notes = [note_in_process(lead) for lead in leads]
+    assert notes == [prepare_lead(lead, None).note for lead in leads]
+    assert sum(bool(n) for n in notes) >= 4
+    assert LocalBackend().prepare_note(leads[-3]) == LocalBackend().prepare(leads[-3]).note != ""

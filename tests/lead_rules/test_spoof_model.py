@@ -5,6 +5,7 @@ output columns of `dqkit verify` and the report."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -186,3 +187,32 @@ def test_the_speed_shortcuts_change_no_answer() -> None:
             assert sound not in m.vulgar and spoof_model._vulgar_compound(m, w, sound)[0] is None, w
             assert len(w) < 6 or sound.translate(spoof_model._NO_VOWELS) not in m.vulgar_skeletons, w
     assert spoof_model._may_sound_vulgar(m, "azzhat") and not spoof_model._may_sound_vulgar(m, "garcia")
+    assert not spoof_model._may_sound_vulgar(m, "bartholomew")  # "bar": a head of 3 letters let it through
+
+
+def test_the_seen_words_follow_the_tables() -> None:
+    """Issue 32 part 3: a word no table holds skips the rules in one look-up (NameModel.seen); a copy of the model
+    with a word hidden (spoof_eval.hidden_model) must not keep it there, or the word would be judged as a name."""
+    m = spoof_model.model()
+    assert {"john", "smith", "pants", "dimwit"} <= m.seen and "zqxw" not in m.seen
+    assert m.words["spawn"] > 20 and "spawn" not in m.tails and {"off", "pants"} <= m.tails >= spoof_model.INSULT_WORDS
+    others = m.words.keys() | m.soundalike | m.insults | m.pun_givens | m.reading_givens
+    word = next(w for w in sorted(m.surname) if w not in others)
+    hidden = dataclasses.replace(m, given={k: v for k, v in m.given.items() if k != word},
+                                 surname={k: v for k, v in m.surname.items() if k != word})
+    assert word in m.seen and word not in hidden.seen
+
+
+def test_the_prepared_vulgar_heads_match_the_function() -> None:
+    """vulgar_heads.txt holds exactly the heads spoof_heads.may_start lets through, and a head the file does not
+    cover (not lower-case ASCII letters) is computed: the same answer either way."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from build_vulgar_heads import heads
+
+    m = spoof_model.model()
+    short, long_only = heads()
+    assert (m.head_short, m.head_long) == (frozenset(short), frozenset(short) | frozenset(long_only))  # else: run
+    # tests/lead_rules/build_vulgar_heads.py
+    for w in ("Azzhat", "kum1", "fück", "Schneider", "bartholomew"):
+        unprepared = dataclasses.replace(m, head_short=frozenset(), head_long=frozenset())
+        assert spoof_model._may_sound_vulgar(m, w) == spoof_model._may_sound_vulgar(unprepared, w), w

@@ -11,7 +11,8 @@ Street partial) must pass the evidence check of `evidence.py` (the typed words s
 locality, the number is on it); two readings that pass equally well are Multiple matches; when none passes, the
 answer is Verified place (the typed ZIP or city, with the near streets as suggestions) or No matches.
 
-Confidence: Verified match (one address), Interaction required (one address, but only after heavy repair),
+Confidence: Verified match (one address), Interaction required (one address, but only after heavy repair, or with
+a typed suffix or direction corrected from a reference that holds only part of the area: `street_forms`),
 Premises partial (building found, unit missing or unknown), Street partial (street found, house number missing or
 not on it), Multiple matches, Verified place (only the locality), No matches, Insufficient search terms (blank).
 `match_confidence` is high for a verified match whose street and number needed no repair, medium for other
@@ -102,6 +103,9 @@ class Verdict:
     place_text: tuple[str, str, str] | None = None  # Verified place from ZIP data alone: city, state, ZIP
     unit_note: str = ""  # what the answer says about the typed unit
     form_note: str = ""  # a suffix or direction corrected, or two streets that fit (`street_forms`)
+    # a typed suffix or direction corrected from a reference holding part of the area: why it is not Verified
+    # (the typed street, and the ZIP or city where the reference lacks it); None when not so
+    form_unsure: tuple[str, str] | None = None
 
 
 # The suggestions of a list of items (a building's units, candidate streets), as the engine writes them.
@@ -294,6 +298,8 @@ class Validator:
         v = self._street_verdict(ds, found, typed_pc, ev, good, top, detail)
         if form_note and v.item is not None and v.item.street == top.street and v.confidence in _STREET_CLAIMS:
             v.form_note = form_note
+            if form is not None and form.verdict == CORRECTED and form.partial:
+                self._less_sure(ds, v, ev[top.street], typed_pc)
         if v.confidence == Confidence.STREET_PARTIAL and v.item is not None and q.number:
             return self._number_elsewhere(ds, v, ev[v.item.street], q, typed_pc, complete)
         return v
@@ -368,6 +374,23 @@ class Validator:
                 e.completed += 1 + len(fc.changes)
         return ev, forms
 
+    def _less_sure(self, ds: DatasetInfo, v: Verdict, e: Evidence, typed_pc: str) -> None:
+        """A typed suffix or direction corrected from a reference that holds part of the area (`street_forms`):
+        the typed street may be one it lacks (1511 MONTEVAL LN beside 1511 MONTEVAL PL), so one match, less sure:
+        Interaction required, never Verified match, and the note says what it could not rule out."""
+        assert v.item is not None
+        s = self.ix.street(v.item.street)
+        t_pre, t_suf, t_post = e.typed_form
+        pre, suf, post = s.predir, s.suffix, s.postdir
+        if t_pre or t_post:
+            pre, post = t_pre, t_post
+        typed = " ".join(p for p in (pre, s.name, t_suf or suf, post) if p)
+        where = f"{'ZIP' if ds.iso2 == 'US' else 'postcode'} {s.postcode}" if typed_pc else s.city
+        v.form_unsure = (typed, where)
+        v.heavy_repair = True
+        if v.confidence == Confidence.VERIFIED_MATCH:
+            v.confidence = Confidence.INTERACTION_REQUIRED
+
     def _not_corrected(self, near: list[Item], forms: dict[int, FormCheck]) -> str:
         """What a partial reference kept the street-form rule from correcting: the street that would fit, the
         change, and why it was not made (see `street_forms`: a correction says the typed street is not there)."""
@@ -428,7 +451,24 @@ class Validator:
                 facts[f] = FormFacts(has, lo, hi)
         whole = all(complete(pc) for pc in postcodes) if complete is not None else True
         number = numint(q.number) if q.number[:1].isdigit() else 0
-        return check_form(e.typed_form, (s.predir, s.suffix, s.postdir), facts, number, complete=whole)
+        return check_form(e.typed_form, (s.predir, s.suffix, s.postdir), facts, number, complete=whole,
+                          city_forms=None if whole else self._city_forms(ds, s, postcodes))
+
+    def _city_forms(self, ds: DatasetInfo, s: StreetRow, postcodes: list[str]) -> set[Form]:
+        """Every form of street `s`'s name in its whole city (`postcodes` and every ZIP of its city, whichever
+        city a street of them names): what a correction from a partial reference asks of the typed form."""
+        ix = self.ix
+        where = list(postcodes)
+        if ds.iso2 == "US":
+            from dqkit.engines import zipdata
+
+            where += [z for z in zipdata.zips_for_city(s.city, s.region) if z not in where]
+        out: set[Form] = set()
+        for pc in where:
+            for t in ix.streets_named(ds, pc, s.name):
+                row = ix.street(t)
+                out.add((row.predir, row.suffix, row.postdir))
+        return out
 
     def _number_elsewhere(self, ds: DatasetInfo, v: Verdict, e: Evidence, q: Query, typed_pc: str,
                           complete: Callable[[str], bool] | None) -> Verdict:
@@ -630,6 +670,8 @@ class Validator:
         v = self._std_level_verdict(ds, st, item, detail, bool(form_note))
         if v is not None and form_note and v.confidence in _STREET_CLAIMS:
             v.form_note = form_note
+            if item is not None and form is not None and form.verdict == CORRECTED and form.partial:
+                self._less_sure(ds, v, ev[item.street], typed_pc)
         return v
 
     def _std_level_verdict(self, ds: DatasetInfo, st: Standardized, item: Item | None, detail: ValidationDetail,
@@ -737,6 +779,10 @@ class Validator:
         notes = [f"{v.unit_note} (reference {rid})"] if v.unit_note else []
         if v.form_note:
             notes.append(f"{v.form_note} (reference {rid})")
+        if v.form_unsure is not None and result.confidence in _STREET_CLAIMS:
+            typed, where = v.form_unsure
+            notes.append(f"{typed} is not in {where} of reference {rid}, which holds only part of the area: the "
+                         "street as typed may be one it lacks, so the corrected address is not verified")
         conf = result.confidence
         a = result.address
         zip_word = "ZIP" if ds.iso2 == "US" else "postcode"

@@ -191,6 +191,18 @@ def prepare_lead(lead: LeadRequest, wire: Wire | None = "auto") -> PreparedLead:
     return PreparedLead(lead, fmt, tuple(changes))
 
 
+_CUT_LIMITS: Final = tuple((f.lower(), FIELD_MAX_LENGTH[f] or 0) for f in _CUT_FIELDS)
+
+
+def note_in_process(lead: LeadRequest) -> str:
+    """`prepare_lead(lead, None).note` (the `sent` column of an in-process engine), without preparing the lead
+    again when no free-text field is longer than the seed allows: normalize_lead only trims blanks in those
+    fields, never lengthens them, so nothing is then moved, abbreviated or cut and there is nothing to say."""
+    if all(len(getattr(lead, name)) <= limit for name, limit in _CUT_LIMITS):
+        return ""
+    return prepare_lead(lead, None).note
+
+
 def answer_as_sent(engine: LeadEngine, prepared: PreparedLead) -> ELSGenericMessage:
     """The local engine's answer to the prepared lead as the server would read it from its wire (the wire's own
     E300 included); in-process (no wire) the engine answers the lead itself."""

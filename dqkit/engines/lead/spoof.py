@@ -122,7 +122,7 @@ def explain_spoof(lead: LeadRequest) -> SpoofHit | None:
     for field, kind in _OTHER_FIELDS:
         value = getattr(lead, field)
         if value:
-            found = check(kind, value, False)
+            found = _check_street(value) if kind == _STREET else check(kind, value, False)
             if found is not None:
                 return SpoofHit(field.upper(), value, *found)
     return _model_hit(lead)
@@ -682,24 +682,9 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
     tokens, extras = _tokens(value)
     if not tokens:
         return None
-    table = t.words[kind]
-    for tok in tokens:
-        hit = _word_hit(t, table, tok)
-        if hit is not None:
-            if kind in (_NAME, _FULL) and tok in t.collisions and not _insulting(t, tokens, tok):
-                continue  # Fuk (Cantonese), Anal (Indian), Tit: real names; "Fuk You" still flags
-            return hit
-    for tok in extras:
-        for v in (tok, *(v for v, _ in _variants(tok))):
-            if v in t.vulgar:
-                return VULGAR, v
-            m = t.roots.search(v)
-            if m:
-                return VULGAR, m.group()
-    for tok in tokens:
-        hit = _shape_hit(t, tok, kind)
-        if hit is not None:
-            return hit
+    hit = _token_rules(t, kind, tokens, extras)
+    if hit is not None:
+        return hit
     if kind in (_NAME, _FULL):
         words = [w for w in tokens if w not in _TITLES] or list(tokens)
         surname_first = kind == _FULL and "," in value  # "Test, Robert": Test is the surname
@@ -737,6 +722,60 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         if key in t.street_phrases:
             return PLACEHOLDER, key
     return None
+
+
+def _token_rules(t: _Tables, kind: str, tokens: tuple[str, ...], extras: tuple[str, ...]) -> _Found | None:
+    """The rules of one field read word by word: whole words and roots, the extra readings, the shapes."""
+    table = t.words[kind]
+    for tok in tokens:
+        hit = _word_hit(t, table, tok)
+        if hit is not None:
+            if kind in (_NAME, _FULL) and tok in t.collisions and not _insulting(t, tokens, tok):
+                continue  # Fuk (Cantonese), Anal (Indian), Tit: real names; "Fuk You" still flags
+            return hit
+    for tok in extras:
+        for v in (tok, *(v for v, _ in _variants(tok))):
+            if v in t.vulgar:
+                return VULGAR, v
+            m = t.roots.search(v)
+            if m:
+                return VULGAR, m.group()
+    for tok in tokens:
+        hit = _shape_hit(t, tok, kind)
+        if hit is not None:
+            return hit
+    return None
+
+
+# A street line that starts with its house number and a space: "1646 PLEASANT RD".
+_NUMBERED: Final = re.compile(r"([0-9]+) (?=[^ ])")
+
+
+def _check_street(value: str) -> _Found | None:
+    """`_check_field(_STREET, value, False)`, with the words after a house number looked up once for every house
+    number: 50,000 leads hold 50,000 street lines but far fewer streets. Exactly the same answer: a number of
+    digits is one token of its own in every reading of the line (`_tokens`), adds no extra reading, no shape
+    rule reads it, so only its word rules and the whole line's placeholder key (742 Evergreen Terrace) need it."""
+    m = _NUMBERED.match(value)
+    if m is None:
+        return _check_field(_STREET, value, False)
+    t = _tables()
+    number = m.group(1)
+    hit = _word_hit(t, t.words[_STREET], number)
+    if hit is not None:
+        return hit
+    found, key = _street_words(value[m.end():])
+    if found is not None:
+        return found
+    key = number + key
+    return (PLACEHOLDER, key) if key in t.street_phrases else None
+
+
+@functools.lru_cache(maxsize=16384)
+def _street_words(rest: str) -> tuple[_Found | None, str]:
+    """(the word, extra-reading and shape rules' hit, the placeholder key) of a street line after its number."""
+    tokens, extras = _tokens(rest)
+    return _token_rules(_tables(), _STREET, tokens, extras), _street_key(rest)
 
 
 def _person_phrase(t: _Tables, words: list[str], *, placeholders: bool = True, lists: bool = True) -> _Found | None:

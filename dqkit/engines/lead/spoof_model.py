@@ -54,6 +54,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from dqkit.engines.lead import spoof_heads
+
 WORDLISTS: Final = Path(__file__).resolve().parent / "wordlists"
 
 # Rules, as Reason.rule.
@@ -130,8 +132,23 @@ class NameModel:
     vulgar_heads: frozenset[str] = frozenset()  # the first two letters of each vulgar reading
     skeleton_heads: frozenset[str] = frozenset()  # the first letter of each key of vulgar_skeletons
     vulgar_prefixes: frozenset[str] = frozenset()  # every head of 2+ letters of each vulgar reading of 2-8 letters
-    # a word's first three letters -> whether its reading may be vulgar (short word, 6+ letters): _may_sound_vulgar
-    head_gate: dict[str, tuple[bool, bool]] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    # heads of 3-4 letters that may start a vulgar reading, of a word of 3-5 letters / of 6+ (spoof_heads)
+    head_short: frozenset[str] = frozenset()
+    head_long: frozenset[str] = frozenset()
+    vulgar_starts: frozenset[str] = frozenset()  # every head of every key of vulgar
+    # every word some table holds as a name, an English word, an insult or a pun's given name: a word of none
+    # (most words of a unique lead) is told so in one look-up, not one a table (each look-up of a large table
+    # costs a cache miss or two on a shared machine)
+    seen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # words a compound's tail may be: insult words, and English words of SCOWL size 10-20 of 3+ letters
+    tails: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """`seen` and `tails` follow the tables (a copy made with dataclasses.replace gets its own)."""
+        object.__setattr__(self, "seen", frozenset().union(self.given, self.surname, self.words, self.soundalike,
+                                                           self.insults, self.pun_givens, self.reading_givens))
+        object.__setattr__(self, "tails", INSULT_WORDS.union(
+            w for w, size in self.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3))
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -205,10 +222,11 @@ def model() -> NameModel:
             readings.update(zip(keys.split(), rest.split(), strict=True))
     skeletons = {k.translate(_NO_VOWELS): w for k, w in vulgar.items()
                  if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
+    head_short, head_long = spoof_heads.read(WORDLISTS / "vulgar_heads.txt")
     return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
                      frozenset(_lines("insult_words.txt")), skeletons, readings, reading_givens, phrases,
                      soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons),
-                     _prefixes(vulgar))
+                     _prefixes(vulgar), head_short, head_long, spoof_heads.vulgar_starts(vulgar))
 
 
 def _prefixes(vulgar: dict[str, str]) -> frozenset[str]:
@@ -248,8 +266,8 @@ def _vulgar_sound(word: str) -> str:
         word = word.replace("ee", "i")
     if word.find("y", 1) > 0:
         word = word[0] + word[1:].replace("y", "i")
-    if "h" in word:
-        word = _VOWEL_H.sub("", word)
+    if "h" in word and ("ah" in word or "eh" in word or "ih" in word or "oh" in word or "uh" in word):
+        word = _VOWEL_H.sub("", word)  # a search for the pairs first: most h follow a consonant (sh, ch, th)
     return _undouble(word)
 
 
@@ -342,6 +360,8 @@ def judge(words: Sequence[str]) -> Reason | None:
     first = words[0]
     if n == 2 and first == words[1] and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
         return Reason(REPEATED_NON_NAME, first, m.scores(first))  # no given name, whatever its surname
+    if n == 2 and first not in m.seen:  # no English word, insult or pun's given name: of the rules below, only
+        return _pun_pair(m, words)  # a phrase may read it (WordNet's words are not all in the tables)
     if first in m.words:
         hit = _english_words(m, words)
         if hit is not None:
@@ -438,8 +458,8 @@ PARTICLES: Final = frozenset({"van", "von", "de", "der", "den", "la", "le", "da"
 
 
 def _english_words(m: NameModel, words: Sequence[str]) -> Reason | None:
-    if len(words) > 3 or any(w in PARTICLES for w in words):
-        return None
+    if len(words) > 3 or words[-1] not in m.words or any(w in PARTICLES for w in words):
+        return None  # (a surname that is no English word: most names whose given name is one, asked first)
     margin = 0
     last = len(words) - 1
     for i, w in enumerate(words):
@@ -483,11 +503,18 @@ def _respelled(word: str, vulgar: str) -> bool:
 def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
     """A word spelled to sound vulgar (alone, or joined to a common word), that no one bears as a name."""
     for w in words:
-        if len(w) < 3 or w in m.words:
+        if len(w) < 3:
             continue
-        named = w not in m.soundalike  # a name of the tables no vulgar reading fits (build_name_model lists those
-        if named and (w in m.given or w in m.surname or not _may_sound_vulgar(m, w)):  # it fits: m.soundalike)
-            continue
+        if w not in m.seen:  # no English word, no name: read unless its first letters tell no reading fits
+            if not _may_sound_vulgar(m, w):
+                continue
+            named = True
+        else:
+            if w in m.words:
+                continue
+            named = w not in m.soundalike  # a name of the tables no vulgar reading fits (build_name_model lists
+            if named and (w in m.given or w in m.surname or not _may_sound_vulgar(m, w)):  # those it fits)
+                continue
         sound = _vulgar_sound(w)
         found = m.vulgar.get(sound)
         alone = found is not None and _respelled(w, found)
@@ -510,31 +537,22 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
 
 
 def _may_sound_vulgar(m: NameModel, w: str) -> bool:
-    """False when no reading of the rule can fit the word, told from its first three letters (most words: one dict
-    look-up instead of the reading). Exact: every rewrite of _vulgar_sound but one is local, so the reading of the
-    first three letters, its last letter dropped, is how the word's reading starts (a letter at the end may change
-    or go: ph, oo, ee, an h before a vowel, a doubled letter); the one global rewrite, v = u in a word without
-    vowels, is not told this way. A direct or joined reading starts with the two letters some vulgar reading
-    starts with (m.vulgar_heads); one with other vowels, in a word of 6+ letters, has consonants that start
-    some key of m.vulgar_skeletons."""
+    """False when no reading of the rule can fit the word, told from its first four letters (spoof_heads: one set
+    look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed)."""
     if "v" in w:
+        return True  # v = u in a word without vowels: the one rewrite a head does not tell
+    head = w[:spoof_heads.HEAD_LETTERS]
+    long = len(w) >= 6
+    if head in (m.head_long if long else m.head_short):
         return True
-    head = w[:3]
-    gate = m.head_gate.get(head)
-    if gate is None:
-        start = _vulgar_sound(head)[:-1]
-        if len(start) < 2:
-            gate = (True, True)
-        else:
-            joined = start[:2] in m.vulgar_heads
-            consonants = start.translate(_NO_VOWELS)
-            gate = (joined, joined or any(k.startswith(consonants) for k in m.vulgar_skeletons))
-        if head.isascii() and head.isalpha():  # bounded: at most 52 ** 3 keys
-            m.head_gate[head] = gate
-    return gate[len(w) >= 6]
+    if m.head_short and head.isascii() and head.isalpha() and head.islower():
+        return False  # the prepared heads hold every such head a reading may start
+    starts = m.vulgar_starts or spoof_heads.vulgar_starts(m.vulgar)
+    return spoof_heads.may_start(head, _vulgar_sound, m.vulgar, starts, m.vulgar_skeletons)[long]
 
 
 _HEAD_LENGTHS: Final = range(2, 9)
+_COMMON_TAIL_SIZE: Final = 20
 
 
 def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]:
@@ -550,11 +568,14 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
             return None, ""  # no longer head is a reading either
     else:
         return None, ""
+    tails = m.tails
     for i in range(2, len(w) - 1):
         tail = w[i:]
+        if tail not in tails:
+            continue  # (one look-up of a small set: most split points)
         insult = tail in INSULT_WORDS
         size = m.words.get(tail)
-        if not insult and (size is None or size > 20 or len(tail) < 3 or i < 4):
+        if not insult and (size is None or size > _COMMON_TAIL_SIZE or len(tail) < 3 or i < 4):
             continue
         head = w[:i]
         if head in m.words:

@@ -32,7 +32,13 @@ from dqkit.engines.usaddr import AddressInput, MatchLevel, Standardized, standar
 from dqkit.engines.usaddr.parser import parse_street
 from dqkit.engines.usaddr.points import AddressPoint, PointSource
 from dqkit.engines.usaddr.pub28_typos import UNIT, ordinal_typo, pub28_typo
-from dqkit.engines.usaddr.street_forms import CORRECTED, check_form, facts_of_points, leading_number
+from dqkit.engines.usaddr.street_forms import (
+    CORRECTED,
+    check_form,
+    city_forms_of,
+    facts_of_points,
+    leading_number,
+)
 
 # Levels at which the standardizer's street came from the reference (the name may have been corrected).
 _WORD: Final = re.compile(r"[A-Za-z0-9]+")
@@ -106,8 +112,10 @@ def _supports(ev: Evidence, row: StreetRow, on_street: Sequence[AddressPoint], n
     rule validate and the standardizer use: `dqkit.engines.usaddr.street_forms`)."""
     if ev.ok or not ev.form_only:
         return ev.ok
+    whole = covers_completely(points, row.postcode)
     got = check_form(ev.typed_form, (row.predir, row.suffix, row.postdir), facts_of_points(on_street, number),
-                     leading_number(number), complete=covers_completely(points, row.postcode))
+                     leading_number(number), complete=whole,
+                     city_forms=None if whole else city_forms_of(points, row.postcode, row.name, on_street))
     # a misspelt name and a changed suffix or direction are two guesses, not one (as validate)
     return got.verdict == CORRECTED and not (ev.name_edits and any(not c.endswith(" added") for c in got.changes))
 

@@ -13,7 +13,7 @@ when the given unit is not in the reference). A number the street does not have 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from rapidfuzz import process
@@ -29,6 +29,7 @@ from dqkit.engines.usaddr.street_forms import (
     SAME,
     Form,
     check_form,
+    city_forms_of,
     facts_of_points,
     leading_number,
 )
@@ -120,7 +121,9 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
             if not name:
                 continue
             complete = bool(says(zip5)) if callable(says) else False
-            m = _on_street(street, name, name_fixed, source.points_on_street(zip5, name), complete)
+            on = source.points_on_street(zip5, name)
+            m = _on_street(street, name, name_fixed, on, complete,
+                           None if complete else functools.partial(city_forms_of, source, zip5, name, on))
             m.covered, m.zip = True, zip5
             if m.number_found:
                 return m
@@ -130,7 +133,7 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
 
 
 def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[AddressPoint],
-               complete: bool = False) -> PointMatch:
+               complete: bool = False, city: Callable[[], set[Form]] | None = None) -> PointMatch:
     m = PointMatch(street=replace(street, name=name))
     if name_fixed:
         m.codes.append("20")
@@ -144,7 +147,7 @@ def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[Add
         return m
     # directionals and suffix: the street-form rule on the forms that hold the number
     variants = {(p.street.predir, p.street.suffix, p.street.postdir) for p in at_number}
-    chosen, several = _choose_variant(street, variants, points, complete)
+    chosen, several = _choose_variant(street, variants, points, complete, city)
     if chosen is None and not several:  # the typed street exists in the ZIP, and not with this number
         m.codes.append("61")
         return m
@@ -167,7 +170,7 @@ def _on_street(street: Street, name: str, name_fixed: bool, points: Sequence[Add
 
 
 def _choose_variant(street: Street, variants: set[Form], points: Sequence[AddressPoint],
-                    complete: bool) -> tuple[Form | None, int]:
+                    complete: bool, city: Callable[[], set[Form]] | None = None) -> tuple[Form | None, int]:
     """The one (predir, suffix, postdir) of the reference holding the number that the input names (as typed, a
     suffix completed, or corrected by the street-form rule), and 0; or None and how many readings fit (several
     forms, or the typed street and another form: two readings); None and 0 when the rule refuses every form
@@ -177,7 +180,9 @@ def _choose_variant(street: Street, variants: set[Form], points: Sequence[Addres
         return typed, 0
     facts = facts_of_points(points, street.number)
     number = leading_number(street.number)
-    checks = {v: check_form(typed, v, facts, number, complete=complete) for v in sorted(variants)}
+    city_forms = city() if city is not None else None  # the whole city's forms, asked only from a partial source
+    checks = {v: check_form(typed, v, facts, number, complete=complete, city_forms=city_forms)
+              for v in sorted(variants)}
     readings = {f for v, c in checks.items() if c.verdict != REFUSED for f in (v, *c.others)}
     for verdict in (SAME, CORRECTED):
         fits = [v for v, c in checks.items() if c.verdict == verdict]

@@ -30,6 +30,7 @@ from dqkit.contract.lead import StandardizedAddress
 from dqkit.engines import deadline, zipdata
 from dqkit.engines.deadline import DeadlineExceeded
 from dqkit.engines.usaddr.barcode import carrier_route, check_digit, delivery_point, zip4_addon
+from dqkit.engines.usaddr.last_line_memo import last_line, reconciled
 from dqkit.engines.usaddr.lastline import LastLine, closest_city_in_state, parse_last_line, split_one_line
 from dqkit.engines.usaddr.match import PointMatch, match_points
 from dqkit.engines.usaddr.parser import ParsedLine, as_unit, parse_tokens, parse_unit
@@ -149,7 +150,7 @@ def _standardize(inp: AddressInput, points: PointSource | None) -> Standardized:
         codes.append("44")
     if not _complete(street) or not (ll.city or ll.zip or ll.state or ll.country):
         codes.append("57")  # a street without a house number, or no last line at all: not enough information
-    r = reconcile(ll, box=bool(street.po_box))
+    r = reconciled(ll, box=bool(street.po_box))  # shared with other addresses of this last line: only read
     m: PointMatch | None = None
     if points is not None and street.name and not r.foreign and not r.military:
         m, r = _match(street, ll, r, points)
@@ -193,10 +194,7 @@ def _split(inp: AddressInput) -> tuple[list[list[str]], LastLine]:
         if inp.country.strip() and not ll.country:
             ll.country = parse_last_line("", "", "", inp.country).country
         return _segments(street_toks), ll
-    ll = parse_last_line(inp.city, inp.state, inp.zip, inp.country)
-    if inp.zipplus.strip() and not ll.zip4:
-        ll.zip4 = "".join(c for c in inp.zipplus if c.isdigit())[:4]
-    return [*_segments(t1), *_segments(t2)], ll
+    return [*_segments(t1), *_segments(t2)], last_line(inp.city, inp.state, inp.zip, inp.zipplus, inp.country)
 
 
 def _segments(toks: list[str]) -> list[list[str]]:

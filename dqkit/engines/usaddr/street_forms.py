@@ -10,12 +10,17 @@ the typed street corrected, one of two real readings, or not the typed street at
   exists under exactly one other form, is corrected ("suffix AVE corrected to DR"); a typed suffix the name has
   there is the typed street, never corrected into another one; a typed suffix or direction is changed only to a
   form that holds the typed number (a street without it would be a guess);
-* a typed suffix or direction is changed (corrected, or a direction dropped) only where the reference holds every
-  street of the locality: a correction says the typed street is not there, a "not found" that a sample cannot
-  support (1511 MONTEVAL LN and 1511 MONTEVAL PL are both real, in 95120; from a sample holding only the PL one,
-  "1511 Monteval Ln" is a real address the sample lacks, not a slip for PL). From a sample the check is REFUSED
-  with `partial` set and the changes it would have made, so the answer can offer the street and say why it did
-  not correct it. A suffix or direction not typed is still completed;
+* a correction says the typed street is not there, a "not found" that only a reference holding every street of
+  the locality supports: from it a typed suffix or direction is corrected (and a typed direction dropped) as
+  above. From a sample (partial) the typed street may be one it lacks (1511 MONTEVAL LN and 1511 MONTEVAL PL are
+  both real, in 95120; a sample holding only the PL point cannot tell "1511 Monteval Ln" from a slip for PL), so
+  there the vendors' correction is made less sure (CORRECTED with `partial` set: the answer is below Verified,
+  Interaction required, and says why) and only in the narrow case the vendors describe: ONE typed part changed (the
+  suffix, or a typed direction changed into another), the typed form absent from the whole city as well, and for
+  a direction the name having that one direction in the whole city (`city_forms`). Anything else from a sample
+  (a typed direction dropped, suffix and direction both changed, the typed form elsewhere in the city) is REFUSED
+  with `partial` set and the changes it would have made, so the answer can offer the street and say why it did not
+  correct it. A suffix or direction not typed is still completed;
 * a missing, extra or wrong direction is added, removed or changed only when no other direction of the name
   (the typed one, none, or a third) exists in the locality with numbers that may reach the typed one: where the
   reference holds every street of the locality, a street's lowest and highest house numbers bound it; elsewhere
@@ -32,14 +37,14 @@ Every correction is named in `FormCheck.changes`, so that the answer can flag it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dqkit.engines.usaddr.pub28 import DIRECTIONALS, SUFFIXES
 
 if TYPE_CHECKING:
-    from dqkit.engines.usaddr.points import AddressPoint
+    from dqkit.engines.usaddr.points import AddressPoint, PointSource
 
 Form = tuple[str, str, str]  # (predir, suffix, postdir), Publication 28 abbreviations, "" when absent
 
@@ -64,7 +69,9 @@ class FormCheck:
     verdict: str
     changes: tuple[str, ...] = ()  # "suffix AVE corrected to DR", "direction W added", ...
     others: tuple[Form, ...] = ()  # AMBIGUOUS: the other real readings
-    partial: bool = False  # REFUSED only because the reference holds part of the locality (`changes`: the changes)
+    # the reference holds part of the locality: REFUSED only for that reason (`changes`: what would have been
+    # changed), or CORRECTED from it, less sure (the answer is Interaction required, not Verified, and says why)
+    partial: bool = False
 
 
 def typed_form(predir: str, suffix: str, postdir: str) -> Form:
@@ -77,11 +84,12 @@ def _direction(f: Form) -> str:
 
 
 def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], number: int = 0, *,
-               complete: bool = False) -> FormCheck:
+               complete: bool = False, city_forms: Iterable[Form] | None = None) -> FormCheck:
     """Whether the candidate street of form `answer` is the street typed as `typed` ("" for a part not typed),
     given every form of the name in the locality (`forms`, the answer's included) and the typed house number
     (`number`, 0 when none or not numeric). `complete`: the reference holds every street of the locality, so that
-    a street's house numbers bound where it runs."""
+    a street's house numbers bound where it runs. `city_forms`: every form of the name in the whole city (None:
+    those of `forms`), asked only of a correction from a partial reference."""
     t_suf, a_suf = typed[1], answer[1]
     changes: list[str] = []
     suffix_changed = bool(t_suf) and t_suf != a_suf
@@ -116,10 +124,26 @@ def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], numbe
         if holders:
             return FormCheck(AMBIGUOUS, tuple(changes), holders)
         if typed_changed and not complete:
-            # a typed suffix or direction is changed only where the data shows the typed street absent
-            return FormCheck(REFUSED, tuple(changes), partial=True)
+            # the data does not show the typed street absent: corrected less sure, only in the vendors' one case
+            sure_enough = _unique_in_city(typed, answer, forms if city_forms is None else city_forms)
+            return FormCheck(CORRECTED if sure_enough else REFUSED, tuple(changes), partial=True)
         return FormCheck(CORRECTED, tuple(changes))
     return FormCheck(SAME)
+
+
+def _unique_in_city(typed: Form, answer: Form, city_forms: Iterable[Form]) -> bool:
+    """Whether a partial reference may still correct the typed street into `answer` (see the module docstring):
+    one typed part changed, a typed suffix no form of the name has in the city, a typed direction changed into the
+    one direction the name has in the city (never dropped: the name without one may be a street the sample lacks)."""
+    t_suf, a_suf, t_dir, a_dir = typed[1], answer[1], _direction(typed), _direction(answer)
+    suffix_changed = bool(t_suf) and t_suf != a_suf
+    direction_changed = bool(t_dir) and t_dir != a_dir
+    if suffix_changed == direction_changed:
+        return False  # both (two guesses), or neither (nothing typed was changed)
+    city = set(city_forms)
+    if suffix_changed:
+        return not any(f[1] == t_suf for f in city)
+    return bool(a_dir) and all(_direction(f) == a_dir for f in city)
 
 
 def facts_of_points(points: Iterable[AddressPoint], number: str) -> dict[Form, FormFacts]:
@@ -140,3 +164,16 @@ def leading_number(number: str) -> int:
     while end < len(number) and number[end].isdigit():
         end += 1
     return int(number[:end]) if end else 0
+
+
+def city_forms_of(source: PointSource, zip5: str, name: str, points: Sequence[AddressPoint]) -> set[Form]:
+    """Every form of street `name` in the whole city of `points` (its points in `zip5`): those of `zip5` and of
+    every ZIP of the city, as validate reads the city (`check_form`'s `city_forms`)."""
+    from dqkit.engines import zipdata
+
+    out = {(p.street.predir, p.street.suffix, p.street.postdir) for p in points}
+    if points:
+        for z in zipdata.zips_for_city(points[0].city, points[0].state):
+            if z != zip5:
+                out |= {(p.street.predir, p.street.suffix, p.street.postdir) for p in source.points_on_street(z, name)}
+    return out
