@@ -143,7 +143,7 @@ def test_numbering_for_another_phonenumbers_is_built_and_cached(tmp_path: Path,
     monkeypatch.setattr(phones, "PREPARED_FILE", tmp_path / "absent.msgpack")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     phones._numbering.cache_clear()
-    phones._status.cache_clear()
+    phones._place_status.cache_clear()
     try:
         n = phones._numbering()
         assert "650" in n.npa_regions and "123" not in n.npa_regions and n.places
@@ -151,7 +151,7 @@ def test_numbering_for_another_phonenumbers_is_built_and_cached(tmp_path: Path,
         assert phones.check_phone("650-253-0000", "94043").status == "E801"
     finally:
         phones._numbering.cache_clear()
-        phones._status.cache_clear()
+        phones._place_status.cache_clear()
 
 
 def test_a_few_leads_in_a_fresh_process_load_no_table_they_do_not_need(tmp_path: Path) -> None:

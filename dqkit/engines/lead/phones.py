@@ -122,21 +122,30 @@ def check_phone(number: str, zip5: str, *, records: LineClasses | None = None) -
     return PhoneCheck(status, score, digits)
 
 
-@functools.lru_cache(maxsize=65536)
 def _status(digits: str, zip5: str) -> tuple[str, str]:
-    """The (matches, does not match) status pair of a 10-digit number for a ZIP."""
+    """The (matches, does not match) status pair of a 10-digit number for a ZIP. Only the patterns read the
+    whole number; what follows reads its first six digits, so that is cached on them and the ZIP (every lead of
+    a file has its own number, most share an exchange and a ZIP with others)."""
     npa, nxx = digits[:3], digits[3:6]
     n = _numbering()
     if npa[0] in "01" or npa not in n.npa_regions:
         return _BAD_AREA
     if nxx[0] in "01" or nxx in _NOT_SUBSCRIBER or not _fits_pattern(n, digits):
         return _BAD_PREFIX
+    return _place_status(digits[:6], zip5)
+
+
+@functools.lru_cache(maxsize=16384)
+def _place_status(prefix: str, zip5: str) -> tuple[str, str]:
+    """The status pair of a valid number starting with these six digits (area code and exchange) for a ZIP."""
+    n = _numbering()
+    npa = prefix[:3]
     info = zipdata.zip_info(zip5)
     if info is None:
         return _NOT_ZIP_AREA
     if npa in info.area_codes:
         return _GOOD
-    place = _prefix_place(n, digits)
+    place = _prefix_place(n, prefix)
     if place is not None and place[1] == info.state and place[0] in info.cities:
         return _GOOD
     states = zipdata.states_of_area_code(npa)

@@ -136,6 +136,19 @@ class NameModel:
     head_short: frozenset[str] = frozenset()
     head_long: frozenset[str] = frozenset()
     vulgar_starts: frozenset[str] = frozenset()  # every head of every key of vulgar
+    # every word some table holds as a name, an English word, an insult or a pun's given name: a word of none
+    # (most words of a unique lead) is told so in one look-up, not one a table (each look-up of a large table
+    # costs a cache miss or two on a shared machine)
+    seen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # words a compound's tail may be: insult words, and English words of SCOWL size 10-20 of 3+ letters
+    tails: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """`seen` and `tails` follow the tables (a copy made with dataclasses.replace gets its own)."""
+        object.__setattr__(self, "seen", frozenset().union(self.given, self.surname, self.words, self.soundalike,
+                                                           self.insults, self.pun_givens, self.reading_givens))
+        object.__setattr__(self, "tails", INSULT_WORDS.union(
+            w for w, size in self.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3))
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -253,8 +266,8 @@ def _vulgar_sound(word: str) -> str:
         word = word.replace("ee", "i")
     if word.find("y", 1) > 0:
         word = word[0] + word[1:].replace("y", "i")
-    if "h" in word:
-        word = _VOWEL_H.sub("", word)
+    if "h" in word and ("ah" in word or "eh" in word or "ih" in word or "oh" in word or "uh" in word):
+        word = _VOWEL_H.sub("", word)  # a search for the pairs first: most h follow a consonant (sh, ch, th)
     return _undouble(word)
 
 
@@ -347,6 +360,8 @@ def judge(words: Sequence[str]) -> Reason | None:
     first = words[0]
     if n == 2 and first == words[1] and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
         return Reason(REPEATED_NON_NAME, first, m.scores(first))  # no given name, whatever its surname
+    if n == 2 and first not in m.seen:  # no English word, insult or pun's given name: of the rules below, only
+        return _pun_pair(m, words)  # a phrase may read it (WordNet's words are not all in the tables)
     if first in m.words:
         hit = _english_words(m, words)
         if hit is not None:
@@ -443,8 +458,8 @@ PARTICLES: Final = frozenset({"van", "von", "de", "der", "den", "la", "le", "da"
 
 
 def _english_words(m: NameModel, words: Sequence[str]) -> Reason | None:
-    if len(words) > 3 or any(w in PARTICLES for w in words):
-        return None
+    if len(words) > 3 or words[-1] not in m.words or any(w in PARTICLES for w in words):
+        return None  # (a surname that is no English word: most names whose given name is one, asked first)
     margin = 0
     last = len(words) - 1
     for i, w in enumerate(words):
@@ -488,11 +503,18 @@ def _respelled(word: str, vulgar: str) -> bool:
 def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
     """A word spelled to sound vulgar (alone, or joined to a common word), that no one bears as a name."""
     for w in words:
-        if len(w) < 3 or w in m.words:
+        if len(w) < 3:
             continue
-        named = w not in m.soundalike  # a name of the tables no vulgar reading fits (build_name_model lists those
-        if named and (w in m.given or w in m.surname or not _may_sound_vulgar(m, w)):  # it fits: m.soundalike)
-            continue
+        if w not in m.seen:  # no English word, no name: read unless its first letters tell no reading fits
+            if not _may_sound_vulgar(m, w):
+                continue
+            named = True
+        else:
+            if w in m.words:
+                continue
+            named = w not in m.soundalike  # a name of the tables no vulgar reading fits (build_name_model lists
+            if named and (w in m.given or w in m.surname or not _may_sound_vulgar(m, w)):  # those it fits)
+                continue
         sound = _vulgar_sound(w)
         found = m.vulgar.get(sound)
         alone = found is not None and _respelled(w, found)
@@ -530,6 +552,7 @@ def _may_sound_vulgar(m: NameModel, w: str) -> bool:
 
 
 _HEAD_LENGTHS: Final = range(2, 9)
+_COMMON_TAIL_SIZE: Final = 20
 
 
 def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]:
@@ -545,11 +568,14 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
             return None, ""  # no longer head is a reading either
     else:
         return None, ""
+    tails = m.tails
     for i in range(2, len(w) - 1):
         tail = w[i:]
+        if tail not in tails:
+            continue  # (one look-up of a small set: most split points)
         insult = tail in INSULT_WORDS
         size = m.words.get(tail)
-        if not insult and (size is None or size > 20 or len(tail) < 3 or i < 4):
+        if not insult and (size is None or size > _COMMON_TAIL_SIZE or len(tail) < 3 or i < 4):
             continue
         head = w[:i]
         if head in m.words:
@@ -564,23 +590,30 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
     return None, ""
 
 
+_BUCKET_SHIFT: Final = 20  # a hash's top 12 bits pick its bucket of the sorted hashes: about 67 of them
+
+
 @functools.cache
-def _known_hashes() -> array.array[int]:
-    """CRC-32 of every word the sources hold as a given name or a surname, sorted (names_known.bin, 1 MB): a
-    membership test in one binary search, without building 250,000 strings at load."""
+def _known_hashes() -> tuple[array.array[int], array.array[int]]:
+    """CRC-32 of every word the sources hold as a given name or a surname, sorted (names_known.bin, 1 MB), and
+    where each bucket of them starts: a membership test in one binary search within a bucket, in a few cache
+    lines rather than over the megabyte, without building 270,000 strings or ints at load (4,097 searches)."""
     table = array.array("I")
     table.frombytes((WORDLISTS / "names_known.bin").read_bytes())
     if sys.byteorder == "big":
         table.byteswap()  # the file is little-endian
-    return table
+    starts = array.array("I", (bisect.bisect_left(table, b << _BUCKET_SHIFT) for b in range(1 << 12)))
+    starts.append(len(table))
+    return table, starts
 
 
 def is_known(word: str) -> bool:
     """Whether some source holds the word as a name (a chance CRC match, about 1 word in 17,000, only ever
     spares a name from the vulgar and pun rules)."""
-    table = _known_hashes()  # a binary search: a set of the hashes looks up faster but takes 30-40 ms to build
+    table, starts = _known_hashes()  # a binary search: a set of the hashes takes 30-40 ms to build
     h = zlib.crc32(word.encode())
-    i = bisect.bisect_left(table, h)
+    b = h >> _BUCKET_SHIFT
+    i = bisect.bisect_left(table, h, starts[b], starts[b + 1])
     return i < len(table) and table[i] == h
 
 
