@@ -203,6 +203,17 @@ def test_the_seen_words_follow_the_tables() -> None:
     assert word in m.seen and word not in hidden.seen
 
 
+def test_the_known_name_buckets_hold_every_hash_of_their_top_bits() -> None:
+    """is_known searches one bucket of the sorted hashes (issue 32 part 3): each bucket must start where the first
+    hash of its top bits is, so a hash is found in its bucket exactly when it is in the table."""
+    table, starts = spoof_model._known_hashes()
+    assert len(starts) == 4097 and starts[0] == 0 and starts[-1] == len(table)
+    shift = spoof_model._BUCKET_SHIFT
+    for b in range(4096):
+        assert all(h >> shift == b for h in table[starts[b]:starts[b + 1]]), b
+    assert spoof_model.is_known("smith") and not spoof_model.is_known("zqxwvj")
+
+
 def test_the_prepared_vulgar_heads_match_the_function() -> None:
     """vulgar_heads.txt holds exactly the heads spoof_heads.may_start lets through, and a head the file does not
     cover (not lower-case ASCII letters) is computed: the same answer either way."""
