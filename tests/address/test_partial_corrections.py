@@ -158,6 +158,18 @@ def test_the_served_answer_is_the_local_one(sample: AddressEngine, ref_csv: Path
             served_note = note_from_header(got.headers.get(NOTE_HEADER, ""))
             assert _REF.sub("reference R", served_note) == _REF.sub("reference R", local.note), text
         assert wire["confidence"] != "Interaction required"  # the last, SUNSET BLVD: two readings
+        # the lead service of the same server: the corrected street, flagged (45), as the lead engine in process
+        fields = {"FIRST_NAME": "Ann", "LAST_NAME": "Lee", "STREET1": "1906 Doolittle Ave", "CITY": "San Leandro",
+                  "STATE": "CA", "ZIP": "94577"}
+        got = http.post("/search", json=fields)
+        assert got.status_code == 200, got.text
+        body = got.json()
+        served_sa = (body.get("ELSGenericMessage") or body)["StandardizedAddress"]
+        local_lead = LeadEngine(LeadProfile(points=sample.points())).verify(LeadRequest(
+            first_name="Ann", last_name="Lee", street1="1906 Doolittle Ave", city="San Leandro", state="CA",
+            zip="94577"))
+        assert served_sa == msgspec.to_builtins(local_lead.standardized_address), served_sa
+        assert served_sa["SUFFIX"] == "DR" and "45" in served_sa["ADDRESS_ERROR_STATUS"].split(","), served_sa
 
 
 _REF = re.compile(r"reference [^ ,;)]+")

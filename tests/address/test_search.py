@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +12,6 @@ from hypothesis import strategies as st
 from dqkit.contract.address import Confidence, SearchRequest, SearchResponse, SearchType, Suggestion
 from dqkit.contract.errors import BadRequestError
 from dqkit.engines.address import AddressEngine
-from dqkit.engines.address.query import Word
 
 
 def texts(engine: AddressEngine, text: str, country: str = "USA", **kw: object) -> list[str]:
@@ -179,16 +180,16 @@ def test_selective_path_gives_the_same_answers(engine: AddressEngine, monkeypatc
                "500 elmwood dr springfield il 62704", "77 masachusets ave cambridge", "1200 main st apt 7 62701"]
     dense = [texts(engine, q) for q in queries]
     monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)
-    monkeypatch.setattr(matching, "_SPARSE_RATIO", 0)
+    monkeypatch.setattr(matching, "_SPARSE_RATIO", 1)
     taken = []
-    real = matching.Matcher._selective
+    real = matching.Matcher._sparse_stage
 
-    def spy(self: matching.Matcher, words: list[Word]) -> list[matching.WordHit] | None:
-        got = real(self, words)
-        taken.append(got is not None)
+    def spy(self: matching.Matcher, *a: Any, **kw: Any) -> object:
+        got = real(self, *a, **kw)
+        taken.append(not isinstance(got, matching._Dense))
         return got
 
-    monkeypatch.setattr(matching.Matcher, "_selective", spy)
+    monkeypatch.setattr(matching.Matcher, "_sparse_stage", spy)
     assert [texts(engine, q) for q in queries] == dense
     assert sum(taken) >= len(queries) - 1
 
@@ -214,15 +215,15 @@ def test_made_up_street_takes_the_selective_path(engine: AddressEngine, monkeypa
     dense = answers()
     assert all(msgspec.json.decode(r)["confidence"] == Confidence.VERIFIED_PLACE for r, _ in dense)
     monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)
-    monkeypatch.setattr(matching, "_SPARSE_RATIO", 0)
-    real = matching.Matcher._selective
+    monkeypatch.setattr(matching, "_SPARSE_RATIO", 1)
+    real = matching.Matcher._sparse_stage
 
-    def spy(self: matching.Matcher, words: list[Word]) -> list[matching.WordHit] | None:
-        got = real(self, words)
-        taken[-1].append(got is not None)
+    def spy(self: matching.Matcher, *a: Any, **kw: Any) -> object:
+        got = real(self, *a, **kw)
+        taken[-1].append(not isinstance(got, matching._Dense))
         return got
 
-    monkeypatch.setattr(matching.Matcher, "_selective", spy)
+    monkeypatch.setattr(matching.Matcher, "_sparse_stage", spy)
     taken.clear()
     assert answers() == dense
     assert [any(t) for t in taken] == [True] * len(queries), taken

@@ -188,6 +188,8 @@ def test_the_speed_shortcuts_change_no_answer() -> None:
             assert len(w) < 6 or sound.translate(spoof_model._NO_VOWELS) not in m.vulgar_skeletons, w
     assert spoof_model._may_sound_vulgar(m, "azzhat") and not spoof_model._may_sound_vulgar(m, "garcia")
     assert not spoof_model._may_sound_vulgar(m, "bartholomew")  # "bar": a head of 3 letters let it through
+    assert not spoof_model._may_sound_vulgar(m, "davidson")  # a v in a word with vowels reads as a v
+    assert spoof_model._may_sound_vulgar(m, "fvck") and spoof_model._may_sound_vulgar(m, "vaggina")
 
 
 def test_the_seen_words_follow_the_tables() -> None:
@@ -201,6 +203,17 @@ def test_the_seen_words_follow_the_tables() -> None:
     hidden = dataclasses.replace(m, given={k: v for k, v in m.given.items() if k != word},
                                  surname={k: v for k, v in m.surname.items() if k != word})
     assert word in m.seen and word not in hidden.seen
+
+
+def test_the_known_name_buckets_hold_every_hash_of_their_top_bits() -> None:
+    """is_known searches one bucket of the sorted hashes (issue 32 part 3): each bucket must start where the first
+    hash of its top bits is, so a hash is found in its bucket exactly when it is in the table."""
+    table, starts = spoof_model._known_hashes()
+    assert len(starts) == 4097 and starts[0] == 0 and starts[-1] == len(table)
+    shift = spoof_model._BUCKET_SHIFT
+    for b in range(4096):
+        assert all(h >> shift == b for h in table[starts[b]:starts[b + 1]]), b
+    assert spoof_model.is_known("smith") and not spoof_model.is_known("zqxwvj")
 
 
 def test_the_prepared_vulgar_heads_match_the_function() -> None:

@@ -1,10 +1,11 @@
 """Finding the streets a query's words point at: exact words, prefixes, typos, with graceful fallbacks.
 
-Each query word becomes a per-street "level" array over one dataset (numpy int8, one byte per street):
-6 exact in the street name, 5 exact in the locality (city, region, postcode), 4 / 3 prefix, 2 / 1 within one or
-two typos, 0 no match. A street is a candidate when every kept word reaches it; its score is the sum of levels,
-which ranks street-name matches above locality matches and exact above prefix above typo. Postings are slices
-of sorted arrays (a prefix is one contiguous vocabulary range), so a word costs a few numpy slices.
+Each query word gets a "level" on each street of one dataset (numpy int8: one byte per street, or at national
+size on a few candidate streets only, see `sparse_match`): 6 exact in the street name, 5 exact in the locality
+(city, region, postcode), 4 / 3 prefix, 2 / 1 within one or two typos, 0 no match. A street is a candidate when
+every kept word reaches it; its score is the sum of levels, which ranks street-name matches above locality
+matches and exact above prefix above typo. Postings are slices of sorted arrays (a prefix is one contiguous
+vocabulary range), so a word costs a few numpy slices.
 
 When nothing matches, the search relaxes step by step: words with no hit at all are set aside (a half-typed unit
 designator, "USA", a typo beyond reach), then typo matching is tried for every word, then one and then two words
@@ -13,6 +14,7 @@ are dropped (each drop costs score). That is what lets validate land on an addre
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -22,7 +24,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
-from dqkit.engines.address_index.build import FIELD_STREET
+from dqkit.engines.address.sparse_match import WordIds, forward_levels, levels_on, posting_levels, posting_size
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, TokenIndex
 from dqkit.engines.address_index.tokens import unit_designator_prefix
 
@@ -33,9 +35,16 @@ LEVEL_PREFIX_LOCALITY: Final = 3
 LEVEL_FUZZY_STREET: Final = 2
 LEVEL_FUZZY_LOCALITY: Final = 1
 DROP_PENALTY: Final = 7
-_SPARSE_MAX: Final = 4096  # candidate streets up to which the other words are checked street by street
 _SPARSE_MIN_STREETS: Final = 65536  # below this, one byte per street per word is cheaper than the detour
-_SPARSE_RATIO: Final = 16  # ... and above it, when some word hits fewer than 1/16 of the streets
+_SPARSE_RATIO: Final = 16  # ... and above it, when the seed words' postings are under 1/16 of the streets
+_SEED_MAX: Final = 32768  # ... and under this many (each candidate street costs ~15 forward entries a word)
+
+
+class _Dense:
+    """A stage the sparse path leaves to the per-street arrays."""
+
+
+_DENSE: Final = _Dense()
 MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
 _FUZZY_CACHE: Final = 65536  # complete words whose typo matches are kept per dataset (then the cache starts over)
@@ -78,16 +87,6 @@ class WordHit:
         j = int(ids.searchsorted(i))  # the method: np.searchsorted's dispatch cost more than the search
         return int(lv[j]) if j < len(ids) and ids[j] == i else 0
 
-    def levels_at(self, idx: npt.NDArray[np.int64]) -> I8:
-        """This word's levels on the sorted local streets `idx` (all inside `sparse` when that is used)."""
-        if self.levels is not None:
-            return self.levels[idx]
-        assert self.sparse is not None
-        ids, lv = self.sparse
-        if ids is idx:
-            return lv
-        return lv[ids.searchsorted(idx)]
-
 
 @dataclass(slots=True)
 class StreetMatch:
@@ -118,14 +117,14 @@ class Matcher:
         self._lengths: dict[tuple[str, int, int], tuple[list[str], list[int]]] = {}  # see _near_length
 
     # -- one word ------------------------------------------------------------------------------------------
-    def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
+    def word_ids(self, w: Word, *, fuzzy: bool = False) -> WordIds:
+        """The vocabulary `w` reaches: its exact forms, its prefix range when incomplete, and typo matches (when
+        asked, or when nothing else is found: a word no street has may still be a slip of one)."""
         tk = self.tk
         exact_ids = [i for f in w.forms if (i := tk.find(f)) >= 0]
-        hit = WordHit(w, None)
         plo = phi = 0
         if not w.complete:
             plo, phi = tk.prefix_range(w.text)
-            hit.prefix = w.text
         fuzzy_ids: list[int] = []
         if fuzzy or (not exact_ids and plo == phi):
             fuzzy_ids = [i for i in self.fuzzy_ids(w) if i not in exact_ids]
@@ -133,27 +132,43 @@ class Matcher:
             # a word no street has, one slip from a suffix, direction, ordinal or short name ("AEV", "24HT",
             # "ELE"): it reaches the streets it may mean, as a typo does (evidence.py decides)
             fuzzy_ids += [i for f in w.fixes if (i := tk.find(f)) >= 0 and i not in fuzzy_ids]
-        hit.fuzzy = bool(fuzzy_ids)
-        if not exact_ids and plo == phi and not fuzzy_ids:
+        return WordIds(exact_ids, plo, phi, fuzzy_ids)
+
+    def _hit(self, w: Word, ids: WordIds) -> WordHit:
+        """The word's hit without its levels: what it matched, for highlighting and the evidence check."""
+        tk = self.tk
+        hit = WordHit(w, None)
+        if not w.complete:
+            hit.prefix = w.text
+        hit.fuzzy = bool(ids.fuzzy)
+        hit.exact = {tk.words[i] for i in ids.exact}
+        if ids.fuzzy:
+            if w.complete:
+                hit.exact |= {tk.vocab[i] for i in ids.fuzzy}
+            else:
+                hit.fuzzy_prefixes = {tk.vocab[i][:len(w.text)] for i in ids.fuzzy[:200]}
+        return hit
+
+    def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
+        return self._dense_hit(w, self.word_ids(w, fuzzy=fuzzy))
+
+    def _dense_hit(self, w: Word, ids: WordIds) -> WordHit:
+        hit = self._hit(w, ids)
+        if not ids.any:
             return hit
+        tk = self.tk
         lv = np.zeros(self.n, dtype=np.int8)
         base = self.ds.street_lo
-        if fuzzy_ids:
-            self._mark(lv, fuzzy_ids, tk.pl, tk.pl_ptr, LEVEL_FUZZY_LOCALITY, base)
-            self._mark(lv, fuzzy_ids, tk.ps, tk.ps_ptr, LEVEL_FUZZY_STREET, base)
-        if phi > plo:
-            self._mark(lv, [], tk.pl, tk.pl_ptr, LEVEL_PREFIX_LOCALITY, base, (plo, phi))
-            self._mark(lv, [], tk.ps, tk.ps_ptr, LEVEL_PREFIX_STREET, base, (plo, phi))
-        if exact_ids:
-            self._mark(lv, exact_ids, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
-            self._mark(lv, exact_ids, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
+        if ids.fuzzy:
+            self._mark(lv, ids.fuzzy, tk.pl, tk.pl_ptr, LEVEL_FUZZY_LOCALITY, base)
+            self._mark(lv, ids.fuzzy, tk.ps, tk.ps_ptr, LEVEL_FUZZY_STREET, base)
+        if ids.phi > ids.plo:
+            self._mark(lv, [], tk.pl, tk.pl_ptr, LEVEL_PREFIX_LOCALITY, base, (ids.plo, ids.phi))
+            self._mark(lv, [], tk.ps, tk.ps_ptr, LEVEL_PREFIX_STREET, base, (ids.plo, ids.phi))
+        if ids.exact:
+            self._mark(lv, ids.exact, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
+            self._mark(lv, ids.exact, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
         hit.levels = lv
-        hit.exact = {tk.words[i] for i in exact_ids}
-        if fuzzy_ids:
-            if w.complete:
-                hit.exact |= {tk.vocab[i] for i in fuzzy_ids}
-            else:
-                hit.fuzzy_prefixes = {tk.vocab[i][:len(w.text)] for i in fuzzy_ids[:200]}
         return hit
 
     @staticmethod
@@ -240,151 +255,88 @@ class Matcher:
 
     # -- all words ---------------------------------------------------------------------------------------
     def match(self, q: Query) -> StreetMatch:
+        """The strict AND of the words, then the relaxations in order; each stage on a few candidate streets
+        when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way."""
         words = list(q.words)
-        sparse = self._selective(words)
-        if sparse is not None:
-            result = self._combine(sparse[0], [], domain=sparse[1])
-            if result is not None:
-                return result
-        hits = [self._word(w, fuzzy=False) for w in words]
-        if sparse is None:
-            result = self._combine(hits, [])
-            if result is not None:
-                return result
-        # 1. typos for every word long enough
-        if any(max_typos(w.text) for w in words):
-            hits = [self._word(w, fuzzy=True) if max_typos(w.text) else h for w, h in zip(words, hits, strict=True)]
-            result = self._combine(hits, [], fuzzy=True)
-            if result is not None:
-                return result
-        # 2. let one, then two words miss (each miss costs DROP_PENALTY): a wrong ZIP, a city the index spells
-        #    differently, a word beyond typo reach
-        for r in (1, 2):
-            if len(hits) <= r:
-                break
-            result = self._combine(hits, [], fuzzy=True, may_miss=r)
+        dense: dict[int, WordHit] = {}  # id(WordIds) -> its dense hit, kept across stages
+        for ids, may_miss, fuzzy in self._stages(words):
+            result = self._sparse_stage(words, ids, may_miss, fuzzy)
+            if isinstance(result, _Dense):
+                hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i))
+                        for w, i in zip(words, ids, strict=True)]
+                result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
             if result is not None:
                 return result
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
 
-    def _selective(self, words: list[Word]) -> tuple[list[WordHit], npt.NDArray[np.int64]] | None:
-        """The strict AND, evaluated the cheap way: the most selective word over all streets, every other word
-        only on the streets that word left (through the forward index). None when that shortcut does not apply
-        (a single word, a word only a typo reaches, too many candidates, or a word matching none of them):
-        the caller then takes the general path, which gives the same answer for the cases handled here. A word
-        that reaches no street at all (a made-up name) is set aside here as the general path sets it aside.
-        Returns the hits (levels kept sparse, over the candidate streets only) and those candidates; nothing here
-        costs one byte per street of the dataset."""
-        if len(words) < 2 or self.n < _SPARSE_MIN_STREETS:
-            return None
-        tk = self.tk
-        ps_ptr, pl_ptr = tk.ps_ptr, tk.pl_ptr
-        specs: list[tuple[list[int], int, int, int]] = []
-        none: dict[int, WordHit] = {}  # words that reach no street at all, not even by a typo: set aside
-        for k, w in enumerate(words):
-            exact_ids = [i for f in w.forms if (i := tk.find(f)) >= 0]
-            plo, phi = tk.prefix_range(w.text) if not w.complete else (0, 0)
-            size = int(ps_ptr[phi] - ps_ptr[plo] + pl_ptr[phi] - pl_ptr[plo]) if phi > plo else 0
-            size += sum(int(ps_ptr[i + 1] - ps_ptr[i] + pl_ptr[i + 1] - pl_ptr[i]) for i in exact_ids)
-            if size == 0:
-                # a made-up name: the general path would set it aside too (no typo reaches it), so the AND of
-                # the other words stays cheap; a word a typo reaches takes the general path
-                if exact_ids or phi > plo:
-                    return None
-                h = self.match_word(w)
-                if h.hit:
-                    return None
-                none[k] = h
-            specs.append((exact_ids, plo, phi, size))
-        if len(none) == len(words):
-            return None
-        first = min((i for i in range(len(words)) if i not in none), key=lambda i: specs[i][3])
-        if specs[first][3] * _SPARSE_RATIO > self.n:
-            return None  # no word is selective enough for the detour to pay
-        cand, lv0 = self._posting_levels(*specs[first][:3])
-        if len(cand) > _SPARSE_MAX:
-            return None
-        w0 = words[first]
-        h0 = WordHit(w0, None, {tk.words[j] for j in specs[first][0]}, "" if w0.complete else w0.text,
-                     sparse=(cand, lv0))
-        g = cand + self.ds.street_lo
-        fa, fb = self.ix.fw_ptr[g], self.ix.fw_ptr[g + 1]
-        lens = fb - fa
-        starts = np.cumsum(lens) - lens
-        idx = np.repeat(fa - starts, lens) + np.arange(int(lens.sum()))
-        ent = self.ix.fw_tok[idx]
-        in_street = self.ix.fw_field[idx] == FIELD_STREET
-        out: list[WordHit] = []
-        for i, w in enumerate(words):
-            if i == first or i in none:
-                out.append(h0 if i == first else none[i])
-                continue
-            exact_ids, plo, phi, _ = specs[i]
-            lvl = np.zeros(len(ent), dtype=np.int8)
-            if phi > plo:
-                sel = (ent >= plo) & (ent < phi)
-                lvl[sel] = np.where(in_street[sel], LEVEL_PREFIX_STREET, LEVEL_PREFIX_LOCALITY)
-            if exact_ids:
-                sel = ent == exact_ids[0]
-                if len(exact_ids) > 4:
-                    sel = np.isin(ent, exact_ids)
-                else:  # a word's few forms: one comparison each beats np.isin's sort (5% of a clean validate)
-                    for other in exact_ids[1:]:
-                        sel |= ent == other
-                lvl[sel] = np.where(in_street[sel], LEVEL_EXACT_STREET, LEVEL_EXACT_LOCALITY)
-            per = np.maximum.reduceat(lvl, starts)
-            if not per.any():
-                return None
-            out.append(WordHit(w, None, {tk.vocab[j] for j in exact_ids}, "" if w.complete else w.text,
-                               sparse=(cand, per)))
-        return out, cand
+    def _stages(self, words: list[Word]) -> Iterator[tuple[list[WordIds], int, bool]]:
+        """(word ids, words that may miss, typo matching) of each stage, worked out only when reached: the strict
+        AND; 1. typos for every word long enough; 2. one, then two words may miss (each miss costs DROP_PENALTY):
+        a wrong ZIP, a city the index spells differently, a word beyond typo reach."""
+        ids = [self.word_ids(w) for w in words]
+        yield ids, 0, False
+        if any(max_typos(w.text) for w in words):
+            ids = [self.word_ids(w, fuzzy=True) if max_typos(w.text) else i for w, i in zip(words, ids, strict=True)]
+            yield ids, 0, True
+        for r in (1, 2):
+            if len(words) <= r:
+                break
+            yield ids, r, True
 
-    def _posting_levels(self, exact_ids: list[int], plo: int, phi: int) -> tuple[npt.NDArray[np.int64], I8]:
-        """The streets (sorted local ids) a word reaches, straight from its posting lists, with the word's best
-        level on each: what `match_word` marks in a full array, without the array."""
+    def _sparse_stage(self, words: list[Word], ids: list[WordIds], may_miss: int,
+                      fuzzy: bool) -> StreetMatch | _Dense | None:
+        """One stage on the candidate streets only (see `sparse_match`); `_DENSE` when that would not pay (a
+        small dataset, words too common) or cannot decide (every street may qualify)."""
+        kept = [k for k, i in enumerate(ids) if i.any]
+        if not kept:
+            return None
+        need = len(kept) - may_miss
+        if need < 1 or self.n < _SPARSE_MIN_STREETS:
+            return _DENSE
         tk = self.tk
-        parts: list[npt.NDArray[np.int32]] = []
-        levels: list[int] = []
-        if phi > plo:
-            parts += [tk.pl[tk.pl_ptr[plo]:tk.pl_ptr[phi]], tk.ps[tk.ps_ptr[plo]:tk.ps_ptr[phi]]]
-            levels += [LEVEL_PREFIX_LOCALITY, LEVEL_PREFIX_STREET]
-        for i in exact_ids:
-            parts += [tk.pl[tk.pl_ptr[i]:tk.pl_ptr[i + 1]], tk.ps[tk.ps_ptr[i]:tk.ps_ptr[i + 1]]]
-            levels += [LEVEL_EXACT_LOCALITY, LEVEL_EXACT_STREET]
-        streets = np.concatenate(parts).astype(np.int64)
-        lv = np.repeat(np.array(levels, dtype=np.int64), [len(x) for x in parts])
-        key = streets * 8 + (7 - lv)  # sorted: by street, then best level first
-        key.sort()
-        first = np.ones(len(key), dtype=bool)
-        first[1:] = (key[1:] >> 3) != (key[:-1] >> 3)
-        key = key[first]
-        return (key >> 3) - self.ds.street_lo, (7 - (key & 7)).astype(np.int8)
-
-    def _word(self, w: Word, *, fuzzy: bool) -> WordHit:
-        return self.match_word(w, fuzzy=fuzzy)
+        sizes = [posting_size(tk, ids[k]) for k in kept]
+        order = sorted(range(len(kept)), key=sizes.__getitem__)[:may_miss + 1]
+        seeds = [kept[j] for j in order]
+        if sum(sizes[j] for j in order) > min(_SEED_MAX, self.n // _SPARSE_RATIO):
+            return _DENSE
+        base = self.ds.street_lo
+        by_seed = {k: posting_levels(tk, ids[k], base) for k in seeds}
+        cand = by_seed[seeds[0]][0] if len(seeds) == 1 else np.unique(np.concatenate([s for s, _ in by_seed.values()]))
+        if len(cand) == 0:
+            return None
+        others = [k for k in kept if k not in by_seed]
+        fw = forward_levels(self.ix, cand + base, [ids[k] for k in others]) if others else []
+        if fw is None:
+            return _DENSE
+        at = dict(zip(others, fw, strict=True))
+        levels = [levels_on(*by_seed[k], cand) if k in by_seed else at[k] for k in kept]
+        count = (levels[0] > 0).astype(np.int32)
+        for lv in levels[1:]:
+            count += lv > 0
+        ok = count >= need
+        idx = cand[ok]
+        if len(idx) == 0:
+            return None
+        sums = levels[0][ok].astype(np.int32)
+        for lv in levels[1:]:
+            sums += lv[ok]
+        misses = len(kept) - count[ok] if may_miss else np.zeros(len(idx), dtype=np.int32)
+        hits = []
+        for k, lv in zip(kept, levels, strict=True):
+            h = self._hit(words[k], ids[k])
+            h.sparse = (cand, lv)
+            hits.append(h)
+        missing = [words[k] for k, i in enumerate(ids) if not i.any]
+        return self._result(idx, sums, misses, hits, [], missing, fuzzy)
 
     def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False,
-                 may_miss: int = 0, domain: npt.NDArray[np.int64] | None = None) -> StreetMatch | None:
+                 may_miss: int = 0) -> StreetMatch | None:
         """AND of the hits (up to `may_miss` of them may miss a street, at a cost each); words without any hit
-        at all are set aside. None when no street is left. `domain`: sorted local streets that hold every
-        answer (the selective path's candidates); the AND then looks at those streets only."""
+        at all are set aside. None when no street is left."""
         kept = [h for h in hits if h.hit]
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
-        if domain is not None and not may_miss:
-            at = [h.levels_at(domain) for h in kept]
-            ok = at[0] > 0
-            for a in at[1:]:
-                ok &= a > 0
-            idx = domain[ok]
-            if len(idx) == 0:
-                return None
-            sums = at[0][ok].astype(np.int32)
-            for a in at[1:]:
-                sums += a[ok]
-            misses = np.zeros(len(idx), dtype=np.int32)
-            return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
         levels = [h.levels for h in kept if h.levels is not None]
         if may_miss:
             acc = levels[0].astype(np.int16)

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
+from dqkit.engines.address.number_spans import held_on_streets, spans_in_held
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address_index.reader import NUMINT_MAX, numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
@@ -33,7 +34,8 @@ NUMBER_EXACT: Final = 3
 NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
 NUMBER_PREFIX: Final = 1
 _PRIOR_CAP: Final = (1 << 20) - 1
-_FEW_STREETS: Final = 512  # below this many candidate streets, look the number up street by street
+_KEY_STREETS: Final = 16  # up to this many candidate streets, the number's (street, number) key ranges
+_FEW_STREETS: Final = 4096  # up to this many candidate streets, no shortcut: every one's addresses with the number
 _BEST_CHUNK: Final = 512  # many candidate streets: look the number up on the best of them, this many at a time,
 _BEST_WALK: Final = 8192  # ... over at most this many of the busiest streets before taking the full path
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
@@ -141,37 +143,26 @@ class Searcher:
         ix = self.ix
         tk = self.matcher(ds).tk
         ni = numint(q.number)
-        if len(m.streets) <= _FEW_STREETS:
-            # few candidate streets: binary-search the number in each (street, number) key range
+        if len(m.streets) <= _KEY_STREETS:  # one or a few streets (validate): two binary searches in the keys
             keys = (m.streets << 24) | ni
             starts = ix.a_key.searchsorted(keys, "left")
-            ends = ix.a_key.searchsorted(keys, "right")
-            has = ends > starts
-            if not has.any():
-                return [], False, 0
-            starts, ends, sc_st = starts[has], ends[has], m.scores[has]
-            lens = ends - starts
+            lens = ix.a_key.searchsorted(keys, "right") - starts
             addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            sc = np.repeat(sc_st, lens)
-            st = ix.a_street[addrs].astype(np.int64)
+            which = np.repeat(np.arange(len(keys)), lens)
         else:
-            if location is None:
-                got = self._number_on_best_streets(ds, q, m, k, ni)
-                if got is not None:
-                    return got
             lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
             hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
             if lo == hi:
                 return [], False, 0
-            addrs = tk.num_order[lo:hi]
-            st = ix.a_street[addrs].astype(np.int64)
-            score_of = np.full(ds.street_hi - ds.street_lo, -10_000, dtype=np.int32)
-            score_of[m.streets - ds.street_lo] = m.scores
-            sc = score_of[st - ds.street_lo]
-            keep = sc > -10_000
-            if not keep.any():
-                return [], False, 0
-            addrs, st, sc = addrs[keep], st[keep], sc[keep]
+            held = tk.num_order[lo:hi]  # the addresses carrying the number, by id (see number_spans)
+            if len(m.streets) > _FEW_STREETS and location is None:
+                got = self._number_on_best_streets(ds, q, m, k, ni, held)
+                if got is not None:
+                    return got
+            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets)
+        if not len(addrs):
+            return [], False, 0
+        st, sc = m.streets[which], m.scores[which]
         num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
         nums = ix.a_number[addrs]
         exact = np.zeros(len(addrs), dtype=bool)
@@ -183,8 +174,8 @@ class Searcher:
         order = np.lexsort((addrs, -prior, -sc, -nlevel))
         return self._group(ds, q, addrs[order], nlevel[order], sc[order], prior[order], k)
 
-    def _number_on_best_streets(self, ds: DatasetInfo, q: Query, m: StreetMatch, k: int,
-                                ni: int) -> tuple[list[Item], bool, int] | None:
+    def _number_on_best_streets(self, ds: DatasetInfo, q: Query, m: StreetMatch, k: int, ni: int,
+                                held: npt.NDArray[np.int64]) -> tuple[list[Item], bool, int] | None:
         """The exact house number looked up on the candidate streets in the order the full ranking gives them
         (word score, then prior, then street id), score by score: a score held by few streets all at once, one
         held by many through the dataset's busiest streets. As soon as the streets looked at fill more than k
@@ -219,10 +210,7 @@ class Searcher:
             if sizes[sc - lo_sc] <= _FEW_STREETS:  # a few streets: all of them, busiest first
                 few = cand[scores == sc]
                 few = few[np.lexsort((few, -np.minimum(ix.s_count[few], _PRIOR_CAP)))]
-                keys = (few << 24) | ni
-                starts = a_key.searchsorted(keys, "left")
-                lens = a_key.searchsorted(keys, "right") - starts
-                addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+                addrs, _ = spans_in_held(held, s_lo, s_hi, few)
                 nums = a_number[addrs]
                 exact = np.zeros(len(addrs), dtype=bool)
                 for num_id in num_ids:

@@ -539,7 +539,7 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
 def _may_sound_vulgar(m: NameModel, w: str) -> bool:
     """False when no reading of the rule can fit the word, told from its first four letters (spoof_heads: one set
     look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed)."""
-    if "v" in w:
+    if "v" in w and _VOWEL.isdisjoint(w):
         return True  # v = u in a word without vowels: the one rewrite a head does not tell
     head = w[:spoof_heads.HEAD_LETTERS]
     long = len(w) >= 6
@@ -590,23 +590,30 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
     return None, ""
 
 
+_BUCKET_SHIFT: Final = 20  # a hash's top 12 bits pick its bucket of the sorted hashes: about 67 of them
+
+
 @functools.cache
-def _known_hashes() -> array.array[int]:
-    """CRC-32 of every word the sources hold as a given name or a surname, sorted (names_known.bin, 1 MB): a
-    membership test in one binary search, without building 250,000 strings at load."""
+def _known_hashes() -> tuple[array.array[int], array.array[int]]:
+    """CRC-32 of every word the sources hold as a given name or a surname, sorted (names_known.bin, 1 MB), and
+    where each bucket of them starts: a membership test in one binary search within a bucket, in a few cache
+    lines rather than over the megabyte, without building 270,000 strings or ints at load (4,097 searches)."""
     table = array.array("I")
     table.frombytes((WORDLISTS / "names_known.bin").read_bytes())
     if sys.byteorder == "big":
         table.byteswap()  # the file is little-endian
-    return table
+    starts = array.array("I", (bisect.bisect_left(table, b << _BUCKET_SHIFT) for b in range(1 << 12)))
+    starts.append(len(table))
+    return table, starts
 
 
 def is_known(word: str) -> bool:
     """Whether some source holds the word as a name (a chance CRC match, about 1 word in 17,000, only ever
     spares a name from the vulgar and pun rules)."""
-    table = _known_hashes()  # a binary search: a set of the hashes looks up faster but takes 30-40 ms to build
+    table, starts = _known_hashes()  # a binary search: a set of the hashes takes 30-40 ms to build
     h = zlib.crc32(word.encode())
-    i = bisect.bisect_left(table, h)
+    b = h >> _BUCKET_SHIFT
+    i = bisect.bisect_left(table, h, starts[b], starts[b + 1])
     return i < len(table) and table[i] == h
 
 

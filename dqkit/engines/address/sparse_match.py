@@ -1,0 +1,137 @@
+"""Word levels on a few candidate streets instead of one byte per street of the dataset (issue 33).
+
+At national size (2.6M streets) a per-street level array costs ~1 ms a word to clear, mark and scan, whatever
+the query; a keystroke of four words paid that three times over (once per unit reading). A street can only be an
+answer when enough words reach it: in the strict AND the most selective word must, and when r words may miss,
+one of any r + 1 words must (a street missing r + 1 of them misses too many). So the candidates are the union of
+the postings of the r + 1 most selective words, and every word's level is read on those streets only, through the
+forward index (street -> tokens). The levels are the ones `Matcher.match_word` marks (the best of exact, prefix
+and typo, street field above locality), so the answers are those of the dense path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dqkit.engines.address_index.build import FIELD_STREET
+from dqkit.engines.address_index.store import ReferenceIndex, TokenIndex
+
+I8 = npt.NDArray[np.int8]
+I64 = npt.NDArray[np.int64]
+
+# the levels of matching.py, repeated here to keep this module free of it (matching imports this one)
+_EXACT = (6, 5)  # (street field, locality field)
+_PREFIX = (4, 3)
+_FUZZY = (2, 1)
+
+
+@dataclass(slots=True)
+class WordIds:
+    """The vocabulary one word reaches at one stage of matching: exact ids, a prefix id range, typo ids."""
+
+    exact: list[int]
+    plo: int
+    phi: int
+    fuzzy: list[int]
+
+    @property
+    def any(self) -> bool:
+        return bool(self.exact) or self.phi > self.plo or bool(self.fuzzy)
+
+
+def posting_size(tk: TokenIndex, ids: WordIds) -> int:
+    """How many postings (street and locality fields) the word's ids hold: the cost of gathering them."""
+    ps, pl = tk.ps_ptr, tk.pl_ptr
+    n = int(ps[ids.phi] - ps[ids.plo] + pl[ids.phi] - pl[ids.plo]) if ids.phi > ids.plo else 0
+    for lst in (ids.exact, ids.fuzzy):
+        if len(lst) <= 8:  # a word's few forms: plain integers beat numpy's call overhead
+            n += sum(int(ps[i + 1] - ps[i] + pl[i + 1] - pl[i]) for i in lst)
+        else:
+            a = np.asarray(lst, dtype=np.int64)
+            n += int((ps[a + 1] - ps[a]).sum() + (pl[a + 1] - pl[a]).sum())
+    return n
+
+
+def posting_levels(tk: TokenIndex, ids: WordIds, street_lo: int) -> tuple[I64, I8]:
+    """The streets (sorted local ids) the word reaches, straight from its posting lists, with its best level on
+    each: what `match_word` marks in a full array, without the array."""
+    parts: list[npt.NDArray[np.int32]] = []
+    levels: list[int] = []
+    if ids.fuzzy:
+        parts += [_gather(tk.pl, tk.pl_ptr, ids.fuzzy), _gather(tk.ps, tk.ps_ptr, ids.fuzzy)]
+        levels += [_FUZZY[1], _FUZZY[0]]
+    if ids.phi > ids.plo:
+        parts += [tk.pl[tk.pl_ptr[ids.plo]:tk.pl_ptr[ids.phi]], tk.ps[tk.ps_ptr[ids.plo]:tk.ps_ptr[ids.phi]]]
+        levels += [_PREFIX[1], _PREFIX[0]]
+    if ids.exact:
+        parts += [_gather(tk.pl, tk.pl_ptr, ids.exact), _gather(tk.ps, tk.ps_ptr, ids.exact)]
+        levels += [_EXACT[1], _EXACT[0]]
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)
+    streets = np.concatenate(parts).astype(np.int64)
+    lv = np.repeat(np.array(levels, dtype=np.int64), [len(x) for x in parts])
+    key = streets * 8 + (7 - lv)  # sorted: by street, then best level first
+    key.sort()
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = (key[1:] >> 3) != (key[:-1] >> 3)
+    key = key[first]
+    return (key >> 3) - street_lo, (7 - (key & 7)).astype(np.int8)
+
+
+def levels_on(streets: I64, levels: I8, cand: I64) -> I8:
+    """A word's levels (on its sorted `streets`) read on the sorted candidates `cand`: 0 where it misses."""
+    if streets is cand or len(streets) == 0:
+        return levels if streets is cand else np.zeros(len(cand), dtype=np.int8)
+    pos = np.minimum(streets.searchsorted(cand), len(streets) - 1)
+    return np.where(streets[pos] == cand, levels[pos], 0).astype(np.int8)
+
+
+def _gather(post: npt.NDArray[np.int32], ptr: I64, ids: list[int]) -> npt.NDArray[np.int32]:
+    """The postings of token `ids`, one after the other."""
+    if len(ids) == 1:
+        return post[ptr[ids[0]]:ptr[ids[0] + 1]]
+    if len(ids) <= 8:
+        return np.concatenate([post[ptr[i]:ptr[i + 1]] for i in ids])
+    a = np.asarray(ids, dtype=np.int64)
+    start = ptr[a]
+    lens = ptr[a + 1] - start
+    total = int(lens.sum())
+    if total == 0:
+        return post[:0]
+    return post[np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total)]
+
+
+def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> list[I8] | None:
+    """Each word's level on each of `streets` (global ids), read from the forward index. None when a street has
+    no forward entry (then `np.maximum.reduceat` would not give its level; the caller takes the dense path)."""
+    fa, fb = ix.fw_ptr[streets], ix.fw_ptr[streets + 1]
+    lens = fb - fa
+    if len(lens) == 0 or not lens.all():
+        return None
+    starts = np.cumsum(lens) - lens
+    at = np.repeat(fa - starts, lens) + np.arange(int(lens.sum()))
+    ent = ix.fw_tok[at]
+    in_street = ix.fw_field[at] == FIELD_STREET
+    out: list[I8] = []
+    for ids in words:
+        lvl = np.zeros(len(ent), dtype=np.int8)
+        # lowest level first, each later one overwrites: the best level a token gives, as match_word's marks
+        if ids.fuzzy:
+            sel = np.isin(ent, np.asarray(ids.fuzzy, dtype=ent.dtype))
+            lvl[sel] = np.where(in_street[sel], *_FUZZY)
+        if ids.phi > ids.plo:
+            sel = (ent >= ids.plo) & (ent < ids.phi)
+            lvl[sel] = np.where(in_street[sel], *_PREFIX)
+        if ids.exact:
+            if len(ids.exact) > 4:
+                sel = np.isin(ent, np.asarray(ids.exact, dtype=ent.dtype))
+            else:  # a word's few forms: one comparison each beats np.isin's sort
+                sel = ent == ids.exact[0]
+                for other in ids.exact[1:]:
+                    sel |= ent == other
+            lvl[sel] = np.where(in_street[sel], *_EXACT)
+        out.append(np.maximum.reduceat(lvl, starts))
+    return out
