@@ -149,7 +149,8 @@ def typed_results(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = Fals
 def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame without the result columns no row filled (the core columns always stay): a profile answering
     PHONE_STATUS shows no score columns, a local answer no Stage 2 columns."""
-    filled = {c for c in frame.columns if frame[c].notna().any()}
+    # one frame-wide test, not a Series made per column: ~5 ms less for each chunk of a `dqkit verify --workers`
+    filled = {c for c, any_value in zip(frame.columns, frame.notna().any().tolist(), strict=True) if any_value}
     empty = [c for c in frame.columns
              if c not in CORE_COLUMNS and c not in filled and DERIVED_FROM.get(str(c)) not in filled]
     return frame.drop(columns=empty) if empty else frame

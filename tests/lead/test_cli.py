@@ -97,7 +97,10 @@ def test_codes_into_a_closed_pipe_ends_quietly() -> None:
     assert proc.returncode == 141
 
 
-def test_demo_says_when_answers_came_from_the_cache(tmp_path: Path) -> None:
+def test_demo_says_when_answers_came_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A cache of the test's own, whatever the caller's environment says (DQKIT_CACHE=0 switched it off)
+    monkeypatch.delenv("DQKIT_CACHE", raising=False)
+    monkeypatch.setenv("DQKIT_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "demo"
     first = dqkit("demo", "--out", str(out))
     assert first.returncode == 0, first.stderr

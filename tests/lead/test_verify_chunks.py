@@ -101,3 +101,14 @@ def test_relaid_lines_are_the_csv_writers_own() -> None:
     text = 'x,"a,b",\r\n"multi\nline","q""uote",z\r\n'
     assert relaid(text, ["a", "b", "c"], ["a", "new", "b", "c"]) == \
         'x,,"a,b",\r\n"multi\nline",,"q""uote",z\r\n'
+
+
+def test_a_large_file_gets_fewer_larger_chunks() -> None:
+    """Each chunk pays a fixed cost, so a large file is cut into about CHUNKS_PER_WORKER chunks a worker (issue
+    31), never smaller than CHUNK_ROWS (small files as before) nor larger than MAX_CHUNK_ROWS."""
+    from dqkit.cli._verify_chunks import CHUNK_ROWS, CHUNKS_PER_WORKER, MAX_CHUNK_ROWS, chunk_rows
+
+    assert chunk_rows(3000, 2) == chunk_rows(20_000, 2) == CHUNK_ROWS
+    size = chunk_rows(50_000, 2)
+    assert CHUNK_ROWS < size < MAX_CHUNK_ROWS and -(-50_000 // size) == 2 * CHUNKS_PER_WORKER
+    assert chunk_rows(10_000_000, 2) == chunk_rows(10_000_000, 16) == MAX_CHUNK_ROWS

@@ -13,11 +13,11 @@ from dqkit.engines.lead import spoof_heads, spoof_model
 
 OUT = spoof_model.WORDLISTS / "vulgar_heads.txt"
 HEADER = """\
-# Heads of 3-4 lower-case ASCII letters (no v) with which a word may start a vulgar reading of the name model's
-# sound-alike rule (spoof_heads.may_start): line "short<TAB>heads" for words of 3-5 letters, line "long<TAB>heads"
-# for the further heads of words of 6+ letters (their consonants may read as a long vulgar word's). Every other
-# such head starts no vulgar reading. Made by tests/lead_rules/build_vulgar_heads.py from vulgar_sounds.txt
-# (dqkit's own list); do not edit by hand.
+# Heads of 3-4 lower-case ASCII letters with which a word (other than one of v and consonants alone, which is
+# always read) may start a vulgar reading of the name model's sound-alike rule (spoof_heads.may_start): line
+# "short<TAB>heads" for words of 3-5 letters, line "long<TAB>heads" for the further heads of words of 6+ letters
+# (their consonants may read as a long vulgar word's). Every other such head starts no vulgar reading.
+# Made by tests/lead_rules/build_vulgar_heads.py from vulgar_sounds.txt (dqkit's own list); do not edit by hand.
 """
 
 
@@ -27,7 +27,7 @@ def heads() -> tuple[list[str], list[str]]:
     starts = spoof_heads.vulgar_starts(m.vulgar)
     short: list[str] = []
     long_only: list[str] = []
-    letters = string.ascii_lowercase.replace("v", "")
+    letters = string.ascii_lowercase
     for n in (3, spoof_heads.HEAD_LETTERS):
         for t in itertools.product(letters, repeat=n):
             head = "".join(t)

@@ -188,6 +188,8 @@ def test_the_speed_shortcuts_change_no_answer() -> None:
             assert len(w) < 6 or sound.translate(spoof_model._NO_VOWELS) not in m.vulgar_skeletons, w
     assert spoof_model._may_sound_vulgar(m, "azzhat") and not spoof_model._may_sound_vulgar(m, "garcia")
     assert not spoof_model._may_sound_vulgar(m, "bartholomew")  # "bar": a head of 3 letters let it through
+    assert not spoof_model._may_sound_vulgar(m, "davidson")  # a v in a word with vowels reads as a v
+    assert spoof_model._may_sound_vulgar(m, "fvck") and spoof_model._may_sound_vulgar(m, "vaggina")
 
 
 def test_the_seen_words_follow_the_tables() -> None:

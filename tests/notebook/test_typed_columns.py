@@ -54,3 +54,23 @@ def test_one_shape_that_lacks_a_name_gives_empty_cells_not_none() -> None:
     got = typed_columns(rows, ["code", "t1", "flag"], CATEGORIES, flags=frozenset({"flag"}))
     assert got["flag"].tolist() == [False, False, False]
     pd.testing.assert_frame_equal(got, _plain(rows, ["code", "t1", "flag"]))
+
+
+def test_empty_result_columns_are_found_frame_wide_as_column_by_column() -> None:
+    """without_empty_columns tests the whole frame at once (issue 31): it keeps what the per-column test kept, for
+    text, categorical and number columns, full, partly and wholly missing, core and derived ones."""
+    from dqkit.contract.lead_columns import CORE_COLUMNS
+    from dqkit.notebook.dtypes import LEAD_CATEGORIES, LEAD_NUMBERS, typed_columns
+    from dqkit.notebook.leads import DERIVED_FROM, RESULT_NAMES, without_empty_columns
+
+    rows = [{"result_code": "S100", "phone_status": "E801", "std_geo_lat": "37.27", "std_city": "SAN JOSE"},
+            {"result_code": "E100", "spoof_field": "LAST_NAME", "std_geo_lat": ""},
+            {"result_code": "S102", "score_result": "", "std_zip": "95124"}]
+    frame = typed_columns(rows, RESULT_NAMES, LEAD_CATEGORIES, LEAD_NUMBERS)
+    filled = {c for c in frame.columns if frame[c].notna().any()}
+    want = [c for c in frame.columns
+            if c in CORE_COLUMNS or c in filled or DERIVED_FROM.get(str(c)) in filled]
+    assert list(without_empty_columns(frame).columns) == want
+    assert {"phone_status", "phone_desc", "spoof_field", "std_zip"} <= set(want)
+    assert "score_result" not in want and "std_county" not in want
+    assert list(without_empty_columns(frame.iloc[:0]).columns) == [c for c in frame.columns if c in CORE_COLUMNS]

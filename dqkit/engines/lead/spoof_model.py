@@ -539,7 +539,7 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
 def _may_sound_vulgar(m: NameModel, w: str) -> bool:
     """False when no reading of the rule can fit the word, told from its first four letters (spoof_heads: one set
     look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed)."""
-    if "v" in w:
+    if "v" in w and _VOWEL.isdisjoint(w):
         return True  # v = u in a word without vowels: the one rewrite a head does not tell
     head = w[:spoof_heads.HEAD_LETTERS]
     long = len(w) >= 6
