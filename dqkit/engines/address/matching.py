@@ -320,7 +320,7 @@ class Matcher:
         sums = levels[0][ok].astype(np.int32)
         for lv in levels[1:]:
             sums += lv[ok]
-        misses = len(kept) - count[ok] if may_miss else np.zeros(len(idx), dtype=np.int32)
+        misses = len(kept) - count[ok] if may_miss else None
         hits = []
         for k, lv in zip(kept, levels, strict=True):
             h = self._hit(words[k], ids[k])
@@ -362,16 +362,17 @@ class Matcher:
             sums = levels[0][idx].astype(np.int32)
             for lv in levels[1:]:
                 sums += lv[idx]
-            misses = np.zeros(len(idx), dtype=np.int32)
+            misses = None
         return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
 
-    def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32],
+    def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32] | None,
                 kept: list[WordHit], dropped: list[Word], missing: list[Word], fuzzy: bool) -> StreetMatch:
+        """`misses`: words each street misses (None: none; a million-street answer skips an array of zeros)."""
         penalty = DROP_PENALTY * (len(dropped) + sum(1 for w in missing if not harmless(w)))
-        scores = sums - penalty - DROP_PENALTY * misses
+        scores = sums - penalty if misses is None else sums - penalty - DROP_PENALTY * misses
         all_words = len(kept) + len(dropped) + len(missing)
         return StreetMatch(
-            streets=idx.astype(np.int64) + self.ds.street_lo, scores=scores, hits=kept,
+            streets=idx.astype(np.int64, copy=False) + self.ds.street_lo, scores=scores, hits=kept,
             dropped=dropped + missing, fuzzy=fuzzy or any(h.fuzzy for h in kept),
             max_score=LEVEL_EXACT_STREET * all_words,
         )

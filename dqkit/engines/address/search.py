@@ -193,7 +193,7 @@ class Searcher:
         if lo_sc <= -10_000:
             return None
         sizes = np.bincount(scores - lo_sc)
-        a_key, a_number, s_lo, s_hi = ix.a_key, ix.a_number, ix.s_lo, ix.s_hi
+        a_number, s_lo, s_hi = ix.a_number, ix.s_lo, ix.s_hi
         got: list[int] = []
         got_sc: list[int] = []
 
@@ -225,14 +225,14 @@ class Searcher:
                 chunk = order[c0:c0 + _BEST_CHUNK] + ds.street_lo
                 pos = np.minimum(cand.searchsorted(chunk), len(cand) - 1)
                 good = chunk[(cand[pos] == chunk) & (scores[pos] == sc)]
-                for st in good.tolist():
-                    lo, hi = int(s_lo[st]), int(s_hi[st])
-                    ks = a_key[lo:hi]
-                    key = (st << 24) | ni
-                    for a in range(lo + int(ks.searchsorted(key, "left")), lo + int(ks.searchsorted(key, "right"))):
-                        if int(a_number[a]) in num_ids:
-                            got.append(a)
-                            got_sc.append(sc)
+                addrs, _ = spans_in_held(held, s_lo, s_hi, good)  # street by street, busiest first
+                nums = a_number[addrs]
+                exact = nums == num_ids[0]
+                for num_id in num_ids[1:]:
+                    exact |= nums == num_id
+                hit = addrs[exact].tolist()
+                got += hit
+                got_sc += [sc] * len(hit)
                 if (out := settled()) is not None:
                     return out
             return None  # the busiest streets of this score did not settle it
