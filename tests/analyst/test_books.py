@@ -36,6 +36,12 @@ def _calls_line(stdout: str) -> str:
     return next(line for line in stdout.splitlines() if line.startswith("calls to"))
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """The run gets Ctrl-C as a terminal gives it, even when this suite was started in the background by a shell
+    without job control (which starts it with SIGINT ignored, a disposition every child inherits)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _with_cache(tmp_path: Path) -> dict[str, str]:
     return {"DQKIT_LEAD_TOKEN": TOKEN, "DQKIT_CACHE": "1", "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
@@ -79,7 +85,7 @@ def test_ctrl_c_lets_the_requests_in_flight_finish_and_no_lead_is_paid_for_twice
     with FaultProxy(vendor.url, plan=lambda ref, nth: "delay", delay_seconds=0.4) as proxy:
         run = subprocess.Popen([sys.executable, "-c", LAUNCH, "verify", str(src), "-o", str(tmp_path / "a.csv"),
                                 "--service", proxy.url], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, text=True)
+                               stdin=subprocess.DEVNULL, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
         deadline = time.monotonic() + 120
         while len(proxy.answered) < 60 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.05)
@@ -111,7 +117,7 @@ def test_a_second_ctrl_c_aborts_and_says_how_many_may_be_billed_again(vendor: Se
     with FaultProxy(vendor.url, plan=lambda ref, nth: "delay", delay_seconds=3.0) as proxy:
         run = subprocess.Popen([sys.executable, "-c", LAUNCH, "verify", str(src), "-o", str(tmp_path / "a.csv"),
                                 "--service", proxy.url], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, text=True)
+                               stdin=subprocess.DEVNULL, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
         deadline = time.monotonic() + 120
         while len(proxy.received) < 10 and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -167,6 +167,7 @@ def test_an_interrupted_run_with_workers_loses_nothing_and_resumes(tmp_path: Pat
     cmd, env, db = _cli(tmp_path)
     out = tmp_path / "out.csv"
     proc = subprocess.Popen([*cmd, "-o", str(out)], env=env, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal gives it
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _wait_for_answers(db, proc)
     if how == "ctrl-c":
