@@ -178,12 +178,12 @@ def test_the_rule_itself() -> None:
     got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597)
     assert (got.verdict, got.partial, got.changes) == (CORRECTED, True, ("suffix WAY corrected to PL",))
     city = {*heyer, ("", "WAY", "")}  # HEYER WAY in another ZIP of the city
-    got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597, city_forms=city)
+    got = check_form(("", "WAY", ""), ("", "PL", ""), heyer, 4597, city_forms=lambda: city)
     assert (got.verdict, got.partial, got.changes) == (REFUSED, True, ("suffix WAY corrected to PL",))
     warren = {("E", "AVE", ""): FormFacts(True, 610, 620)}
     got = check_form(("W", "AVE", ""), ("E", "AVE", ""), warren, 610)  # the name's one direction in the city
     assert (got.verdict, got.partial, got.changes) == (CORRECTED, True, ("direction W corrected to E",))
-    got = check_form(("W", "AVE", ""), ("E", "AVE", ""), warren, 610, city_forms={*warren, ("", "CT", "")})
+    got = check_form(("W", "AVE", ""), ("E", "AVE", ""), warren, 610, city_forms=lambda: {*warren, ("", "CT", "")})
     assert got.verdict == REFUSED  # the name without a direction in the city: not the one direction there
     both_parts = check_form(("W", "CT", ""), ("E", "AVE", ""), warren, 610)
     assert (both_parts.verdict, both_parts.partial) == (REFUSED, True)  # two typed parts changed: two guesses

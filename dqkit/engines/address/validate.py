@@ -28,6 +28,7 @@ only a place (a ZIP, a city and state) is answered as the place (`place.py`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -452,7 +453,7 @@ class Validator:
         whole = all(complete(pc) for pc in postcodes) if complete is not None else True
         number = numint(q.number) if q.number[:1].isdigit() else 0
         return check_form(e.typed_form, (s.predir, s.suffix, s.postdir), facts, number, complete=whole,
-                          city_forms=None if whole else self._city_forms(ds, s, postcodes))
+                          city_forms=None if whole else functools.partial(self._city_forms, ds, s, postcodes))
 
     def _city_forms(self, ds: DatasetInfo, s: StreetRow, postcodes: list[str]) -> set[Form]:
         """Every form of street `s`'s name in its whole city (`postcodes` and every ZIP of its city, whichever

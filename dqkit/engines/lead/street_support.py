@@ -15,6 +15,7 @@ ELSResidentialAddressVerificationResult 490).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -115,7 +116,8 @@ def _supports(ev: Evidence, row: StreetRow, on_street: Sequence[AddressPoint], n
     whole = covers_completely(points, row.postcode)
     got = check_form(ev.typed_form, (row.predir, row.suffix, row.postdir), facts_of_points(on_street, number),
                      leading_number(number), complete=whole,
-                     city_forms=None if whole else city_forms_of(points, row.postcode, row.name, on_street))
+                     city_forms=None if whole else functools.partial(city_forms_of, points, row.postcode, row.name,
+                                                                       on_street))
     # a misspelt name and a changed suffix or direction are two guesses, not one (as validate)
     return got.verdict == CORRECTED and not (ev.name_edits and any(not c.endswith(" added") for c in got.changes))
 

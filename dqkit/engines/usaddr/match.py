@@ -122,8 +122,8 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
                 continue
             complete = bool(says(zip5)) if callable(says) else False
             on = source.points_on_street(zip5, name)
-            m = _on_street(street, name, name_fixed, on, complete,
-                           None if complete else functools.partial(city_forms_of, source, zip5, name, on))
+            city = None if complete else functools.cache(functools.partial(city_forms_of, source, zip5, name, on))
+            m = _on_street(street, name, name_fixed, on, complete, city)
             m.covered, m.zip = True, zip5
             if m.number_found:
                 return m
@@ -180,9 +180,7 @@ def _choose_variant(street: Street, variants: set[Form], points: Sequence[Addres
         return typed, 0
     facts = facts_of_points(points, street.number)
     number = leading_number(street.number)
-    city_forms = city() if city is not None else None  # the whole city's forms, asked only from a partial source
-    checks = {v: check_form(typed, v, facts, number, complete=complete, city_forms=city_forms)
-              for v in sorted(variants)}
+    checks = {v: check_form(typed, v, facts, number, complete=complete, city_forms=city) for v in sorted(variants)}
     readings = {f for v, c in checks.items() if c.verdict != REFUSED for f in (v, *c.others)}
     for verdict in (SAME, CORRECTED):
         fits = [v for v, c in checks.items() if c.verdict == verdict]

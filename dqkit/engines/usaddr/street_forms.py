@@ -37,7 +37,7 @@ Every correction is named in `FormCheck.changes`, so that the answer can flag it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -84,12 +84,12 @@ def _direction(f: Form) -> str:
 
 
 def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], number: int = 0, *,
-               complete: bool = False, city_forms: Iterable[Form] | None = None) -> FormCheck:
+               complete: bool = False, city_forms: Callable[[], Iterable[Form]] | None = None) -> FormCheck:
     """Whether the candidate street of form `answer` is the street typed as `typed` ("" for a part not typed),
     given every form of the name in the locality (`forms`, the answer's included) and the typed house number
     (`number`, 0 when none or not numeric). `complete`: the reference holds every street of the locality, so that
-    a street's house numbers bound where it runs. `city_forms`: every form of the name in the whole city (None:
-    those of `forms`), asked only of a correction from a partial reference."""
+    a street's house numbers bound where it runs. `city_forms`: gives every form of the name in the whole city (None:
+    those of `forms`); called only for a correction from a partial reference, the one case that reads it."""
     t_suf, a_suf = typed[1], answer[1]
     changes: list[str] = []
     suffix_changed = bool(t_suf) and t_suf != a_suf
@@ -125,7 +125,7 @@ def check_form(typed: Form, answer: Form, forms: Mapping[Form, FormFacts], numbe
             return FormCheck(AMBIGUOUS, tuple(changes), holders)
         if typed_changed and not complete:
             # the data does not show the typed street absent: corrected less sure, only in the vendors' one case
-            sure_enough = _unique_in_city(typed, answer, forms if city_forms is None else city_forms)
+            sure_enough = _unique_in_city(typed, answer, forms if city_forms is None else city_forms())
             return FormCheck(CORRECTED if sure_enough else REFUSED, tuple(changes), partial=True)
         return FormCheck(CORRECTED, tuple(changes))
     return FormCheck(SAME)
