@@ -278,21 +278,14 @@ class ResultCache:
                 self._put_rows(rows)
 
     def _put_rows(self, rows: list[tuple[int, bytes, bytes, float]]) -> None:
-        with self._lock:
-            self._con.execute("BEGIN")
-            try:
-                # Many rows per statement: SQLite then runs without handing the GIL back and forth for every row,
-                # which on a busy interpreter (the batch goes on meanwhile) would slow both threads down.
-                for i in range(0, len(rows), _INSERT_ROWS):
-                    part = rows[i : i + _INSERT_ROWS]
-                    marks = ",".join(["(?, ?, ?, ?)"] * len(part))
-                    self._con.execute(f"INSERT OR REPLACE INTO results (id, key, value, created) VALUES {marks}",
-                                      [x for row in part for x in row])
-                self._con.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self._con.execute("ROLLBACK")
-                raise
+        with self._lock, transaction(self._con, "DEFERRED"):
+            # Many rows per statement: SQLite then runs without handing the GIL back and forth for every row,
+            # which on a busy interpreter (the batch goes on meanwhile) would slow both threads down.
+            for i in range(0, len(rows), _INSERT_ROWS):
+                part = rows[i : i + _INSERT_ROWS]
+                marks = ",".join(["(?, ?, ?, ?)"] * len(part))
+                self._con.execute(f"INSERT OR REPLACE INTO results (id, key, value, created) VALUES {marks}",
+                                  [x for row in part for x in row])
 
     # ---- whole runs
 
@@ -309,23 +302,16 @@ class ResultCache:
 
     def put_run(self, key: bytes, value: bytes) -> None:
         with self._lock:
-            self._con.execute("BEGIN")
             try:
-                self._con.execute("INSERT OR REPLACE INTO runs (key, value, created) VALUES (?, ?, ?)",
-                                  (key, value, time.time()))
-                self._con.execute("DELETE FROM runs WHERE key NOT IN "
-                                  "(SELECT key FROM runs ORDER BY created DESC LIMIT ?)", (MAX_RUNS,))
-                self._con.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    self._con.execute("ROLLBACK")
+                with transaction(self._con, "DEFERRED"):
+                    self._con.execute("INSERT OR REPLACE INTO runs (key, value, created) VALUES (?, ?, ?)",
+                                      (key, value, time.time()))
+                    self._con.execute("DELETE FROM runs WHERE key NOT IN "
+                                      "(SELECT key FROM runs ORDER BY created DESC LIMIT ?)", (MAX_RUNS,))
+            except sqlite3.DatabaseError as exc:  # rolled back by `transaction`
                 if not _is_corruption(exc):
                     raise
                 self._recover(exc)
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self._con.execute("ROLLBACK")
-                raise
 
     # ---- housekeeping
 
