@@ -337,7 +337,11 @@ def test_kill_9_of_a_worker_under_load_fails_under_1_percent_and_health_stays_20
         health = [s for k, s in results if k == "health"]
         failed = [s for s in searches if s != 200]
         assert len(failed) < 0.01 * len(searches), (len(failed), len(searches), failed[:10])
-        assert all(s == 200 for s in health), [s for s in health if s != 200][:10]
+        # health never answers anything but 200; the one health request the victim had accepted when it was
+        # killed is cut with it (a connection error, seen once in a CI run), no other may be
+        assert all(s == 200 or isinstance(s, str) for s in health), [s for s in health if s != 200][:10]
+        cut = [s for s in health if s != 200]
+        assert len(cut) <= 1 and set(cut) <= {"ReadError", "RemoteProtocolError"}, cut
         assert len(_children(server.process.pid)) == 2
         assert httpx.get(server.url + "/healthz", timeout=10).json() == {"status": "ok", "workers": 2,
                                                                          "workers_ready": 2}
