@@ -15,6 +15,7 @@ import numpy.typing as npt
 from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.address_index.build import FORMAT_VERSION, KIND
 from dqkit.engines.address_index.container import Container
+from dqkit.engines.address_index.letter_sieve import NameSieve
 from dqkit.engines.address_index.strings import StringTable
 from dqkit.engines.usaddr.points import (
     EXTRA_CARRIER_ROUTE,
@@ -186,6 +187,7 @@ class ReferenceIndex:
         # validate asks the same postcodes many times a query (search, standardizer, note): looked up once
         self._postcode_cache: dict[tuple[int, int, str], tuple[int, int]] = {}
         self._names_cache: dict[str, tuple[str, ...]] = {}
+        self._name_sieves: dict[str, NameSieve] = {}  # zip5 -> its street names' letters (street_name_sieve)
 
     # -- sizes and datasets -------------------------------------------------------------------------------
     @property
@@ -337,6 +339,21 @@ class ReferenceIndex:
             if len(self._names_cache) >= 4096:
                 self._names_cache.clear()
             self._names_cache[zip5] = got
+        return got
+
+    def street_name_sieve(self, zip5: str) -> NameSieve | None:
+        """The street names `street_names(zip5)` gives, with their letters read from their bytes without decoding
+        them: the standardizer decodes and compares only the few that may be the name it looks for (`letter_sieve`;
+        for a street the ZIP lacks, usually none)."""
+        if self._us is None:
+            return None
+        got = self._name_sieves.get(zip5)
+        if got is None:
+            lo, hi = self.streets_in_postcode(self._us, zip5)
+            got = NameSieve.of(self.strings, np.unique(self.s_name[lo:hi]).astype(np.int64))
+            if len(self._name_sieves) >= 4096:
+                self._name_sieves.clear()
+            self._name_sieves[zip5] = got
         return got
 
     def point(self, a: int) -> AddressPoint:
