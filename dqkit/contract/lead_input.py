@@ -31,8 +31,10 @@ from dqkit.contract.lead import Attribute, LeadRequest, Phone
 from dqkit.contract.us_states import state_code_of_name
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
-_EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
-                               re.IGNORECASE)
+# the marker never follows a letter: the X of a vanity number ("555-BOX9") is a letter of it, not an extension
+_EXTENSION: Final = re.compile(
+    r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?<![A-Za-z])(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
+    re.IGNORECASE)
 _PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
 _ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
 
