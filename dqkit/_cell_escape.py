@@ -113,13 +113,20 @@ def _escaped(column: pd.Series) -> pd.Series:
 def _suspects(column: pd.Series) -> Any:
     """A boolean array: the cells `escape_cell` may change, read from the column's UTF-8 bytes at once (missing
     cells are not text: never); None when the column holds something other than text and missing values."""
-    import numpy as np
     import pyarrow as pa
 
     try:
         values = pa.array(column, from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError):  # numbers, lists, bytes among the text
         return None
+    return suspect_cells(values)
+
+
+def suspect_cells(values: Any) -> Any:
+    """`_suspects` of an Arrow array (a boolean array, or None when it is not text)."""
+    import numpy as np
+    import pyarrow as pa
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     n = len(values)

@@ -23,9 +23,6 @@ _QUOTED: Final = b',"\r\n'
 def csv_lines(frame: pd.DataFrame, line_end: str) -> str | None:
     """The lines `frame.to_csv(index=False, header=False, lineterminator=line_end)` writes, or None (see the
     module)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if frame.shape[1] < 2:
         return None
     if not len(frame):
@@ -34,22 +31,29 @@ def csv_lines(frame: pd.DataFrame, line_end: str) -> str | None:
     frame.attrs = {}  # pandas deep-copies a frame's attrs into every column it hands out
     cells = []
     for i in range(frame.shape[1]):
-        column = _cells(frame.iloc[:, i])
+        column = column_cells(frame.iloc[:, i])
         if column is None:
             return None
         cells.append(column)
+    return joined_lines(cells, line_end)
+
+
+def joined_lines(cells: list[Any], line_end: str) -> str:
+    """The CSV lines of columns of cells (Arrow text, each quoted as the csv writer quotes, one array a column)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     text = pa.large_string()
     rows = pc.binary_join_element_wise(*cells, pa.scalar(",", type=text))
     rows = pc.binary_join_element_wise(rows, pa.scalar("", type=text), pa.scalar(line_end, type=text))
     _, offsets, data = rows.buffers()
-    import numpy as np
-
     at = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(rows.type) else np.int32)
     start, stop = int(at[rows.offset]), int(at[rows.offset + len(rows)])
     return bytes(memoryview(data)[start:stop]).decode("utf-8")
 
 
-def _cells(column: pd.Series) -> Any:
+def column_cells(column: pd.Series) -> Any:
     """The column's cells as Arrow text, missing as "", quoted where the csv writer quotes; None when they cannot
     be made here."""
     import numpy as np
@@ -83,10 +87,10 @@ def _cells(column: pd.Series) -> Any:
         return pa.array([""] * len(values), type=pa.large_string())
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         return None
-    return _quoted(pc.fill_null(values.cast(pa.large_string()), ""))
+    return quoted_cells(pc.fill_null(values.cast(pa.large_string()), ""))
 
 
-def _quoted(values: Any) -> Any:
+def quoted_cells(values: Any) -> Any:
     """Arrow text cells, those the csv writer quotes quoted; None when one holds NUL."""
     import numpy as np
     import pyarrow as pa
@@ -136,7 +140,7 @@ def _category_texts(dtype: pd.CategoricalDtype) -> Any:
     categories = list(dtype.categories)
     if not all(isinstance(c, str) for c in categories):
         return None
-    texts = _quoted(pa.array(["", *categories], type=pa.large_string()))
+    texts = quoted_cells(pa.array(["", *categories], type=pa.large_string()))
     if texts is None:
         return None
     if len(_CATEGORY_TEXTS) > 1024:

@@ -2,8 +2,9 @@
 
     parent: reads the table -> cuts its rows into chunks -> answers the first chunk itself (every table the engine
             needs loads once, before the fork, and is shared) -> forks N workers (`worker_pool.map_in_processes`)
-    worker: a chunk of rows -> `df.leads.verify()` of those rows (requests, the engine, flat typed columns, the
-            same function as one process uses) -> their CSV lines, formula-escaped -> back to the parent
+    worker: a chunk of rows -> requests, the engine, flat rows (the functions one process uses) -> their CSV
+            lines, formula-escaped, made from the flat rows (`dqkit.notebook.lead_lines`: the lines the typed frame
+            of `df.leads.verify()` writes, without building it; that frame where it cannot say) -> the parent
     parent: stores each chunk's answers in the result cache as it arrives (a rerun after Ctrl-C or kill -9 resumes
             there), then writes the header and the chunks' lines in input order, atomically
 
@@ -123,6 +124,7 @@ def verify_to_csv(df: pd.DataFrame, backend: LeadBackend, fields: dict[str, str]
 
     from dqkit._files import write_with
     from dqkit.notebook.frames import open_cache
+    from dqkit.notebook.lead_lines import verified_lines
     from dqkit.notebook.leads import verify
     from dqkit.notebook.progress import Progress
     from dqkit.notebook.settings import options
@@ -144,12 +146,17 @@ def verify_to_csv(df: pd.DataFrame, backend: LeadBackend, fields: dict[str, str]
     def work(bounds: tuple[int, int]) -> bytes:
         start, stop = bounds
         reader = view()
-        out = verify(df.iloc[start:stop], backend=backend, mapping=fields, prefix=prefix,
-                     cache=reader if reader is not None else False, progress=False, workers=1)
-        codes = out[f"{prefix}result_code"].astype(object)
+        piece = df.iloc[start:stop]
+        made = verified_lines(piece, backend, fields, prefix, cache=reader if reader is not None else False,
+                              escape=escape, line_end=CSV_LINE_END)  # the lines without the typed frame
+        if made is None:  # what `verified_lines` does not write for certain: the frame, written
+            out = verify(piece, backend=backend, mapping=fields, prefix=prefix,
+                         cache=reader if reader is not None else False, progress=False, workers=1)
+            codes = out[f"{prefix}result_code"].astype(object)
+            made = (csv_text(out, escape=escape, header=False), [str(c) for c in out.columns],
+                    codes.where(codes.notna(), None).tolist())
         stored = reader.taken() if reader is not None else []
-        return pickle.dumps((csv_text(out, escape=escape, header=False), [str(c) for c in out.columns],
-                             codes.where(codes.notna(), None).tolist(), stored), protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((*made, stored), protocol=pickle.HIGHEST_PROTOCOL)
 
     n = len(df)
     first = min(FIRST_ROWS, n)

@@ -171,6 +171,8 @@ def header_forms(header: str) -> list[str]:
 
 def cell_text(value: Any) -> str:
     """A table cell as text: None, NaN and pandas' NA are "", 94110.0 is "94110", surrounding blanks dropped."""
+    if type(value) is str:  # the common case, first
+        return value.strip()
     if value is None:
         return ""
     if isinstance(value, float):
@@ -200,7 +202,7 @@ def lead_from_row(row: Mapping[str, Any], columns: Mapping[str, str]) -> LeadReq
     if values.get("STREET1") and not values.get("ZIP"):
         values.update(one_line_address(values["STREET1"]))
     phone = {k: values.pop(k) for k in _PHONE_KEYS if k in values}
-    kw: dict[str, Any] = {k.lower(): v for k, v in values.items() if k not in _COMPOSED}
+    kw: dict[str, Any] = {_ATTRIBUTE.get(k) or k.lower(): v for k, v in values.items() if k not in _COMPOSED}
     for k in ("address_type",):
         if kw.get(k):
             kw[k] = _TYPE_WORD.get(kw[k].strip().upper(), kw[k].strip().upper())
@@ -264,3 +266,4 @@ def one_line_address(street1: str) -> dict[str, str]:
 
 
 _TYPE_WORD: Final = {"HOME": "H", "BUSINESS": "B", "RESIDENTIAL": "H", "WORK": "B"}
+_ATTRIBUTE: Final = {f: f.lower() for f in ALIASES}  # FIRST_NAME -> first_name, the LeadRequest attribute

@@ -22,6 +22,7 @@ What is changed, and nothing else:
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Final
 
@@ -31,8 +32,10 @@ from dqkit.contract.lead import Attribute, LeadRequest, Phone
 from dqkit.contract.us_states import state_code_of_name
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
-_EXTENSION: Final = re.compile(r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
-                               re.IGNORECASE)
+# the marker never follows a letter: the X of a vanity number ("555-BOX9") is a letter of it, not an extension
+_EXTENSION: Final = re.compile(
+    r"^(?P<num>.*?\d.*?)\s*(?:,|;)?\s*(?<![A-Za-z])(?:x|ext\.?|extn\.?|extension|#)\s*(?P<ext>\d{1,6})$",
+    re.IGNORECASE)
 _PHONE_PUNCT: Final = str.maketrans("", "", " ()-./\u2010\u2011\u2012\u2013\u2014")
 _ZIP9: Final = re.compile(r"^(\d{5})(?:[-\s]?(\d{4}))?$")
 
@@ -126,11 +129,12 @@ def normalize_phone(p: Phone) -> Phone:
 def normalize_lead(lead: LeadRequest) -> LeadRequest:
     """The lead with the fields people write freely put in the schema's form (see the module docstring)."""
     changes: dict[str, object] = {}
-    for name in _TEXT_FIELDS:
-        value: str = getattr(lead, name)
-        cleaned = clean_text(value)
-        if cleaned != value:
-            changes[name] = cleaned
+    if not _all_clean(_TEXT_VALUES(lead)):
+        for name in _TEXT_FIELDS:
+            value: str = getattr(lead, name)
+            cleaned = clean_text(value)
+            if cleaned != value:
+                changes[name] = cleaned
     state = state_code(str(changes.get("state", lead.state)))
     if state != lead.state:
         changes["state"] = state
@@ -150,3 +154,17 @@ def normalize_lead(lead: LeadRequest) -> LeadRequest:
 
 
 _TEXT_FIELDS: Final = tuple(f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes"))
+_TEXT_VALUES: Final = operator.attrgetter(*_TEXT_FIELDS)
+
+
+def _all_clean(values: tuple[str, ...]) -> bool:
+    """Whether `clean_text` leaves every value as it is by its first test (printable, no blank at either end, no two
+    blanks together), tested on the values joined by "|" at once: a value that fails it puts a blank next to a "|",
+    at either end, or two together into the joined text, or a character that is not printable. False also for some
+    clean values ("a | b"): they are then cleaned one by one, as always."""
+    try:
+        joined = "|".join(values)
+    except TypeError:  # a value that is no text: each is looked at on its own, as always
+        return False
+    return (joined.isprintable() and "  " not in joined and "| " not in joined and " |" not in joined
+            and joined[:1] != " " and joined[-1:] != " ")

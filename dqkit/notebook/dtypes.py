@@ -134,7 +134,7 @@ LEAD_CATEGORIES: Final[Mapping[str, tuple[str, ...]]] = {
 LEAD_NUMBERS: Final = frozenset({"std_lat", "std_lng"})
 
 
-def _transpose(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
+def transpose_rows(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
     """Column name -> object array of its values ("" where a row lacks it)."""
     n, width = len(rows), len(names)
     column = {name: k for k, name in enumerate(names)}
@@ -164,7 +164,7 @@ def typed_columns(rows: Sequence[Mapping[str, Any]], names: Sequence[str],
                   categories: Mapping[str, Sequence[str]], numbers: frozenset[str] = frozenset(),
                   flags: frozenset[str] = frozenset(), integers: frozenset[str] = frozenset()) -> pd.DataFrame:
     """A frame of `names` (in that order) from flat `rows`, each column typed as the module docstring says."""
-    columns = _transpose(rows, names)
+    columns = transpose_rows(rows, names)
     data: dict[str, Any] = {}
     for name in names:
         values = columns[name]

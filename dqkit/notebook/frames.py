@@ -227,6 +227,56 @@ def result_columns(
                                                 "errors": 0}
                 return remembered
 
+    answered = answer_rows(sub, job, store, progress=progress, concurrency=concurrency, chunk_size=chunk_size)
+    items, requests, row_to_unique = answered.items, answered.requests, answered.row_to_unique
+    clean, stats = answered.clean, answered.stats
+    del answered
+    # Typed a slice at a time, each slice's answers released once flat: a 100,000-row run never holds all its
+    # answers and all their flat rows at once.
+    pieces = []
+    for start in range(0, len(items), _SLICE):
+        part = items[start : start + _SLICE]
+        pieces.append(job.typed(_flats(job, part, requests, start)))
+        items[start : start + _SLICE] = [None] * len(part)
+    del requests
+    typed = concat_typed(pieces) if pieces else job.typed([])
+    if job.finish is not None:
+        typed = job.finish(typed)
+    del items, pieces
+    # Each row read got its own request unless merged: spread the distinct answers back over the rows.
+    result = typed if len(typed) == n else typed.take(np.asarray(row_to_unique, dtype=np.intp))\
+        .reset_index(drop=True)
+
+    if store is not None and n and clean:
+        try:
+            store.put_run(run_id, _to_blob(result))
+        except Exception as exc:  # the cache never fails a run
+            import warnings
+
+            warnings.warn(f"dqkit: could not remember this run in the cache: {exc}", RuntimeWarning,
+                          stacklevel=2)
+    result.attrs[BATCH_ATTR] = stats
+    return result
+
+
+@dataclass
+class Answered(Generic[Req, Res]):
+    """The answers of a table's distinct rows: `items[i]` answers `requests[i]`, and row r of the table is distinct
+    row `row_to_unique[r]`. `clean`: every answer is one the cache keeps; `stats`: `BatchResult.summary()`."""
+
+    items: list[Any]
+    requests: list[Req]
+    row_to_unique: list[int]
+    clean: bool
+    stats: dict[str, int]
+
+
+def answer_rows(sub: pd.DataFrame, job: FrameJob[Req, Res], store: ResultCache | None, *,
+                progress: bool | None = None, concurrency: int | None = None,
+                chunk_size: int | None = None) -> Answered[Req, Res]:
+    """Answer every distinct row of `sub` (the input columns, named by their fields) through the batch pipeline."""
+    op = job.operation
+    n = len(sub)
     # Identical rows are read once; identical requests from different rows are merged by the pipeline.
     # Plain object arrays: iterating pandas' Arrow-backed text columns value by value is many times slower.
     arrays = [sub.iloc[:, k].to_numpy(dtype=object) for k in range(sub.shape[1])]
@@ -249,34 +299,22 @@ def result_columns(
                                         desc=job.desc, unit=job.unit, concurrency=threads, chunk_size=size)
     items: list[Any] = batch.items
     clean = batch.errors == 0 and all(it.result is not None and op.cacheable(it.result) for it in items)
-    stats = batch.summary()
-    del batch
-    # Typed a slice at a time, each slice's answers released once flat: a 100,000-row run never holds all its
-    # answers and all their flat rows at once.
-    pieces = []
+    return Answered(items, requests, row_to_unique, clean, batch.summary())
+
+
+def _flats(job: FrameJob[Req, Res], items: Sequence[BatchItem[Res]], requests: Sequence[Req],
+           start: int = 0) -> list[dict[str, Any]]:
+    """The flat result rows of `items` (answering `requests[start:]`), with what `job.annotate` adds."""
     annotate = job.annotate
-    for start in range(0, len(items), _SLICE):
-        part = items[start : start + _SLICE]
-        flats = [job.flat(it) for it in part] if annotate is None else \
-            [{**job.flat(it), **annotate(requests[start + k])} for k, it in enumerate(part)]
-        pieces.append(job.typed(flats))
-        items[start : start + _SLICE] = [None] * len(part)
-    del requests
-    typed = concat_typed(pieces) if pieces else job.typed([])
-    if job.finish is not None:
-        typed = job.finish(typed)
-    del items, pieces
-    # Each row read got its own request unless merged: spread the distinct answers back over the rows.
-    result = typed if len(typed) == n else typed.take(np.asarray(row_to_unique, dtype=np.intp))\
-        .reset_index(drop=True)
+    if annotate is None:
+        return [job.flat(it) for it in items]
+    return [{**job.flat(it), **annotate(requests[start + k])} for k, it in enumerate(items)]
 
-    if store is not None and n and clean:
-        try:
-            store.put_run(run_id, _to_blob(result))
-        except Exception as exc:  # the cache never fails a run
-            import warnings
 
-            warnings.warn(f"dqkit: could not remember this run in the cache: {exc}", RuntimeWarning,
-                          stacklevel=2)
-    result.attrs[BATCH_ATTR] = stats
-    return result
+def flat_results(df: pd.DataFrame, job: FrameJob[Req, Res], *, cache: CacheArg = None,
+                 progress: bool | None = None) -> tuple[list[dict[str, Any]], list[int]]:
+    """(the flat result row of each distinct row of `df`, the distinct row of each row): `result_columns` before
+    its typed frame, for a caller that writes the rows as text itself (`dqkit verify --workers`, a chunk at a
+    time: no run of the whole table is remembered here)."""
+    answered = answer_rows(input_columns(df, job.fields), job, open_cache(cache), progress=progress)
+    return _flats(job, answered.items, answered.requests), answered.row_to_unique

@@ -49,3 +49,25 @@ def test_extensions_in_every_written_form(written: str, expected: tuple[str, str
     """The extension is looked for only where an x or a # is written (every form of it has one): the forms with
     one are still read, those without are numbers or text as before."""
     assert split_phone(written) == expected
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("555-BOX9", ("555-BOX9", "", "")),  # the X of a vanity number is a letter of it: was ("555-BO", "9")
+    ("555-BOX9 x12", ("555-BOX9", "12", "")),
+    ("217-555-0142x12", ("2175550142", "12", "")),  # a marker right after a digit is still one
+    ("2175550142 EXT12", ("2175550142", "12", "")),
+])
+def test_an_extension_marker_never_follows_a_letter(written: str, expected: tuple[str, str, str]) -> None:
+    assert split_phone(written) == expected
+
+
+@pytest.mark.parametrize("written", ["555-BOX9 x12", "555-BOX9", "(217) 555-0142 ext. 12", "+44 20 7946 0958 #3",
+                                     "1-800-FLOWERS x5", "n/a", "217.555.0142"])
+def test_normalizing_a_lead_twice_changes_nothing_more(written: str) -> None:
+    """The clients normalize what the accessors already normalized: a second pass must be a no-op
+    ("555-BOX9 x12" became "555-BO" with extension 12 on the second pass)."""
+    from dqkit.contract.lead import LeadRequest, Phone
+    from dqkit.contract.lead_input import normalize_lead
+
+    once = normalize_lead(LeadRequest(phones=(Phone(phone_type="Mobile", phone_number=written),)))
+    assert normalize_lead(once) == once

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -54,6 +55,17 @@ def test_chunks_write_what_one_process_writes(tmp_path: Path, chunked_leads: Pat
         return real(text, columns, order)
 
     monkeypatch.setattr(_verify_chunks, "relaid", spy)
+    from dqkit.notebook import lead_lines
+
+    direct: list[bool] = []
+    real_lines = lead_lines.verified_lines
+
+    def lines_spy(*args: Any, **kwargs: Any) -> Any:
+        made = real_lines(*args, **kwargs)
+        direct.append(made is not None)
+        return made
+
+    monkeypatch.setattr(lead_lines, "verified_lines", lines_spy)
     for extra in ((), ("--no-escape-formulas",)):
         one, two = tmp_path / "one.csv", tmp_path / "two.csv"
         assert _verify(chunked_leads, one, "--workers", "1", "--no-cache", *extra) == 0
@@ -64,6 +76,7 @@ def test_chunks_write_what_one_process_writes(tmp_path: Path, chunked_leads: Pat
         assert len(set(ids)) == 3  # the parent's first chunk, then two workers: the chunked path ran
         assert len(set(ids[:FIRST_ROWS])) == 1
     assert laid and all(k > 0 for k in laid)  # chunks without the spoof columns were laid out again
+    assert direct and all(direct)  # the parent's chunks were written from the flat rows, not the typed frame
 
 
 def test_chunks_fill_the_cache_and_a_rerun_reads_it(tmp_path: Path, chunked_leads: Path,

@@ -152,6 +152,15 @@ class Matcher:
                 hit.fuzzy_prefixes = {tk.vocab[i][:len(w.text)] for i in ids.fuzzy[:200]}
         return hit
 
+    def word_hit(self, w: Word, ids: WordIds) -> WordHit:
+        """What `w` matched (its vocabulary, no levels): the hit a match reports for highlighting."""
+        return self._hit(w, ids)
+
+    def word_levels(self, w: Word, ids: WordIds) -> I8:
+        """`w`'s level on every street of the dataset (one byte per street), as a stage's per-street array."""
+        lv = self._dense_hit(w, ids).levels
+        return np.zeros(self.n, dtype=np.int8) if lv is None else lv
+
     def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
         return self._dense_hit(w, self.word_ids(w, fuzzy=fuzzy))
 

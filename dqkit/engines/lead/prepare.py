@@ -162,6 +162,8 @@ def prepare_lead(lead: LeadRequest, wire: Wire | None = "auto") -> PreparedLead:
     """The lead as it is sent (see the module docstring). `wire`: "auto" (JSON, else a wire that can carry the
     lead), a pinned wire, or None for an in-process engine (no wire)."""
     lead = normalize_lead(lead)
+    if wire is None and _fits(lead):  # nothing to move, abbreviate or cut (`move_unit` reads no shorter STREET1)
+        return PreparedLead(lead, None, ())
     changes: list[str] = []
     edits: dict[str, str] = {}
     moved = move_unit(lead.street1, lead.street2)
@@ -194,11 +196,17 @@ def prepare_lead(lead: LeadRequest, wire: Wire | None = "auto") -> PreparedLead:
 _CUT_LIMITS: Final = tuple((f.lower(), FIELD_MAX_LENGTH[f] or 0) for f in _CUT_FIELDS)
 
 
+def _fits(lead: LeadRequest) -> bool:
+    """Whether every free-text field is within the seed's length, STREET1 within `move_unit`'s too: then
+    `prepare_lead` changes nothing but what normalize_lead does."""
+    return len(lead.street1) <= _STREET_MAX and all(len(getattr(lead, name)) <= limit for name, limit in _CUT_LIMITS)
+
+
 def note_in_process(lead: LeadRequest) -> str:
     """`prepare_lead(lead, None).note` (the `sent` column of an in-process engine), without preparing the lead
     again when no free-text field is longer than the seed allows: normalize_lead only trims blanks in those
     fields, never lengthens them, so nothing is then moved, abbreviated or cut and there is nothing to say."""
-    if all(len(getattr(lead, name)) <= limit for name, limit in _CUT_LIMITS):
+    if _fits(lead):
         return ""
     return prepare_lead(lead, None).note
 
