@@ -15,7 +15,7 @@ from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine, matching
 from dqkit.engines.address.query import Word
-from dqkit.engines.address_index.letter_sieve import LetterSieve, NameSieve, letter_mask
+from dqkit.engines.address_index.letter_sieve import LetterSieve, NameSieve, letter_mask, near_names
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'&"
 _SEEDS = [7, random.SystemRandom().randrange(1 << 30)]
@@ -141,14 +141,21 @@ def test_standardizer_street_lookup_through_the_name_sieve_is_the_full_lookup(se
             found += got.number_found
             fixed += "20" in got.codes
     assert found > 150 and fixed > 20  # names found as typed and corrected, both ways alike
-    # the names kept for a (key, limit) are remembered a ZIP: asked in any order, the answer of a fresh sieve
+    # the names kept for (ZIPs, key, limit) are remembered: asked in any order, the answer of fresh sieves
     zip5 = ix.address(0).street.postcode
-    sv = ix.street_name_sieve(zip5)
-    assert sv is not None and len(sv) == len(ix.street_names(zip5)) > 0
-    keys = [name_key(n) for n in ix.street_names(zip5)[:20]]
+    sieves = ix.street_name_sieves([zip5])
+    assert sieves is not None
+    sv = sieves[0]
+    assert len(sv) == len(ix.street_names(zip5)) > 0
+    city = ix.address(0).street
+    zip_lists = [[zip5], [zip5, *zipdata.zips_for_city(city.city, city.region)[:5]], ["00000", zip5]]
+    keys = [name_key(n) for n in ix.street_names(zip5)[:15]]
     keys += [_edited(k, rng, 1) for k in keys] + ["QUODARFEN", ""]
-    asked = [(k, limit) for k in keys for limit in (0, 1, 2)] * 3
+    asked = [(z, k, limit) for z in range(3) for k in keys for limit in (0, 1, 2)] * 2
     rng.shuffle(asked)
-    for k, limit in asked:
-        assert sv.near(k, limit) == NameSieve.of(ix.strings, sv.ids).near(k, limit), (k, limit)
-    assert any(len(sv.near(k, 0)) < len(sv) for k in keys)
+    for z, k, limit in asked:
+        zips = zip_lists[z]
+        fresh = near_names(ix.strings, [NameSieve.of(ix.strings, s.ids) for s in ix._sieves(zips)], k, limit)
+        assert ix.street_name_candidates(zips, k, limit) == fresh, (zips, k, limit)
+        assert all(set(got) <= set(ix.street_names(z)) for got, z in zip(fresh, zips, strict=True))
+    assert any(len(ix.street_name_candidates([zip5], k, 0)[0]) < len(sv) for k in keys)  # type: ignore[index]

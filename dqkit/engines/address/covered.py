@@ -37,5 +37,8 @@ class CoveredPoints:
     def street_names(self, zip5: str) -> Sequence[str]:
         return self.index.street_names(zip5)
 
-    def street_name_sieve(self, zip5: str) -> NameSieve | None:
-        return self.index.street_name_sieve(zip5)
+    def street_name_sieves(self, zips: list[str]) -> list[NameSieve] | None:
+        return self.index.street_name_sieves(zips)
+
+    def street_name_candidates(self, zips: list[str], key: str, limit: int) -> list[tuple[str, ...]] | None:
+        return self.index.street_name_candidates(zips, key, limit)

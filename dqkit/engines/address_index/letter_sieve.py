@@ -14,7 +14,7 @@ folded).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -105,7 +105,6 @@ class LetterSieve:
 
 
 _AMPERSAND_BIT: Final = 1 << (ord("&") & 31)
-_MEMO: Final = 16  # keys remembered a ZIP (then it starts over)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,34 +119,45 @@ class NameSieve:
     ids: npt.NDArray[np.int64]
     lacks: U32  # the letters the name lacks (its letters: spaces and hyphens apart, and &)
     letters: npt.NDArray[np.int64]  # the name's length less its spaces and hyphens: its key is no longer
-    wide: npt.NDArray[np.bool_] | None  # not ASCII: always kept (None: every name is ASCII)
-    table: StringTable
-    # (key, limit) -> the names kept: a validation asks each ZIP of the city twice or four times (both readings of
-    # the ZIP list, as typed and corrected); everything `near` reads is the ZIP's, fixed
-    memo: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
+    wide: npt.NDArray[np.bool_]  # not ASCII: always kept
 
     @classmethod
     def of(cls, table: StringTable, ids: npt.NDArray[np.int64]) -> NameSieve:
-        masks, wide, letters = masks_of_bytes(*table.joined(ids), drop_separators=True)
-        return cls(ids, ~(masks | np.uint32(_AMPERSAND_BIT)), letters, wide if wide.any() else None, table)
+        return sieves_of(table, [ids])[0]
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def near(self, key: str, limit: int) -> tuple[str, ...]:
-        """The names, in id order, whose key may be within `limit` edits of `key` (0: the same key): every one
-        that is, and a few more; all of them when `key` is not ASCII."""
-        got = self.memo.get((key, limit))
-        if got is None:
-            q = letter_mask(key)
-            if q < 0:
-                got = tuple(self.table.many(self.ids.tolist()))
-            else:
-                may = (np.bitwise_count(self.lacks & np.uint32(q)) <= limit) & (self.letters >= len(key) - limit)
-                if self.wide is not None:
-                    may |= self.wide
-                got = tuple(self.table.many(self.ids[np.flatnonzero(may)].tolist()))
-            if len(self.memo) >= _MEMO:
-                self.memo.clear()
-            self.memo[key, limit] = got
-        return got
+
+def sieves_of(table: StringTable, groups: list[npt.NDArray[np.int64]]) -> list[NameSieve]:
+    """The sieves of several ZIPs' names (`groups`: each ZIP's string ids), read in one pass over their bytes."""
+    ids = np.concatenate(groups) if len(groups) > 1 else groups[0]
+    masks, wide, letters = masks_of_bytes(*table.joined(ids), drop_separators=True)
+    lacks = ~(masks | np.uint32(_AMPERSAND_BIT))
+    out = []
+    at = 0
+    for g in groups:
+        b = at + len(g)
+        out.append(NameSieve(ids[at:b], lacks[at:b], letters[at:b], wide[at:b]))
+        at = b
+    return out
+
+
+def near_names(table: StringTable, sieves: list[NameSieve], key: str, limit: int) -> list[tuple[str, ...]]:
+    """For each ZIP's sieve, its names (in id order) whose key may be within `limit` edits of `key` (0: the same
+    key): every one that is, and a few more; all of them when `key` is not ASCII."""
+    q = letter_mask(key)
+    if q < 0:
+        return [tuple(table.many(s.ids.tolist())) for s in sieves]
+    one = len(sieves) == 1
+    lacks = sieves[0].lacks if one else np.concatenate([s.lacks for s in sieves])
+    letters = sieves[0].letters if one else np.concatenate([s.letters for s in sieves])
+    wide = sieves[0].wide if one else np.concatenate([s.wide for s in sieves])
+    ids = sieves[0].ids if one else np.concatenate([s.ids for s in sieves])
+    at = np.flatnonzero(((np.bitwise_count(lacks & np.uint32(q)) <= limit) & (letters >= len(key) - limit)) | wide)
+    names = table.many(ids[at].tolist())
+    if one:
+        return [tuple(names)]
+    bounds = np.cumsum([0, *(len(s) for s in sieves)])
+    cut = np.searchsorted(at, bounds).tolist()
+    return [tuple(names[cut[j]:cut[j + 1]]) for j in range(len(sieves))]

@@ -114,9 +114,10 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
     street_only: PointMatch | None = None  # the street exists but not the number: remember the first
     wanted = list(dict.fromkeys(z for z in zips if z))
     # a source that can tell from the names' letters which of a ZIP's names may be close enough hands only those
-    # to _find_name (`street_name_sieve`: at national size, ~90 names a ZIP decoded and keyed spared)
-    sieve_of = getattr(source, "street_name_sieve", None)
-    sieves = {z: sieve_of(z) for z in wanted} if callable(sieve_of) else {}
+    # to _find_name (`street_name_candidates`: at national size, ~90 names a ZIP decoded and keyed spared)
+    sieves_of = getattr(source, "street_name_sieves", None)
+    near_of = getattr(source, "street_name_candidates", None)
+    sieves = sieves_of(wanted) if callable(sieves_of) and wanted else None
     names_of: dict[str, Sequence[str]] = {}
 
     def names(zip5: str) -> Sequence[str]:
@@ -125,16 +126,15 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
             got = names_of[zip5] = source.street_names(zip5)
         return got
 
-    out.covered = any(len(sv) > 0 if (sv := sieves.get(z)) is not None else names(z) for z in wanted)
+    out.covered = any(len(s) > 0 for s in sieves) if sieves is not None else any(names(z) for z in wanted)
     says = getattr(source, "covers_completely", None)
     key = name_key(street.name)
     for fuzzy in (False, True):  # the name as written in any ZIP before a corrected name in the first
         limit = (1 if len(key) < 8 else 2) if fuzzy else 0  # as _find_name allows
-        for zip5 in wanted:
-            sv = sieves.get(zip5)
+        near = near_of(wanted, key, limit) if callable(near_of) and sieves is not None else None
+        for j, zip5 in enumerate(wanted):
             # every name _find_name could pick, in the ZIP's order: its answer
-            name, name_fixed = _find_name(names(zip5) if sv is None else sv.near(key, limit), street.name,
-                                          fuzzy=fuzzy)
+            name, name_fixed = _find_name(names(zip5) if near is None else near[j], street.name, fuzzy=fuzzy)
             if not name:
                 continue
             complete = bool(says(zip5)) if callable(says) else False
