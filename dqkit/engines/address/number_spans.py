@@ -40,3 +40,23 @@ def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64
     keep = srt[pos] == st
     which = pos[keep] if order is None else order[pos[keep]]
     return held[keep], which.astype(np.int64)
+
+
+def street_runs(posts: I32, most: int) -> tuple[I64, I64] | None:
+    """The street ids of postings (each token's sorted, one token after another) as disjoint runs of consecutive
+    ids, [first, last] each, in order: a locality's streets are numbered together, so its postings are a few
+    runs and the addresses on them a few slices of any address-sorted list. None: over `most` runs."""
+    p = posts.astype(np.int64)
+    brk = np.flatnonzero(p[1:] - p[:-1] != 1) + 1
+    if len(brk) >= most:
+        return None
+    first = p[np.concatenate(([0], brk))]
+    last = p[np.concatenate((brk - 1, [len(p) - 1]))]
+    if len(first) > 1 and not bool((first[1:] > last[:-1]).all()):  # runs of several tokens overlap: merge
+        order = np.argsort(first, kind="stable")
+        first, reach = first[order], np.maximum.accumulate(last[order])
+        start = np.ones(len(first), dtype=bool)
+        start[1:] = first[1:] > reach[:-1]
+        ends = np.append(np.flatnonzero(start)[1:] - 1, len(first) - 1)
+        first, last = first[start], reach[ends]
+    return first, last

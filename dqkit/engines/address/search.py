@@ -20,8 +20,9 @@ import numpy.typing as npt
 from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
-from dqkit.engines.address.number_spans import held_on_streets, spans_in_held
+from dqkit.engines.address.number_spans import held_on_streets, spans_in_held, street_runs
 from dqkit.engines.address.query import Query, parse_query
+from dqkit.engines.address.sparse_match import WordIds, forward_levels, posting_size
 from dqkit.engines.address_index.reader import NUMINT_MAX, numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.address_index.tokens import is_unit_designator, street_word_forms, token_spans
@@ -38,6 +39,13 @@ _KEY_STREETS: Final = 16  # up to this many candidate streets, the number's (str
 _FEW_STREETS: Final = 4096  # up to this many candidate streets, no shortcut: every one's addresses with the number
 _BEST_CHUNK: Final = 512  # many candidate streets: look the number up on the best of them, this many at a time,
 _BEST_WALK: Final = 8192  # ... over at most this many of the busiest streets before taking the full path
+_TIER_STREETS: Final = 65536  # datasets with more streets: a number and one common word found tier by tier
+_TIER_POSTINGS: Final = 32768  # ... when the word's postings are over this many (the matcher's per-street arrays)
+_RUN_POSTINGS: Final = 262144  # ... a tier's postings up to this many: its runs of street ids looked at
+_TIER_RUNS: Final = 32768  # ... and up to this many runs of street ids (a locality's streets are a few)
+_TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the number: the tier at once, else walked
+_HELD_MAX: Final = 65536  # ... not settled on the busiest streets: up to this many addresses with the number ranked
+_ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
 
@@ -114,6 +122,10 @@ class Searcher:
     def _search_words(self, ds: DatasetInfo, q: Query, k: int,
                       location: tuple[float, float] | None, strict: bool = False) -> Found:
         deadline.check()
+        if strict and q.number and len(q.words) == 1 and location is None:
+            got = self._one_word_number(ds, q, k)
+            if got is not None:
+                return got
         m = self.matcher(ds).match(q)
         if m.empty or (strict and any(not (harmless(w) or w.maybe_unit or w.text in _UNIT_WORDS
                                            or is_unit_designator(w.text)) for w in m.dropped)):
@@ -237,6 +249,165 @@ class Searcher:
                     return out
             return None  # the busiest streets of this score did not settle it
         return None
+
+    def _one_word_number(self, ds: DatasetInfo, q: Query, k: int) -> Found | None:
+        """A house number and one common word ("272 s", "10008 oak", "1200 main "), typed down: the answer of the
+        full path (every street the word reaches, scored, then the number's addresses on them ranked) without
+        listing and scoring every street the word reaches. The word's level on a street (6 / 5 exact in the
+        street / locality, 4 / 3 prefix) is the street's score; the ranking is exact number, score, prior,
+        address. None: not such a query, or nothing found (the caller takes the full path). Only the matched
+        streets of `Found.match` are left out (type-down uses its words and best score)."""
+        mt = self.matcher(ds)
+        tk, ix = mt.tk, self.ix
+        if mt.n <= _TIER_STREETS:
+            return None
+        w = q.words[0]
+        ids = mt.word_ids(w)
+        if not ids.any or ids.fuzzy:
+            return None
+        size = posting_size(tk, ids)
+        ni = numint(q.number)
+        if size <= _TIER_POSTINGS or ni >= NUMINT_MAX:
+            return None
+        lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
+        hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
+        if lo == hi:
+            return None
+        held = tk.num_order[lo:hi]
+        num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
+        got = self._word_tiers(ds, q, k, ids, held, num_ids) if num_ids else None
+        if got is None and len(held) <= _HELD_MAX:
+            got = self._held_ranked(ds, q, k, ids, held, num_ids)
+        if got is None:
+            return None
+        hit = mt.word_hit(w, ids)
+        m = StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [hit], [], hit.fuzzy, LEVEL_EXACT_STREET)
+        return Found(got[0], got[1], q, m, total=got[2])
+
+    def _held_ranked(self, ds: DatasetInfo, q: Query, k: int, ids: WordIds, held: npt.NDArray[np.int64],
+                     num_ids: list[int]) -> tuple[list[Item], bool, int] | None:
+        """Every address carrying the number, the word's level read on its street (one byte per street, marked
+        from the word's postings), ranked by one packed key: exact number, score, prior, address id (the full
+        path's `lexsort`). None when the word is on none of their streets."""
+        ix = self.ix
+        lv = self.matcher(ds).word_levels(q.words[0], ids)
+        st = ix.a_street[held].astype(np.int64)
+        sc = lv[st - ds.street_lo]
+        keep = sc > 0
+        if not keep.any():
+            return None
+        addrs, sc8, st = held[keep], sc[keep], st[keep]
+        if int(addrs[-1]) >= 1 << _ADDR_BITS:
+            return None
+        nums = ix.a_number[addrs]
+        other = np.ones(len(addrs), dtype=np.int64)  # 0: the number exactly as typed (NUMBER_EXACT) first
+        for num_id in num_ids:
+            other[nums == num_id] = 0
+        prior = np.minimum(ix.s_count[st], _PRIOR_CAP).astype(np.int64)
+        key = (other << 62) | ((7 - sc8.astype(np.int64)) << 59) | ((_PRIOR_CAP - prior) << _ADDR_BITS) | addrs
+        key.sort()
+        addrs = key & ((1 << _ADDR_BITS) - 1)
+        nlevel = np.where(key >> 62, NUMBER_NUMERIC, NUMBER_EXACT)
+        scores = (7 - ((key >> 59) & 7)).astype(np.int32)
+        prior_f = (_PRIOR_CAP - ((key >> _ADDR_BITS) & _PRIOR_CAP)).astype(np.float64)
+        return self._group(ds, q, addrs, nlevel, scores, prior_f, k)
+
+    def _word_tiers(self, ds: DatasetInfo, q: Query, k: int, ids: WordIds, held: npt.NDArray[np.int64],
+                    num_ids: list[int]) -> tuple[list[Item], bool, int] | None:
+        """Score tier by tier, best first, the number looked up on a tier's streets busiest first: every street of
+        the tier when its field's postings are few (their level read from the forward index: a better one puts a
+        street in a higher tier), else the dataset's busiest streets, the word's level on each read likewise. As
+        soon as the addresses found fill more than k suggestions they are the ranking's first ones (an exact
+        number outranks every other). None: not settled."""
+        ix, tk = self.ix, self.matcher(ds).tk
+        base, s_lo, s_hi, a_number = ds.street_lo, ix.s_lo, ix.s_hi, ix.a_number
+        # a street's level is L only if it is in the postings of L's field and kind (6: exact in the street field,
+        # 5: exact in the locality, 4 / 3: prefix): (level, postings, pointers, exact ids or None for the prefix)
+        tiers: list[tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int64], list[int] | None]] = []
+        if ids.exact:
+            tiers += [(LEVEL_EXACT_STREET, tk.ps, tk.ps_ptr, ids.exact),
+                      (LEVEL_EXACT_STREET - 1, tk.pl, tk.pl_ptr, ids.exact)]
+        if ids.phi > ids.plo:
+            tiers += [(LEVEL_EXACT_STREET - 2, tk.ps, tk.ps_ptr, None),
+                      (LEVEL_EXACT_STREET - 3, tk.pl, tk.pl_ptr, None)]
+        got: list[int] = []
+        got_sc: list[int] = []
+
+        def add(addrs: npt.NDArray[np.int64], level: int) -> tuple[list[Item], bool, int] | None:
+            """The number's exact addresses among `addrs` (in ranking order) added; the answer once settled."""
+            nums = a_number[addrs]
+            hit = nums == num_ids[0]
+            for num_id in num_ids[1:]:
+                hit |= nums == num_id
+            found = addrs[hit].tolist()
+            got.extend(found)
+            got_sc.extend([level] * len(found))
+            if len(got) <= k:
+                return None
+            a = np.array(got, dtype=np.int64)
+            prior = np.minimum(ix.s_count[ix.a_street[a]], _PRIOR_CAP).astype(np.float64)
+            out = self._group(ds, q, a, np.full(len(a), NUMBER_EXACT, dtype=np.int64),
+                              np.array(got_sc, dtype=np.int32), prior, k)
+            return out if out[1] else None
+
+        for level, post, ptr, exact in tiers:
+            size = int(ptr[ids.phi] - ptr[ids.plo]) if exact is None else sum(int(ptr[i + 1] - ptr[i]) for i in exact)
+            if size == 0:
+                continue
+            if size <= _RUN_POSTINGS:
+                posts = post[ptr[ids.plo]:ptr[ids.phi]] if exact is None else \
+                    np.concatenate([post[ptr[i]:ptr[i + 1]] for i in exact])
+                runs = street_runs(posts, _TIER_RUNS)
+                if runs is not None:  # the number's addresses on the tier's runs of streets
+                    first, last = runs
+                    a = held.searchsorted(ix.s_lo[first])
+                    lens = held.searchsorted(ix.s_hi[last]) - a
+                    if int(lens.sum()) <= _TIER_ADDRS:  # ... few enough: every street of the tier at once
+                        inside = held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))]
+                        addrs = self._tier_addresses(ids, level, inside, num_ids)
+                        if addrs is None:
+                            return None
+                        if (out := add(addrs, level)) is not None:
+                            return out
+                        continue
+            order = self._by_prior(ds)  # many streets: the dataset's busiest, the word's level read on each
+            for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
+                chunk = order[c0:c0 + _BEST_CHUNK] + base
+                fw = forward_levels(ix, chunk, [ids])
+                if fw is None:
+                    return None
+                addrs, _ = spans_in_held(held, s_lo, s_hi, chunk[fw[0] == level])
+                if (out := add(addrs, level)) is not None:
+                    return out
+            return None  # the busiest streets did not settle this tier
+        return None
+
+    def _tier_addresses(self, ids: WordIds, level: int, addrs: npt.NDArray[np.int64],
+                        num_ids: list[int]) -> npt.NDArray[np.int64] | None:
+        """Of the number's addresses on the streets holding one tier's postings (ascending), those with the exact
+        number whose street has the word at `level` (read from the forward index: a street with a better level
+        is in a higher tier), in ranking order (prior, then address id). None: a street without forward
+        entries."""
+        ix = self.ix
+        nums = ix.a_number[addrs]
+        hit = nums == num_ids[0]
+        for num_id in num_ids[1:]:
+            hit |= nums == num_id
+        addrs = addrs[hit]
+        out: npt.NDArray[np.int64] = addrs
+        if not len(addrs):
+            return out
+        st = ix.a_street[addrs].astype(np.int64)
+        new = np.ones(len(st), dtype=bool)
+        new[1:] = st[1:] != st[:-1]
+        streets = st[new]
+        fw = forward_levels(ix, streets, [ids])
+        if fw is None:
+            return None
+        keep = (fw[0] == level)[np.cumsum(new) - 1]
+        addrs, st = addrs[keep], st[keep]
+        out = addrs[np.lexsort((addrs, -np.minimum(ix.s_count[st], _PRIOR_CAP)))]
+        return out
 
     def _by_prior(self, ds: DatasetInfo) -> npt.NDArray[np.int64]:
         """The dataset's streets (local ids) busiest first, the lower id first among equals: the ranking's order
