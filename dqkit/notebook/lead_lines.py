@@ -48,9 +48,11 @@ def verified_lines(df: pd.DataFrame, backend: LeadBackend, mapping: Mapping[str,
         return None
     piece = df.copy(deep=False)
     piece.attrs = {}  # pandas deep-copies a frame's attrs into every column it hands out
-    if escape:
-        piece = escape_frame(piece)
-    given = [column_cells(piece.iloc[:, i]) for i in range(piece.shape[1])]  # as the frame's writer makes them
+    given = _text_input_cells(piece, escape)
+    if given is None:  # a column that is not text: the frame's own steps
+        if escape:
+            piece = escape_frame(piece)
+        given = [column_cells(piece.iloc[:, i]) for i in range(piece.shape[1])]  # as the frame's writer makes them
     if any(c is None for c in given):
         return None  # before any lead is answered: the frame path answers them
     fields = lead_fields(df.columns, mapping, prefix)
@@ -80,6 +82,47 @@ def verified_lines(df: pd.DataFrame, backend: LeadBackend, mapping: Mapping[str,
     if any(c is None for c in quoted):
         return None  # a NUL: what the csv writer does with it depends on the Python version
     return joined_lines([*given, *quoted], line_end), [*names_in, *out_names], codes
+
+
+def _text_input_cells(piece: pd.DataFrame, escape: bool) -> list[Any] | None:
+    """The input's cells as `escape_frame` and `column_cells` make them (escaped, missing as "", quoted where the
+    csv writer quotes; None for a column holding NUL), in one pass over each column's Arrow text; None when a
+    column is not text (every column of a CSV read by `dqkit verify` is)."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from dqkit._cell_escape import escape_cell, suspect_cells
+    from dqkit._csv_lines import quoted_cells
+
+    out: list[Any] = []
+    for i in range(piece.shape[1]):
+        column = piece.iloc[:, i]
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype) or not (pd.api.types.is_object_dtype(dtype)
+                                                          or pd.api.types.is_string_dtype(dtype)):
+            return None
+        try:
+            values = pa.array(column, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            return None
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        if pa.types.is_null(values.type):
+            out.append(pa.array([""] * len(values), type=pa.large_string()))
+            continue
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            return None
+        values = values.cast(pa.large_string())
+        if escape:
+            suspects = suspect_cells(values)
+            at = np.flatnonzero(suspects)
+            if len(at):
+                escaped = [escape_cell(v) for v in values.take(pa.array(at)).to_pylist()]
+                values = pc.replace_with_mask(values, pa.array(suspects), pa.array(escaped, type=pa.large_string()))
+        out.append(quoted_cells(pc.fill_null(values, "")))
+    return out
 
 
 def result_cells(flats: Sequence[Mapping[str, Any]], row_to_unique: Sequence[int], *,

@@ -134,8 +134,13 @@ def _masked(text: str) -> str:
 
 
 @pytest.mark.parametrize("escape", [True, False])
-def test_verified_lines_are_the_frames_lines_on_awkward_leads(escape: bool) -> None:
+@pytest.mark.parametrize("all_text", [True, False])  # every input column text (as dqkit verify reads a CSV)
+def test_verified_lines_are_the_frames_lines_on_awkward_leads(escape: bool, all_text: bool) -> None:
     df = _awkward_leads()
+    if all_text:
+        df = df.drop(columns=["SCORE"])
+        notes = ["", None, "=1+2", "a,b", 'say "hi"', "\r\nx", "\u00a0@x", "日本", "-12.5"]
+        df["NOTE"] = pd.array([notes[i % len(notes)] for i in range(len(df))], dtype="str")
     backend = LocalBackend()
     fields = lead_fields(df.columns, None, "")
     shown = []
@@ -178,3 +183,11 @@ def test_what_it_cannot_write_the_same_way_is_left_to_the_frame(change: str) -> 
     backend = LocalBackend()
     fields = lead_fields(df.columns, None, "")
     assert verified_lines(df, backend, fields, "", cache=False, escape=True, line_end=CSV_LINE_END) is None
+
+
+def test_text_input_columns_take_the_one_pass_path_and_others_the_frames_steps() -> None:
+    from dqkit.notebook.lead_lines import _text_input_cells
+
+    df = _awkward_leads()
+    assert _text_input_cells(df.drop(columns=["SCORE"]), True) is not None  # the CLI's case: every column text
+    assert _text_input_cells(df, True) is None  # a number column: escape_frame and column_cells, as the frame
