@@ -104,6 +104,17 @@ def _gather(post: npt.NDArray[np.int32], ptr: I64, ids: list[int]) -> npt.NDArra
     return post[np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total)]
 
 
+def _among(ent: npt.NDArray[np.int32], ids: list[int]) -> npt.NDArray[np.bool_]:
+    """Which entries are one of token `ids`: a few tokens (a word's forms, a typo's few matches) one comparison
+    each, which beats np.isin's sort."""
+    if len(ids) > 4:
+        return np.isin(ent, np.asarray(ids, dtype=ent.dtype))
+    sel: npt.NDArray[np.bool_] = ent == ids[0]
+    for other in ids[1:]:
+        sel |= ent == other
+    return sel
+
+
 def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> list[I8] | None:
     """Each word's level on each of `streets` (global ids), read from the forward index. None when a street has
     no forward entry (then `np.maximum.reduceat` would not give its level; the caller takes the dense path)."""
@@ -120,18 +131,13 @@ def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> li
         lvl = np.zeros(len(ent), dtype=np.int8)
         # lowest level first, each later one overwrites: the best level a token gives, as match_word's marks
         if ids.fuzzy:
-            sel = np.isin(ent, np.asarray(ids.fuzzy, dtype=ent.dtype))
+            sel = _among(ent, ids.fuzzy)
             lvl[sel] = np.where(in_street[sel], *_FUZZY)
         if ids.phi > ids.plo:
             sel = (ent >= ids.plo) & (ent < ids.phi)
             lvl[sel] = np.where(in_street[sel], *_PREFIX)
         if ids.exact:
-            if len(ids.exact) > 4:
-                sel = np.isin(ent, np.asarray(ids.exact, dtype=ent.dtype))
-            else:  # a word's few forms: one comparison each beats np.isin's sort
-                sel = ent == ids.exact[0]
-                for other in ids.exact[1:]:
-                    sel |= ent == other
+            sel = _among(ent, ids.exact)
             lvl[sel] = np.where(in_street[sel], *_EXACT)
         out.append(np.maximum.reduceat(lvl, starts))
     return out

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.address_index.build import FORMAT_VERSION, KIND
 from dqkit.engines.address_index.container import Container
+from dqkit.engines.address_index.letter_sieve import NameSieve, near_names, sieves_of
 from dqkit.engines.address_index.strings import StringTable
 from dqkit.engines.usaddr.points import (
     EXTRA_CARRIER_ROUTE,
@@ -186,6 +187,8 @@ class ReferenceIndex:
         # validate asks the same postcodes many times a query (search, standardizer, note): looked up once
         self._postcode_cache: dict[tuple[int, int, str], tuple[int, int]] = {}
         self._names_cache: dict[str, tuple[str, ...]] = {}
+        self._name_sieves: dict[str, NameSieve] = {}  # zip5 -> its street names' letters (street_name_sieves)
+        self._name_candidates: dict[tuple[tuple[str, ...], str, int], list[tuple[str, ...]]] = {}
 
     # -- sizes and datasets -------------------------------------------------------------------------------
     @property
@@ -338,6 +341,40 @@ class ReferenceIndex:
                 self._names_cache.clear()
             self._names_cache[zip5] = got
         return got
+
+    def street_name_sieves(self, zips: list[str]) -> list[NameSieve] | None:
+        """For each of `zips`, the street names `street_names(zip)` gives, with their letters read from their bytes
+        without decoding them (`letter_sieve`); those not yet built read in one pass (a city has up to ~100 ZIPs)."""
+        return None if self._us is None else self._sieves(zips)
+
+    def street_name_candidates(self, zips: list[str], key: str, limit: int) -> list[tuple[str, ...]] | None:
+        """For each of `zips`, the names of `street_names(zip)`, in its order, that may have a standardizer key
+        (`usaddr.match.name_key`) within `limit` edits of `key`: the standardizer decodes and compares only those
+        (for a street the city lacks, usually none of its ~90 names a ZIP). Remembered for the ZIPs, key and limit
+        asked (a validation asks twice: the typed ZIP, then every ZIP of the city)."""
+        if self._us is None:
+            return None
+        ask = (tuple(zips), key, limit)
+        got = self._name_candidates.get(ask)
+        if got is None:
+            got = near_names(self.strings, self._sieves(zips), key, limit)
+            if len(self._name_candidates) >= 4096:
+                self._name_candidates.clear()
+            self._name_candidates[ask] = got
+        return got
+
+    def _sieves(self, zips: list[str]) -> list[NameSieve]:
+        assert self._us is not None
+        missing = [z for z in dict.fromkeys(zips) if z not in self._name_sieves]
+        if missing:
+            if len(self._name_sieves) + len(missing) > 4096:
+                self._name_sieves.clear()
+            groups = []
+            for z in missing:
+                lo, hi = self.streets_in_postcode(self._us, z)
+                groups.append(np.unique(self.s_name[lo:hi]).astype(np.int64))
+            self._name_sieves.update(zip(missing, sieves_of(self.strings, groups), strict=True))
+        return [self._name_sieves[z] for z in zips]
 
     def point(self, a: int) -> AddressPoint:
         """The standardizer's view of address `a`."""

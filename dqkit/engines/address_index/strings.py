@@ -88,6 +88,16 @@ class StringTable(Sequence[str]):
             return [text[off[k] - base:off[k + 1] - base] for k in range(hi - lo)]
         return [raw[off[k] - base:off[k + 1] - base].decode() for k in range(hi - lo)]
 
+    def joined(self, ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+        """The UTF-8 bytes of strings `ids` laid end to end, and each one's length in bytes (not decoded)."""
+        starts = self._off[ids].astype(np.int64)
+        lens = self._off[ids + 1].astype(np.int64) - starts
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.uint8), lens
+        at = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
+        return np.asarray(self._blob[at], dtype=np.uint8), lens
+
     def find(self, s: str) -> int:
         """Id of `s` in a sorted table, or -1: a binary search over the UTF-8 bytes (whose order is the strings'),
         answers remembered (a search reads ~20 strings)."""
