@@ -27,10 +27,10 @@ def test_kept_stages_same_answers(seed: int, tmp_path: Path, monkeypatch: pytest
     for addr in rng.sample(range(ix.address_count), 14):
         r = ix.address(addr)
         texts.append(f"{r.line} apt 2, {r.street.city}, {r.street.region} {r.street.postcode}".lower())
-    keystrokes = [t[:k] for t in texts for k in range(3, len(t) + 1)]
+    keystrokes = [t[:k] for t in texts for k in range(3, len(t) + 1)] + ["1 s", "12 m", "200 w 5", "100 n main st a"]
     monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)  # this small state: the sparse stage and the caches
     monkeypatch.setattr(matching, "_SPARSE_RATIO", 1)
-    monkeypatch.setattr(matching, "_SEED_MAX", 4096)
+    monkeypatch.setattr(matching, "_SEED_MAX", 64)  # ... the common words on per-street arrays
     monkeypatch.setattr(matching, "_DENSE_CACHE_POSTINGS", 0)
     monkeypatch.setattr(matching, "_SEED_CACHE", 4)  # ... small enough to drop old entries too
     monkeypatch.setattr(matching, "_LEVELS_CACHE", 8)
