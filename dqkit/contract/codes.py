@@ -385,6 +385,20 @@ TABLES: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
 })
 
 
+def meanings(table: str) -> Mapping[str, str]:
+    """Every code of `table` -> `meaning(table, code)`; `meanings(table).get(code, "")` is `meaning(table, code)`
+    for any code (the tables are fixed), in one look-up. Not for ADDRESS_CODE, whose open ranges no table lists."""
+    if table == "ADDRESS_CODE":
+        raise ValueError("ADDRESS_CODE meanings cover open ranges: use address_code_meaning")
+    found = _MEANINGS.get(table)
+    if found is None:
+        found = _MEANINGS[table] = MappingProxyType({code: meaning(table, code) for code in TABLES[table]})
+    return found
+
+
+_MEANINGS: dict[str, Mapping[str, str]] = {}
+
+
 def meaning(table: str, code: str) -> str:
     """The meaning of `code` in the seed table `table`, or "" when unknown."""
     if table == "ADDRESS_CODE":

@@ -13,6 +13,7 @@ no SCORE_* columns and a local answer no Stage 2 columns.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import typing
 from collections.abc import Callable, Iterator
@@ -119,9 +120,21 @@ def _std_columns() -> dict[str, str]:
 
 
 STD_COLUMNS: Final = _std_columns()
-# (attribute, column, meaning function or None) of every StandardizedAddress field, in column order.
-_STD_PLAN: Final = tuple((f.name, _STD_NAMES.get(f.name, f"std_{f.name}"), _STD_TABLES.get(f.name))
+# (column, its meaning's column or None, the meaning table or None, else the meaning function) of every
+# StandardizedAddress field in column order, and the fields' values in that order at once.
+_STD_MEANING_TABLES: Final = {"geomatch": "GEOMATCH", "address_type": "ADDRESS_TYPE", "ziptype": "ZIPTYPE",
+                              "matchzipfive": "MATCHZIP", "matchzipnine": "MATCHZIP"}
+_STD_PLAN: Final = tuple((_STD_NAMES.get(f.name, f"std_{f.name}"),
+                          f"{_STD_NAMES.get(f.name, f'std_{f.name}')}_meaning" if f.name in _STD_TABLES else None,
+                          codes.meanings(_STD_MEANING_TABLES[f.name]) if f.name in _STD_MEANING_TABLES else None,
+                          _STD_TABLES.get(f.name))
                          for f in _fields(StandardizedAddress))
+_STD_VALUES: Final = operator.attrgetter(*(f.name for f in _fields(StandardizedAddress)))
+_BUSINESS_NAME_IND: Final = codes.meanings("BUSINESS_NAME_IND")
+_ADDRESS_VERIFICATION: Final = codes.meanings("ELSResidentialAddressVerificationResult")
+_HIGH_RISK: Final = codes.meanings("HighRisk")
+_SCORE_RESULT: Final = codes.meanings("SCORE_RESULT")
+_EXECUTION_STATUS: Final = codes.meanings("EXECUTION_STATUS_FLAG")
 
 _S2_GROUPS: Final = (("livu", Livu), ("zip", ZipData), ("person", Person))
 
@@ -261,18 +274,18 @@ def flatten_message(msg: ELSGenericMessage) -> dict[str, str]:
         if n is not None:
             out.update(name_prefix_cd=n.prefix_cd, name_first=n.first_name, name_middle=n.middle_name,
                        name_last=n.last_name, name_suffix_cd=n.suffix_cd, business_name_ind=n.business_name_ind,
-                       business_name_ind_meaning=codes.meaning("BUSINESS_NAME_IND", n.business_name_ind),
+                       business_name_ind_meaning=_BUSINESS_NAME_IND.get(n.business_name_ind, ""),
                        business_name=n.business_name, business_title=n.business_title)
         av, pv = s1.residential_address_verification_result, s1.residential_phone_verification_result
         out.update(
             els_address_verification=av,
-            els_address_verification_meaning=codes.meaning("ELSResidentialAddressVerificationResult", av),
+            els_address_verification_meaning=_ADDRESS_VERIFICATION.get(av, ""),
             els_address_high_risk=s1.residential_address_high_risk,
-            els_address_high_risk_meaning=codes.meaning("HighRisk", s1.residential_address_high_risk),
+            els_address_high_risk_meaning=_HIGH_RISK.get(s1.residential_address_high_risk, ""),
             els_phone_verification=pv,
-            els_phone_verification_meaning=codes.meaning("SCORE_RESULT", pv),
+            els_phone_verification_meaning=_SCORE_RESULT.get(pv, ""),
             els_phone_high_risk=s1.residential_phone_high_risk,
-            els_phone_high_risk_meaning=codes.meaning("HighRisk", s1.residential_phone_high_risk),
+            els_phone_high_risk_meaning=_HIGH_RISK.get(s1.residential_phone_high_risk, ""),
             els_residential_phone_append=s1.residential_phone_append,
             els_business_phone_append=s1.business_phone_append,
         )
@@ -280,18 +293,18 @@ def flatten_message(msg: ELSGenericMessage) -> dict[str, str]:
         if rpa is not None:
             a = rpa.address
             out.update(rpa_status=rpa.execution_status_flag,
-                       rpa_status_meaning=codes.meaning("EXECUTION_STATUS_FLAG", rpa.execution_status_flag),
+                       rpa_status_meaning=_EXECUTION_STATUS.get(rpa.execution_status_flag, ""),
                        rpa_first_name=rpa.first_name, rpa_last_name=rpa.last_name,
                        rpa_street1=a.street1 if a else "", rpa_street2=a.street2 if a else "",
                        rpa_city=a.city if a else "", rpa_state=a.state if a else "", rpa_zip=a.zip if a else "",
                        rpa_zipplus=a.zipplus if a else "")
     sa = msg.standardized_address
     if sa is not None:
-        for attr, name, meaning in _STD_PLAN:
-            value = getattr(sa, attr)
+        for (name, meaning_name, table, meaning), value in zip(_STD_PLAN, _STD_VALUES(sa), strict=True):
             out[name] = value
-            if meaning is not None:
-                out[f"{name}_meaning"] = meaning(value) if value else ""
+            if meaning_name is not None:
+                out[meaning_name] = "" if not value else table.get(value, "") if table is not None else \
+                    meaning(value)  # type: ignore[misc]  # a field with a meaning column has one or the other
         found = codes.split_address_error_status(sa.address_error_status)
         out["std_error_codes"] = " ".join(found)
         out["std_error_meanings"] = "; ".join(codes.ADDRESS_ERROR_STATUSES.get(c, c) for c in found)

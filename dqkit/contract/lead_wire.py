@@ -11,6 +11,7 @@ before anything is expanded or read.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Iterable
 from typing import Any, Final, Literal
@@ -116,12 +117,17 @@ _LENGTH_CHECKS: Final = tuple((f, f.lower(), limit) for f, limit in FIELD_MAX_LE
                               and f not in ("PHONE_TYPE", "PHONE_NUMBER", "ATTRIBUTE_NAME", "ATTRIBUTE_VALUE"))
 
 
+_LENGTH_VALUES: Final = operator.attrgetter(*(attr for _, attr, _ in _LENGTH_CHECKS))
+_LENGTH_LIMITS: Final = tuple(limit for _, _, limit in _LENGTH_CHECKS)
+
+
 def check_lead(lead: LeadRequest) -> WireProblem | None:
     """Schema checks shared by every entry point: field lengths, attribute count, type codes (E300)."""
-    for field, attr, limit in _LENGTH_CHECKS:
-        value = getattr(lead, attr)
-        if len(value) > limit:
-            return WireProblem("E300", f"{field} is longer than {limit} characters: {value!r}")
+    if not all(map(operator.le, map(len, _LENGTH_VALUES(lead)), _LENGTH_LIMITS)):  # every length at once
+        for field, attr, limit in _LENGTH_CHECKS:  # then the first one too long, named
+            value = getattr(lead, attr)
+            if len(value) > limit:
+                return WireProblem("E300", f"{field} is longer than {limit} characters: {value!r}")
     for phone in lead.phones:
         if len(phone.phone_number) > 12:
             return WireProblem("E300", f"PHONE_NUMBER is longer than 12 characters: {phone.phone_number!r}")

@@ -306,9 +306,15 @@ def _flats(job: FrameJob[Req, Res], items: Sequence[BatchItem[Res]], requests: S
            start: int = 0) -> list[dict[str, Any]]:
     """The flat result rows of `items` (answering `requests[start:]`), with what `job.annotate` adds."""
     annotate = job.annotate
+    flat = job.flat
     if annotate is None:
-        return [job.flat(it) for it in items]
-    return [{**job.flat(it), **annotate(requests[start + k])} for k, it in enumerate(items)]
+        return [flat(it) for it in items]
+    out = []
+    for k, it in enumerate(items):
+        row = flat(it)
+        extra = annotate(requests[start + k])
+        out.append({**row, **extra} if extra else row)  # most requests were sent as read: nothing to add
+    return out
 
 
 def flat_results(df: pd.DataFrame, job: FrameJob[Req, Res], *, cache: CacheArg = None,

@@ -72,3 +72,29 @@ def test_cell_text_of_plain_text_and_of_other_values() -> None:
     assert cell_text(_Text(" x ")) == "other"
     assert cell_text(94110.0) == "94110"
     assert cell_text(None) == "" and cell_text(float("nan")) == ""
+
+
+def test_meanings_tables_answer_as_meaning() -> None:
+    from dqkit.contract import codes
+
+    for table, entries in codes.TABLES.items():
+        if table == "ADDRESS_CODE":
+            with pytest.raises(ValueError):
+                codes.meanings(table)
+            continue
+        found = codes.meanings(table)
+        for code in [*entries, "", "zz", "E100 ", "0", "99"]:
+            assert found.get(code, "") == codes.meaning(table, code), (table, code)
+
+
+def test_check_lead_names_the_first_field_too_long_as_before() -> None:
+    from dqkit.contract.lead import FIELD_MAX_LENGTH
+    from dqkit.contract.lead_wire import check_lead
+
+    assert check_lead(LeadRequest(first_name="Ann", last_name="Lee", zip="94110")) is None
+    too_long = LeadRequest(first_name="A" * 31, last_name="B" * 31, zip="94110")
+    problem = check_lead(too_long)
+    assert problem is not None and problem.code == "E300"
+    first_checked = next(f for f, limit in FIELD_MAX_LENGTH.items() if f in ("FIRST_NAME", "LAST_NAME"))
+    assert problem.value.startswith(f"{first_checked} is longer than")
+    assert check_lead(LeadRequest(first_name="A" * 30, zip="94110")) is None  # at the limit: fine
