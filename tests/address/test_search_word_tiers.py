@@ -49,7 +49,6 @@ def test_one_word_tiers_same_answers(seed: int, tmp_path: Path, monkeypatch: pyt
     queries = _queries(eng, seed)
     monkeypatch.setattr(search_mod, "_TIER_STREETS", 0)  # this small state: every one-word query takes the path
     monkeypatch.setattr(search_mod, "_TIER_POSTINGS", 0)
-    monkeypatch.setattr(search_mod, "_HELD_MAX", 1 << 30)
     monkeypatch.setattr(search_mod, "_BEST_CHUNK", 64)  # a chunk of the busiest streets at a time
     ways = {"settled": 0, "listed": 0, "ranked": 0}
     orig_one = search_mod.Searcher._one_word_number

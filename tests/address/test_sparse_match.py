@@ -53,8 +53,8 @@ def test_sparse_stages_same_answers(seed: int, tmp_path: Path, monkeypatch: pyte
     taken: dict[tuple[int, bool], int] = {}
     real = matching.Matcher._sparse_stage
 
-    def spy(self: matching.Matcher, words: Any, ids: Any, may_miss: int, fuzzy: bool) -> Any:
-        got = real(self, words, ids, may_miss, fuzzy)
+    def spy(self: matching.Matcher, words: Any, ids: Any, may_miss: int, fuzzy: bool, *rest: Any) -> Any:
+        got = real(self, words, ids, may_miss, fuzzy, *rest)
         if not isinstance(got, matching._Dense):
             taken[may_miss, fuzzy] = taken.get((may_miss, fuzzy), 0) + 1
         return got

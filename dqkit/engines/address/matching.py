@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -50,8 +50,14 @@ MIN_FUZZY_LEN: Final = 4
 MIN_FUZZY2_LEN: Final = 8
 _SIEVE_MIN: Final = 1024  # words of one first letter from which typo matching sieves them (`letter_sieve`)
 _FUZZY_CACHE: Final = 65536  # complete words whose typo matches are kept per dataset (then the cache starts over)
+_SEED_CACHE: Final = 32  # candidate sets of the sparse stage kept (each up to _SEED_MAX streets)
+_LEVELS_CACHE: Final = 256  # a word's levels on such candidates kept
+_DENSE_CACHE: Final = 12  # per-street level arrays kept (one byte per street each: 31 MB at 2.6M streets)
+_DENSE_CACHE_POSTINGS: Final = 65536  # ... of words with at least this many postings (their marking costs most)
 
 I8 = npt.NDArray[np.int8]
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 def max_typos(word: str) -> int:
@@ -117,6 +123,11 @@ class Matcher:
         self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
         self._fuzzy: dict[str, tuple[int, ...]] = {}  # complete word -> its fuzzy_ids
         self._lengths: dict[tuple[str, int, int], tuple[list[str], list[int]]] = {}  # see _near_length
+        # the sparse stage's candidates by seed words, and other words' levels on them: a keystroke's readings and
+        # the next keystroke ask again (read-only arrays; the index never changes)
+        self._seeds: dict[tuple[_IdsKey, ...], _Seeded] = {}
+        self._levels: dict[tuple[tuple[_IdsKey, ...], _IdsKey], I8] = {}
+        self._dense: dict[_IdsKey, I8] = {}  # the per-street arrays of the most common words ("ST", "S", "APT")
         self._sieves: dict[str, LetterSieve | None] = {}  # first letter -> its words' sieve (see _sieve)
 
     # -- one word ------------------------------------------------------------------------------------------
@@ -158,17 +169,22 @@ class Matcher:
 
     def word_levels(self, w: Word, ids: WordIds) -> I8:
         """`w`'s level on every street of the dataset (one byte per street), as a stage's per-street array."""
-        lv = self._dense_hit(w, ids).levels
+        lv = self._dense_hit(w, ids, remember=True).levels
         return np.zeros(self.n, dtype=np.int8) if lv is None else lv
 
     def match_word(self, w: Word, *, fuzzy: bool = False) -> WordHit:
         return self._dense_hit(w, self.word_ids(w, fuzzy=fuzzy))
 
-    def _dense_hit(self, w: Word, ids: WordIds) -> WordHit:
+    def _dense_hit(self, w: Word, ids: WordIds, *, remember: bool = False) -> WordHit:
+        """`remember`: a common word's array kept for the next keystrokes (type-down; validate's words vary)."""
         hit = self._hit(w, ids)
         if not ids.any:
             return hit
         tk = self.tk
+        key = _ids_key(ids) if remember and self.n >= _SPARSE_MIN_STREETS else None
+        if key is not None and (got := self._dense.get(key)) is not None:
+            hit.levels = got
+            return hit
         lv = np.zeros(self.n, dtype=np.int8)
         base = self.ds.street_lo
         if ids.fuzzy:
@@ -180,6 +196,8 @@ class Matcher:
         if ids.exact:
             self._mark(lv, ids.exact, tk.pl, tk.pl_ptr, LEVEL_EXACT_LOCALITY, base)
             self._mark(lv, ids.exact, tk.ps, tk.ps_ptr, LEVEL_EXACT_STREET, base)
+        if key is not None and posting_size(tk, ids) >= _DENSE_CACHE_POSTINGS:
+            lv = _kept(self._dense, key, lv, _DENSE_CACHE)
         hit.levels = lv
         return hit
 
@@ -276,15 +294,15 @@ class Matcher:
         return got
 
     # -- all words ---------------------------------------------------------------------------------------
-    def match(self, q: Query) -> StreetMatch:
+    def match(self, q: Query, *, remember: bool = False) -> StreetMatch:
         """The strict AND of the words, then the relaxations in order; each stage on a few candidate streets
         when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way."""
         words = list(q.words)
         dense: dict[int, WordHit] = {}  # id(WordIds) -> its dense hit, kept across stages
         for ids, may_miss, fuzzy in self._stages(words):
-            result = self._sparse_stage(words, ids, may_miss, fuzzy)
+            result = self._sparse_stage(words, ids, may_miss, fuzzy, remember)
             if isinstance(result, _Dense):
-                hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i))
+                hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i, remember=remember))
                         for w, i in zip(words, ids, strict=True)]
                 result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
             if result is not None:
@@ -305,8 +323,8 @@ class Matcher:
                 break
             yield ids, r, True
 
-    def _sparse_stage(self, words: list[Word], ids: list[WordIds], may_miss: int,
-                      fuzzy: bool) -> StreetMatch | _Dense | None:
+    def _sparse_stage(self, words: list[Word], ids: list[WordIds], may_miss: int, fuzzy: bool,
+                      remember: bool = False) -> StreetMatch | _Dense | None:
         """One stage on the candidate streets only (see `sparse_match`); `_DENSE` when that would not pay (a
         small dataset, words too common) or cannot decide (every street may qualify)."""
         kept = [k for k, i in enumerate(ids) if i.any]
@@ -322,15 +340,29 @@ class Matcher:
         if sum(sizes[j] for j in order) > min(_SEED_MAX, self.n // _SPARSE_RATIO):
             return _DENSE
         base = self.ds.street_lo
-        by_seed = {k: posting_levels(tk, ids[k], base) for k in seeds}
-        cand = by_seed[seeds[0]][0] if len(seeds) == 1 else np.unique(np.concatenate([s for s, _ in by_seed.values()]))
+        seed_key = tuple(_ids_key(ids[k]) for k in seeds) if remember else ()
+        got = self._seeds.get(seed_key) if remember else None
+        if got is None:
+            seed_levels = [posting_levels(tk, ids[k], base) for k in seeds]
+            cand = seed_levels[0][0] if len(seeds) == 1 else np.unique(np.concatenate([s for s, _ in seed_levels]))
+            got = (seed_levels, cand)
+            if remember:
+                _kept(self._seeds, seed_key, got, _SEED_CACHE)
+        by_seed, cand = dict(zip(seeds, got[0], strict=True)), got[1]
         if len(cand) == 0:
             return None
         others = [k for k in kept if k not in by_seed]
-        fw = forward_levels(self.ix, cand + base, [ids[k] for k in others]) if others else []
+        at: dict[int, I8] = {}
+        for k in others if remember else ():  # levels read on these candidates (another reading, the last keystroke)
+            lv = self._levels.get((seed_key, _ids_key(ids[k])))
+            if lv is not None:
+                at[k] = lv
+        todo = [k for k in others if k not in at]
+        fw = forward_levels(self.ix, cand + base, [ids[k] for k in todo]) if todo else []
         if fw is None:
             return _DENSE
-        at = dict(zip(others, fw, strict=True))
+        for k, lv in zip(todo, fw, strict=True):
+            at[k] = _kept(self._levels, (seed_key, _ids_key(ids[k])), lv, _LEVELS_CACHE) if remember else lv
         levels = [levels_on(*by_seed[k], cand) if k in by_seed else at[k] for k in kept]
         count = (levels[0] > 0).astype(np.int32)
         for lv in levels[1:]:
@@ -398,6 +430,32 @@ class Matcher:
             dropped=dropped + missing, fuzzy=fuzzy or any(h.fuzzy for h in kept),
             max_score=LEVEL_EXACT_STREET * all_words,
         )
+
+
+_IdsKey = tuple[tuple[int, ...], int, int, tuple[int, ...]]
+_Seeded = tuple[list[tuple[npt.NDArray[np.int64], I8]], npt.NDArray[np.int64]]  # seeds' (streets, levels), candidates
+
+
+def _ids_key(ids: WordIds) -> _IdsKey:
+    return tuple(ids.exact), ids.plo, ids.phi, tuple(ids.fuzzy)
+
+
+def _kept(cache: dict[_K, _V], key: _K, value: _V, most: int) -> _V:
+    """`value` stored under `key` (the oldest entry dropped when full), its arrays made read-only."""
+    while len(cache) >= most:
+        cache.pop(next(iter(cache)), None)
+    for arr in _arrays(value):
+        arr.flags.writeable = False
+    cache[key] = value
+    return value
+
+
+def _arrays(value: object) -> Iterator[npt.NDArray[np.generic]]:
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _arrays(v)
 
 
 def harmless(w: Word) -> bool:

@@ -44,7 +44,6 @@ _TIER_POSTINGS: Final = 32768  # ... when the word's postings are over this many
 _RUN_POSTINGS: Final = 262144  # ... a tier's postings up to this many: its runs of street ids looked at
 _TIER_RUNS: Final = 32768  # ... and up to this many runs of street ids (a locality's streets are a few)
 _TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the number: the tier at once, else walked
-_HELD_MAX: Final = 65536  # ... not settled on the busiest streets: up to this many addresses with the number ranked
 _ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
@@ -126,7 +125,7 @@ class Searcher:
             got = self._one_word_number(ds, q, k)
             if got is not None:
                 return got
-        m = self.matcher(ds).match(q)
+        m = self.matcher(ds).match(q, remember=strict)
         if m.empty or (strict and any(not (harmless(w) or w.maybe_unit or w.text in _UNIT_WORDS
                                            or is_unit_designator(w.text)) for w in m.dropped)):
             # "zzzz q": a word that matches nothing is not silently dropped while the rest matches by prefix
@@ -276,7 +275,7 @@ class Searcher:
         held = tk.num_order[lo:hi]
         num_ids = [i for f in q.number_forms or (q.number,) if (i := ix.strings.find(f)) >= 0]
         got = self._word_tiers(ds, q, k, ids, held, num_ids) if num_ids else None
-        if got is None and len(held) <= _HELD_MAX:
+        if got is None:  # not settled: every address with the number (4-9 ms at 100-400k; the full path ~2x)
             got = self._held_ranked(ds, q, k, ids, held, num_ids)
         if got is None:
             return None
