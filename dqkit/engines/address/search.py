@@ -209,13 +209,7 @@ class Searcher:
         got_sc: list[int] = []
 
         def settled() -> tuple[list[Item], bool, int] | None:
-            if len(got) <= k:
-                return None
-            addrs = np.array(got, dtype=np.int64)
-            prior = np.minimum(ix.s_count[ix.a_street[addrs]], _PRIOR_CAP).astype(np.float64)
-            out = self._group(ds, q, addrs, np.full(len(addrs), NUMBER_EXACT, dtype=np.int64),
-                              np.array(got_sc, dtype=np.int32), prior, k)
-            return out if out[1] else None
+            return self._exact_settled(ds, q, got, got_sc, k)
 
         for sc in (np.flatnonzero(sizes)[::-1] + lo_sc).tolist():  # best word score first
             if sizes[sc - lo_sc] <= _FEW_STREETS:  # a few streets: all of them, busiest first
@@ -341,13 +335,7 @@ class Searcher:
             found = addrs[hit].tolist()
             got.extend(found)
             got_sc.extend([level] * len(found))
-            if len(got) <= k:
-                return None
-            a = np.array(got, dtype=np.int64)
-            prior = np.minimum(ix.s_count[ix.a_street[a]], _PRIOR_CAP).astype(np.float64)
-            out = self._group(ds, q, a, np.full(len(a), NUMBER_EXACT, dtype=np.int64),
-                              np.array(got_sc, dtype=np.int32), prior, k)
-            return out if out[1] else None
+            return self._exact_settled(ds, q, got, got_sc, k)
 
         for level, post, ptr, exact in tiers:
             size = int(ptr[ids.phi] - ptr[ids.plo]) if exact is None else sum(int(ptr[i + 1] - ptr[i]) for i in exact)
@@ -416,6 +404,19 @@ class Searcher:
             pr = np.minimum(self.ix.s_count[ds.street_lo:ds.street_hi], _PRIOR_CAP).astype(np.int64)
             got = self._prior_order[ds.ordinal] = np.argsort(-pr, kind="stable").astype(np.int64)
         return got
+
+    def _exact_settled(self, ds: DatasetInfo, q: Query, got: list[int], got_sc: list[int],
+                       k: int) -> tuple[list[Item], bool, int] | None:
+        """The answer from the number's exact addresses found so far (in ranking order, with their word scores),
+        once they fill more than k suggestions and grouping them says they settle it; else None (look further)."""
+        if len(got) <= k:
+            return None
+        ix = self.ix
+        a = np.array(got, dtype=np.int64)
+        prior = np.minimum(ix.s_count[ix.a_street[a]], _PRIOR_CAP).astype(np.float64)
+        out = self._group(ds, q, a, np.full(len(a), NUMBER_EXACT, dtype=np.int64), np.array(got_sc, dtype=np.int32),
+                          prior, k)
+        return out if out[1] else None
 
     def _group(self, ds: DatasetInfo, q: Query, addrs: npt.NDArray[np.int64], nlevel: npt.NDArray[np.int64],
                sc: npt.NDArray[np.int32], prior: npt.NDArray[np.float64], k: int) -> tuple[list[Item], bool, int]:
