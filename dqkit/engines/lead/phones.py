@@ -165,8 +165,9 @@ def _fits_pattern(n: _Numbering, digits: str) -> bool:
 
 def _prefix_place(n: _Numbering, digits: str) -> tuple[str, str] | None:
     """(CITY, ST) the geocoder gives for the number's prefix (longest known prefix of 6, 5 or 4 digits)."""
+    places = n.places_of(digits[:3])
     for k in (6, 5, 4):
-        place = n.places.get(digits[:k])
+        place = places.get(digits[:k])
         if place is not None:
             return place
     return None
@@ -176,7 +177,7 @@ def _prefix_place(n: _Numbering, digits: str) -> tuple[str, str] | None:
 
 _Pattern = re.Pattern[str]
 # Bump when the prepared layout or the rules that build it change.
-_FORMAT: Final = 1
+_FORMAT: Final = 2  # 2: places grouped by area code
 PREPARED_FILE: Final = Path(__file__).resolve().parent / "data" / "nanp_numbering.msgpack"
 
 
@@ -187,20 +188,46 @@ class _Prepared(msgspec.Struct, frozen=True):
     key: str  # _source_key(): the layout and the phonenumbers version
     regions: list[tuple[str, str]]  # (general pattern, pattern of every number type) per NANP region
     npa_regions: dict[str, list[int]]  # valid area code -> indexes of the regions whose patterns apply
-    places: dict[str, tuple[str, str]]  # "201200" (NPA + 1..3 digits) -> ("JERSEY CITY", "NJ")
+    # "201" -> {"201200" (NPA + 0..3 digits) -> ("JERSEY CITY", "NJ")}: by area code, so a process decodes the
+    # places of the area codes its numbers have (decoding all 31,000 cost 10-28 ms of 10 leads in a new process)
+    places: dict[str, dict[str, tuple[str, str]]]
     state_of_npa: dict[str, str]  # "650" -> "CA" (US and territories; Canadian provinces by abbreviation)
+
+
+class _Shipped(msgspec.Struct, frozen=True):
+    """`_Prepared` as a process reads it: each area code's places left encoded until a number asks for them."""
+
+    key: str
+    regions: list[tuple[str, str]]
+    npa_regions: dict[str, list[int]]
+    places: dict[str, msgspec.Raw]
+    state_of_npa: dict[str, str]
 
 
 class _Numbering:
     """The NANP numbering tables; a region's pattern is compiled the first time a number reaches it (each costs
     0.5-2 ms, and many area codes list all 25 regions: compiling them all cost 16 ms of 10 leads in a new process)."""
 
-    def __init__(self, prepared: _Prepared) -> None:
+    def __init__(self, prepared: _Prepared | _Shipped) -> None:
         self.npa_regions = prepared.npa_regions
-        self.places = prepared.places
         self.state_of_npa = prepared.state_of_npa
         self._regions = prepared.regions
         self._compiled: dict[tuple[int, int], _Pattern] = {}
+        self._places: dict[str, dict[str, tuple[str, str]] | msgspec.Raw] = dict(prepared.places)
+
+    def places_of(self, npa: str) -> dict[str, tuple[str, str]]:
+        """The geocoder's places of an area code's prefixes, decoded the first time a number asks."""
+        found = self._places.get(npa)
+        if found is None:
+            return {}
+        if isinstance(found, msgspec.Raw):
+            found = self._places[npa] = msgspec.msgpack.decode(found, type=dict[str, tuple[str, str]])
+        return found
+
+    @property
+    def places(self) -> dict[str, tuple[str, str]]:
+        """Every prefix's place (all area codes decoded): for tests and tools, not the per-number path."""
+        return {k: v for npa in sorted(self._places) for k, v in self.places_of(npa).items()}
 
     def pattern(self, region: int, which: int) -> _Pattern:
         """A region's general pattern (which=0) or the pattern of all its number types (which=1), compiled."""
@@ -235,7 +262,7 @@ def _build() -> _Prepared:
             regions.append((md.general_desc.national_number_pattern, "|".join(f"(?:{k})" for k in kinds)))
     compiled = [(re.compile(g), re.compile(t)) for g, t in regions]
     geo = _nanp_geodata()
-    places: dict[str, tuple[str, str]] = {}
+    places: dict[str, dict[str, tuple[str, str]]] = {}
     state_of_npa: dict[str, str] = {}
     for key, desc in geo.items():
         if len(key) == 3:
@@ -246,7 +273,7 @@ def _build() -> _Prepared:
                 state_of_npa[key] = desc.rsplit(", ", 1)[1].upper()
         if ", " in desc:
             city, st = desc.rsplit(", ", 1)
-            places[key] = (city.upper(), st.upper())
+            places.setdefault(key[:3], {})[key] = (city.upper(), st.upper())
     known_prefixes: dict[str, list[str]] = {}
     for key in geo:
         if len(key) > 3:
@@ -274,9 +301,11 @@ def write_prepared(path: Path | None = None) -> Path:
     return target
 
 
-def _read(path: Path, key: str) -> _Prepared | None:
+def _read(path: Path, key: str, kind: type[_Prepared] | type[_Shipped] = _Prepared) -> _Prepared | _Shipped | None:
+    """The tables of a prepared file made for this key, decoded whole (`_Prepared`) or as a process reads them
+    (`_Shipped`); None when absent, unreadable or made for another phonenumbers."""
     try:
-        prepared = msgspec.msgpack.decode(path.read_bytes(), type=_Prepared)
+        prepared = msgspec.msgpack.decode(path.read_bytes(), type=kind)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     return prepared if prepared.key == key else None
@@ -298,10 +327,10 @@ def _numbering() -> _Numbering:
         key = _source_key()
     except Exception:  # phonenumbers' version unknown: build, never fail
         return _Numbering(_build())
-    prepared = _read(PREPARED_FILE, key)
+    prepared = _read(PREPARED_FILE, key, _Shipped)
     cache = _cache_file(key)
     if prepared is None and cache is not None:
-        prepared = _read(cache, key)
+        prepared = _read(cache, key, _Shipped)
     if prepared is None:
         prepared = _build()
         if cache is not None:
