@@ -12,6 +12,7 @@ the caller uses pandas.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ def column_cells(column: pd.Series) -> Any:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
@@ -73,21 +73,40 @@ def column_cells(column: pd.Series) -> Any:
         missing = np.isnan(numbers)
         text = numbers.astype(str).astype(object)
         text[missing] = None
-        values = pa.array(text, type=pa.large_string(), from_pandas=True)
-    elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
-        try:
-            values = pa.array(column, from_pandas=True)
-        except (pa.ArrowException, TypeError, ValueError):
-            return None
-    else:
+        return arrow_cells(pa.array(text, type=pa.large_string(), from_pandas=True))
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+        return text_cells(column)
+    return None
+
+
+def text_cells(column: pd.Series, edit: Callable[[Any], Any] | None = None) -> Any:
+    """A text (object or string) column's cells as `column_cells` makes them, `edit` applied to its Arrow text
+    first (missing cells stay missing there); None when they cannot be made here."""
+    import pyarrow as pa
+
+    try:
+        values = pa.array(column, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):
         return None
+    return arrow_cells(values, edit)
+
+
+def arrow_cells(values: Any, edit: Callable[[Any], Any] | None = None) -> Any:
+    """Arrow values as text cells: missing as "", quoted where the csv writer quotes, `edit` applied to the text
+    first; None when they are not text or one holds NUL."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if pa.types.is_null(values.type):
         return pa.array([""] * len(values), type=pa.large_string())
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         return None
-    return quoted_cells(pc.fill_null(values.cast(pa.large_string()), ""))
+    values = values.cast(pa.large_string())
+    if edit is not None:
+        values = edit(values)
+    return quoted_cells(pc.fill_null(values, ""))
 
 
 def quoted_cells(values: Any) -> Any:

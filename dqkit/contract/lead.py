@@ -7,6 +7,7 @@ grouped on the JSON and XML wires; `dqkit.contract.lead_wire` does that mapping 
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Final
 
 import msgspec
@@ -112,6 +113,12 @@ class LeadRequest(_FrozenWire, frozen=True):
     def phone_number(self) -> str:
         """The first phone's number, or ""."""
         return self.phones[0].phone_number if self.phones else ""
+
+
+# The LeadRequest attributes that hold one text value (every one but phones and attributes), in field order, and
+# all their values of a lead at once (`TEXT_VALUES(lead)`, a tuple): the paths that read every field use these.
+TEXT_FIELDS: Final = tuple(f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes"))
+TEXT_VALUES: Final = operator.attrgetter(*TEXT_FIELDS)
 
 
 class Message(_FrozenWire, frozen=True):

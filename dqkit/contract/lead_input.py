@@ -22,13 +22,12 @@ What is changed, and nothing else:
 
 from __future__ import annotations
 
-import operator
 import re
 from typing import Final
 
 import msgspec
 
-from dqkit.contract.lead import Attribute, LeadRequest, Phone
+from dqkit.contract.lead import TEXT_FIELDS, TEXT_VALUES, Attribute, LeadRequest, Phone
 from dqkit.contract.us_states import state_code_of_name
 
 _BLANKS: Final = re.compile(r"[\s\u00a0\u2007\u202f]+")
@@ -129,8 +128,8 @@ def normalize_phone(p: Phone) -> Phone:
 def normalize_lead(lead: LeadRequest) -> LeadRequest:
     """The lead with the fields people write freely put in the schema's form (see the module docstring)."""
     changes: dict[str, object] = {}
-    if not _all_clean(_TEXT_VALUES(lead)):
-        for name in _TEXT_FIELDS:
+    if not _all_clean(TEXT_VALUES(lead)):
+        for name in TEXT_FIELDS:
             value: str = getattr(lead, name)
             cleaned = clean_text(value)
             if cleaned != value:
@@ -153,8 +152,6 @@ def normalize_lead(lead: LeadRequest) -> LeadRequest:
     return msgspec.structs.replace(lead, **changes) if changes else lead
 
 
-_TEXT_FIELDS: Final = tuple(f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes"))
-_TEXT_VALUES: Final = operator.attrgetter(*_TEXT_FIELDS)
 
 
 def _all_clean(values: tuple[str, ...]) -> bool:

@@ -86,15 +86,11 @@ def verified_lines(df: pd.DataFrame, backend: LeadBackend, mapping: Mapping[str,
 
 def _text_input_cells(piece: pd.DataFrame, escape: bool) -> list[Any] | None:
     """The input's cells as `escape_frame` and `column_cells` make them (escaped, missing as "", quoted where the
-    csv writer quotes; None for a column holding NUL), in one pass over each column's Arrow text; None when a
-    column is not text (every column of a CSV read by `dqkit verify` is)."""
-    import numpy as np
+    csv writer quotes; None for a column holding NUL), from each column's Arrow text; None when a column is not
+    text (every column of a CSV read by `dqkit verify` is)."""
     import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from dqkit._cell_escape import escape_cell, suspect_cells
-    from dqkit._csv_lines import quoted_cells
+    from dqkit._csv_lines import text_cells
 
     out: list[Any] = []
     for i in range(piece.shape[1]):
@@ -103,25 +99,10 @@ def _text_input_cells(piece: pd.DataFrame, escape: bool) -> list[Any] | None:
         if isinstance(dtype, pd.CategoricalDtype) or not (pd.api.types.is_object_dtype(dtype)
                                                           or pd.api.types.is_string_dtype(dtype)):
             return None
-        try:
-            values = pa.array(column, from_pandas=True)
-        except (pa.ArrowException, TypeError, ValueError):
+        cells = text_cells(column, _escaped if escape else None)
+        if cells is None:  # not text, or a NUL: the frame's own steps say which (and then None)
             return None
-        if isinstance(values, pa.ChunkedArray):
-            values = values.combine_chunks()
-        if pa.types.is_null(values.type):
-            out.append(pa.array([""] * len(values), type=pa.large_string()))
-            continue
-        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-            return None
-        values = values.cast(pa.large_string())
-        if escape:
-            suspects = suspect_cells(values)
-            at = np.flatnonzero(suspects)
-            if len(at):
-                escaped = [escape_cell(v) for v in values.take(pa.array(at)).to_pylist()]
-                values = pc.replace_with_mask(values, pa.array(suspects), pa.array(escaped, type=pa.large_string()))
-        out.append(quoted_cells(pc.fill_null(values, "")))
+        out.append(cells)
     return out
 
 

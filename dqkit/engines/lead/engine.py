@@ -18,7 +18,6 @@ Required information (documented choices where the seed is silent):
 from __future__ import annotations
 
 import itertools
-import operator
 import os
 import re
 import weakref
@@ -31,6 +30,8 @@ import msgspec
 from dqkit.contract.codes import ADDRESS_ERROR_STATUSES, PHONE_STATUSES, RESULT_CODES, SCORE_RESULTS
 from dqkit.contract.lead import (
     APOSTROPHE_FIELDS,
+    TEXT_FIELDS,
+    TEXT_VALUES,
     ELSGenericMessage,
     LeadRequest,
     Message,
@@ -107,16 +108,13 @@ def _field_values(lead: LeadRequest) -> list[tuple[str, str]]:
     return out
 
 
-_SCALAR_FIELDS: Final = tuple(
-    f for f in LeadRequest.__struct_fields__ if f not in ("phones", "attributes")
-)
-_SCALARS: Final = operator.attrgetter(*_SCALAR_FIELDS)
+_SCALAR_FIELDS: Final = TEXT_FIELDS
 
 
 def _all_text(lead: LeadRequest) -> str:
     """Every value `_field_values` gives, one a line: the syntax check searches it once, and field by field only
     when it holds a character it refuses (none is a line break, so joining them finds nothing new)."""
-    parts: list[str] = list(_SCALARS(lead))
+    parts: list[str] = list(TEXT_VALUES(lead))
     for p in lead.phones:
         parts += (p.phone_number, p.phone_extension, p.phone_country_code)
     for a in lead.attributes:
