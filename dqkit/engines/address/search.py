@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -216,10 +216,7 @@ class Searcher:
                 few = cand[scores == sc]
                 few = few[np.lexsort((few, -np.minimum(ix.s_count[few], _PRIOR_CAP)))]
                 addrs, _ = spans_in_held(held, s_lo, s_hi, few)
-                nums = a_number[addrs]
-                exact = np.zeros(len(addrs), dtype=bool)
-                for num_id in num_ids:
-                    exact |= nums == num_id
+                exact = _has_number(a_number[addrs], num_ids)
                 got += addrs[exact].tolist()
                 got_sc += [sc] * int(exact.sum())
                 if (out := settled()) is not None:
@@ -231,11 +228,7 @@ class Searcher:
                 pos = np.minimum(cand.searchsorted(chunk), len(cand) - 1)
                 good = chunk[(cand[pos] == chunk) & (scores[pos] == sc)]
                 addrs, _ = spans_in_held(held, s_lo, s_hi, good)  # street by street, busiest first
-                nums = a_number[addrs]
-                exact = nums == num_ids[0]
-                for num_id in num_ids[1:]:
-                    exact |= nums == num_id
-                hit = addrs[exact].tolist()
+                hit = addrs[_has_number(a_number[addrs], num_ids)].tolist()
                 got += hit
                 got_sc += [sc] * len(hit)
                 if (out := settled()) is not None:
@@ -328,11 +321,7 @@ class Searcher:
 
         def add(addrs: npt.NDArray[np.int64], level: int) -> tuple[list[Item], bool, int] | None:
             """The number's exact addresses among `addrs` (in ranking order) added; the answer once settled."""
-            nums = a_number[addrs]
-            hit = nums == num_ids[0]
-            for num_id in num_ids[1:]:
-                hit |= nums == num_id
-            found = addrs[hit].tolist()
+            found = addrs[_has_number(a_number[addrs], num_ids)].tolist()
             got.extend(found)
             got_sc.extend([level] * len(found))
             return self._exact_settled(ds, q, got, got_sc, k)
@@ -376,11 +365,7 @@ class Searcher:
         is in a higher tier), in ranking order (prior, then address id). None: a street without forward
         entries."""
         ix = self.ix
-        nums = ix.a_number[addrs]
-        hit = nums == num_ids[0]
-        for num_id in num_ids[1:]:
-            hit |= nums == num_id
-        addrs = addrs[hit]
+        addrs = addrs[_has_number(ix.a_number[addrs], num_ids)]
         out: npt.NDArray[np.int64] = addrs
         if not len(addrs):
             return out
@@ -613,6 +598,14 @@ class Searcher:
         first, last = item.lo + int(idx[0]), item.lo + int(idx[-1])
         side = {PARITY_ODD: "odd", PARITY_EVEN: "even"}.get(item.parity, "")
         return ix.number_text(first), ix.number_text(last), side
+
+
+def _has_number(nums: npt.NDArray[Any], num_ids: list[int]) -> npt.NDArray[np.bool_]:
+    """Which of `nums` (the number ids of some addresses) is one of `num_ids` (the ids the typed number has)."""
+    hit = np.zeros(len(nums), dtype=bool)
+    for num_id in num_ids:
+        hit |= nums == num_id
+    return hit
 
 
 @functools.lru_cache(maxsize=65536)
