@@ -14,7 +14,7 @@ are dropped (each drop costs score). That is what lets validate land on an addre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -294,9 +294,15 @@ class Matcher:
         return got
 
     # -- all words ---------------------------------------------------------------------------------------
-    def match(self, q: Query, *, remember: bool = False) -> StreetMatch:
+    def match(self, q: Query, *, remember: bool = False,
+              within: Callable[[], npt.NDArray[np.int64] | None] | None = None) -> StreetMatch:
         """The strict AND of the words, then the relaxations in order; each stage on a few candidate streets
-        when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way."""
+        when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way.
+
+        `within` (type-down with a house number): the streets (sorted local ids) the caller will look at, asked
+        only when a stage takes the per-street arrays. That stage is then combined on those streets first: when
+        some of them qualify, the stage has an answer over all streets too (so it is the stage the full AND picks)
+        and its streets outside `within` are left out of the match; when none do, all streets are combined."""
         words = list(q.words)
         dense: dict[int, WordHit] = {}  # id(WordIds) -> its dense hit, kept across stages
         for ids, may_miss, fuzzy in self._stages(words):
@@ -304,7 +310,10 @@ class Matcher:
             if isinstance(result, _Dense):
                 hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i, remember=remember))
                         for w, i in zip(words, ids, strict=True)]
-                result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
+                on = within() if within is not None else None
+                result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss, on=on) if on is not None else None
+                if result is None:
+                    result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
             if result is not None:
                 return result
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
@@ -384,14 +393,16 @@ class Matcher:
         return self._result(idx, sums, misses, hits, [], missing, fuzzy)
 
     def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False,
-                 may_miss: int = 0) -> StreetMatch | None:
+                 may_miss: int = 0, on: npt.NDArray[np.int64] | None = None) -> StreetMatch | None:
         """AND of the hits (up to `may_miss` of them may miss a street, at a cost each); words without any hit
-        at all are set aside. None when no street is left."""
+        at all are set aside. None when no street is left. `on`: only these streets (sorted local ids)."""
         kept = [h for h in hits if h.hit]
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
         levels = [h.levels for h in kept if h.levels is not None]
+        if on is not None:
+            levels = [lv[on] for lv in levels]
         if may_miss:
             acc = levels[0].astype(np.int16)
             count = (levels[0] > 0).astype(np.int8)
@@ -417,6 +428,8 @@ class Matcher:
             for lv in levels[1:]:
                 sums += lv[idx]
             misses = None
+        if on is not None:
+            idx = on[idx]
         return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
 
     def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32] | None,
