@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -365,7 +366,8 @@ def main() -> None:
         return
     if a.child:
         kind, *rest = a.child
-        fn = {"build": child_build, "grow": child_grow, "slice": child_slice, "serve": child_serve}
+        fn: dict[str, Callable[..., object]] = {"build": child_build, "grow": child_grow, "slice": child_slice,
+                                                "serve": child_serve}
         if kind == "measure":
             from bench_scale import child_measure
 
