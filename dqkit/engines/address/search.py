@@ -20,7 +20,7 @@ import numpy.typing as npt
 from dqkit.engines import deadline
 from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
-from dqkit.engines.address.number_spans import held_on_streets, spans_in_held, street_runs
+from dqkit.engines.address.number_spans import held_on_streets, key_ranges, spans_in_held, street_runs
 from dqkit.engines.address.query import Query, parse_query
 from dqkit.engines.address.sparse_match import (
     Entries,
@@ -169,11 +169,9 @@ class Searcher:
         tk = self.matcher(ds).tk
         ni = numint(q.number)
         if len(m.streets) <= _KEY_STREETS:  # one or a few streets (validate): two binary searches in the keys
-            keys = (m.streets << 24) | ni
-            starts = ix.a_key.searchsorted(keys, "left")
-            lens = ix.a_key.searchsorted(keys, "right") - starts
+            starts, lens = key_ranges(ix.a_key, ix.s_lo, ix.s_hi, m.streets, ni)
             addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            which = np.repeat(np.arange(len(keys)), lens)
+            which = np.repeat(np.arange(len(m.streets)), lens)
         else:
             lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
             hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
