@@ -70,7 +70,7 @@ class PeakMemory:
 
     @property
     def peak_mb(self) -> float:
-        return (self.peak - self.start) / 1e6
+        return float(self.peak - self.start) / 1e6
 
 
 def timed(fn: Callable[[], Any]) -> dict[str, Any]:
@@ -113,7 +113,8 @@ def _group(group: str, csv: str, cache_dir: str) -> dict[str, dict[str, Any]]:
     df = pd.read_csv(csv, dtype=str, keep_default_na=False)
     backend = lead_backend()  # the shared local backend, as the accessor's default
     columns = resolve_columns(list(df.columns))
-    backend.verify_leads([lead_from_row(r, columns) for r in df.head(500).to_dict("records")])  # warm-up
+    records: list[dict[str, Any]] = df.to_dict("records")  # type: ignore[assignment]  # column names are str
+    backend.verify_leads([lead_from_row(r, columns) for r in records[:500]])  # warm-up
     results: dict[str, dict[str, Any]] = {}
 
     def keep(name: str, r: dict[str, Any]) -> None:
@@ -123,8 +124,7 @@ def _group(group: str, csv: str, cache_dir: str) -> dict[str, dict[str, Any]]:
         results[name] = r
 
     if group == "direct":
-        keep("direct", timed(lambda: backend.verify_leads([lead_from_row(r, columns)
-                                                          for r in df.to_dict("records")])))
+        keep("direct", timed(lambda: backend.verify_leads([lead_from_row(r, columns) for r in records])))
     elif group == "cold":
         keep("cold", timed(lambda: df.leads.verify()))
         keep("warm", timed(lambda: df.leads.verify()))
@@ -134,10 +134,11 @@ def _group(group: str, csv: str, cache_dir: str) -> dict[str, dict[str, Any]]:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=int(group[-1]), threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=40) as cluster, Client(cluster) as client:
+        with LocalCluster(n_workers=int(group[-1]), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                          dashboard_address=None, silence_logs=40) as cluster, \
+                Client(cluster) as client:  # type: ignore[no-untyped-call]
             client.run(_warm_worker)
-            ddf = dd.from_pandas(df, npartitions=8)
+            ddf = dd.from_pandas(df, npartitions=8)  # type: ignore[no-untyped-call]
             keep(group, timed(lambda: ddf.leads.verify(cache=False).compute()))
     return results
 

@@ -107,8 +107,8 @@ def history(rng: np.random.Generator, spoofs: Sequence[float], sources: dict[str
         rows += per
         if len(sources) > 1:
             frame = pd.DataFrame(per).groupby("metric", sort=False)[["count", "total"]].sum().reset_index()
-            rows += [{"run": run, "source": "(all)", "metric": r.metric, "count": int(r.count), "total": int(r.total)}
-                     for r in frame.itertuples(index=False)]
+            rows += [{"run": run, "source": "(all)", "metric": m, "count": int(c), "total": int(t)}
+                     for m, c, t in zip(frame["metric"], frame["count"], frame["total"], strict=True)]
     return pd.DataFrame(rows)
 
 

@@ -98,7 +98,7 @@ class Server:
     context: dict[str, Any] = field(default_factory=dict)  # what an attack needs beyond the server (a Redis, ...)
 
     def _tree(self) -> list[Any]:
-        import psutil  # type: ignore[import-untyped]
+        import psutil
 
         root = psutil.Process(self.proc.pid)
         return [root, *root.children(recursive=True)]

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -233,10 +234,12 @@ def _answer(result: Any) -> Any:
 
 
 def child_serve(index: str, n: str) -> dict[str, Any]:
-    """`dqkit serve --workers 2` on the index: PSS of each process, the index file's pages apart."""
+    """`dqkit serve --workers 2` on the index: PSS of each process, the index file's pages apart, after validating
+    (until each worker has answered a pass) and again after both workers have typed down (their matcher caches full)."""
     import httpx
-    from bench_scale import _texts
+    from bench_scale import _queries, _texts
 
+    from dqkit.contract.address import SearchRequest
     from dqkit.server.testing import serve_process
 
     texts = _texts(index, int(n), 21)
@@ -275,13 +278,38 @@ def child_serve(index: str, n: str) -> dict[str, Any]:
             served[max(kids, key=lambda w: cpu(w) - before[w])] += 1
             if all(served.values()):
                 break
+        after_validate = {pid: split_pss(pid) for pid in [server.process.pid, *kids]}
+        # Then type down from two clients at once, so that both workers fill the matcher's type-down caches.
+        keystrokes = _queries(texts, 12)
+        before = {w: cpu(w) for w in kids}
+
+        def type_down(part: list[str]) -> None:
+            # A new connection every 30 keystrokes (about one address typed), so that both workers take some.
+            for at in range(0, len(part), 30):
+                with httpx.Client(base_url=server.url, timeout=120) as http:
+                    for text in part[at:at + 30]:
+                        http.post("/address/search/v1", json=SearchRequest.of(text).wire()).raise_for_status()
+
+        half = (len(keystrokes) // 60 + 1) * 30
+        typists = [threading.Thread(target=type_down, args=(part,)) for part in (keystrokes[:half], keystrokes[half:])]
+        for th in typists:
+            th.start()
+        for th in typists:
+            th.join()
+        typing_cpu = {w: round(cpu(w) - before[w], 2) for w in kids}
         figures = {pid: split_pss(pid) for pid in [server.process.pid, *kids]}
-    total = sum(v[0] for v in figures.values()) / 1024
-    index_pages = sum(v[1] for v in figures.values()) / 1024
+
+    def sums(f: dict[int, tuple[int, int]]) -> tuple[float, float]:
+        return sum(v[0] for v in f.values()) / 1024, sum(v[1] for v in f.values()) / 1024
+
+    total, index_pages = sums(figures)
+    total_v, index_v = sums(after_validate)
     return {"start_s": start_s, "pss_total_mb": total, "pss_index_mb": index_pages,
             "pss_beyond_index_mb": total - index_pages, "processes": len(figures),
             "per_process": {str(k): [round(v[0] / 1024), round(v[1] / 1024)] for k, v in figures.items()},
-            "passes": sorted(served.values())}
+            "passes": sorted(served.values()),
+            "after_validate_pss_beyond_index_mb": total_v - index_v, "keystrokes": len(keystrokes),
+            "typing_cpu_s_per_worker": list(typing_cpu.values())}
 
 
 # -- the run ----------------------------------------------------------------------------------------------------
@@ -365,7 +393,8 @@ def main() -> None:
         return
     if a.child:
         kind, *rest = a.child
-        fn = {"build": child_build, "grow": child_grow, "slice": child_slice, "serve": child_serve}
+        fn: dict[str, Callable[..., object]] = {"build": child_build, "grow": child_grow, "slice": child_slice,
+                                                "serve": child_serve}
         if kind == "measure":
             from bench_scale import child_measure
 
@@ -522,7 +551,10 @@ def report(results: dict[int, dict[str, Any]]) -> None:
     add("serve --workers 2: PSS total MB", lambda r: f"{r['serve']['pss_total_mb']:,.0f} "
         f"(load {r['serve']['load_after']})")
     add("  of it the index file's pages MB", lambda r: f"{r['serve']['pss_index_mb']:,.0f}")
-    add("  beyond the index pages MB", lambda r: f"{r['serve']['pss_beyond_index_mb']:,.0f}")
+    add("  beyond the index pages MB (after validate only)", lambda r: f"{r['serve']['pss_beyond_index_mb']:,.0f}"
+        + (f" ({r['serve']['after_validate_pss_beyond_index_mb']:,.0f})" if "keystrokes" in r["serve"] else ""))
+    add("  then typed down by 2 clients: keystrokes (CPU s a worker)", lambda r: f"{r['serve']['keystrokes']:,} "
+        f"({' / '.join(str(x) for x in r['serve']['typing_cpu_s_per_worker'])})" if "keystrokes" in r["serve"] else "-")
     add("grow: state replaced s (state points)", lambda r: f"{r['grow']['replace']['seconds']:,.0f} "
         f"({r['grow']['state']}, {r['grow']['state_rows']:,}; load {r['grow']['replace']['load_after']})"
         + ("" if "same_as_full_rebuild" not in r['grow']['replace'] else

@@ -24,6 +24,7 @@ import zipfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DQKIT_SHARED_DIR", REPO.parent / "shared")) / "data" / "openaddresses"
@@ -86,7 +87,7 @@ def main() -> int:
                    encoding="utf-8")
     assert NAD_HEADER
 
-    cases: list[tuple[str, Path, int, dict[str, object]]] = []
+    cases: list[tuple[str, Path, int, dict[str, Any]]] = []
     for name in ("alameda", "santa_clara", "portland_metro"):
         region = "OR" if name == "portland_metro" else "CA"
         cases.append((f"{name}.csv", SHARED / f"{name}.csv", len(load(name)), {"region": region}))

@@ -253,8 +253,8 @@ def settled_agreement(screened: pd.DataFrame, served: pd.DataFrame) -> tuple[int
     fields = ["result_code", "result_type", "result_category", "result_value"]
     bad = []
     for i in settled[settled].index:
-        a = tuple(screened.at[i, f] for f in fields)
-        b = tuple(served.at[i, f] for f in fields)
+        a = tuple(str(screened.at[i, f]) for f in fields)
+        b = tuple(str(served.at[i, f]) for f in fields)
         if a != b:
             bad.append(f"  row {i}: settled {a[0]} ({a[3][:80]}), served {b[0]} ({b[3][:80]})")
     return int(settled.sum()), bad

@@ -187,9 +187,12 @@ def main() -> None:
     print(f"dqkit from {spoof.__file__}")
     model = _cost(spoof_model.model)
     known = _cost(spoof_model._known_hashes)
+    sound = getattr(spoof_model, "_sound_puns", None)  # the sound pun table (session 5), read on first use
+    puns = _cost(sound) if sound is not None else (0.0, 0.0)
     peer = _cost(spoof._tables)
     print(f"load: model tables wall {model[0]:.0f} ms, CPU {model[1]:.0f} ms; known-name hashes wall "
-          f"{known[0]:.0f} ms, CPU {known[1]:.0f} ms; peer, the bundled rules' tables: wall "
+          f"{known[0]:.0f} ms, CPU {known[1]:.0f} ms; sound pun table wall {puns[0]:.1f} ms, CPU {puns[1]:.1f} "
+          f"ms; peer, the bundled rules' tables: wall "
           f"{peer[0]:.0f} ms, CPU {peer[1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
     for title, leads in (("real names", _real_leads()), ("spoofs", _spoof_leads())):
         gc.collect()

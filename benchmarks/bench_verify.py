@@ -60,7 +60,8 @@ def peer_child(src: Path, dst: Path) -> None:
     verify = peer_verifier()
     df = pd.read_csv(src, dtype=str, keep_default_na=False)
     out: list[dict[str, Any]] = []
-    for r in df.to_dict("records"):
+    records: list[dict[str, str]] = df.to_dict("records")  # type: ignore[assignment]  # dtype=str
+    for r in records:
         bad, first, last, valid, place = verify(r)
         try:
             addr = normalize_address_record({
@@ -70,7 +71,8 @@ def peer_child(src: Path, dst: Path) -> None:
             addr = {"error": type(exc).__name__}
         zip5 = r.get("ZIP", "").strip()[:5]
         try:
-            known = zipcodes.matching(zip5) if len(zip5) == 5 and zip5.isdigit() else []
+            ok = len(zip5) == 5 and zip5.isdigit()
+            known = zipcodes.matching(zip5) if ok else []  # type: ignore[no-untyped-call]
         except (TypeError, ValueError):
             known = []
         zip_ok = any(z["state"] == r.get("STATE", "").strip().upper()

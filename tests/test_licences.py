@@ -47,10 +47,12 @@ def test_the_notices_required_by_the_sources_are_there() -> None:
                    "Copyright (c) 2020 chaddotson",  # county-adjacency
                    "WordNet 3.0 Copyright 2006 by Princeton University",
                    "Copyright 2000-2011 by Kevin Atkinson",  # SCOWL
-                   "UNICODE LICENSE V3", "From `zipcodes` 3.0.0", "2012-2016 Shutterstock"):  # LDNOOBW
+                   "UNICODE LICENSE V3", "From `zipcodes` 3.0.0", "2012-2016 Shutterstock",  # LDNOOBW
+                   "Copyright (C) 1993-2015 Carnegie Mellon University"):  # CMUdict
         assert notice in NOTICES, notice
     assert "Princeton University" in (REPO / "dqkit/engines/lead/wordlists/WORDNET_LICENSE.txt").read_text()
     assert "Kevin Atkinson" in (REPO / "dqkit/engines/lead/wordlists/SCOWL_LICENSE.txt").read_text()
+    assert "Carnegie Mellon University" in (REPO / "dqkit/engines/lead/wordlists/CMUDICT_LICENSE.txt").read_text()
     assert "MIT License" in (REPO / "LICENSE").read_text()
 
 
@@ -68,7 +70,8 @@ def test_the_licence_expression_covers_the_notices() -> None:
     expression = PROJECT["license"]
     assert packaging_licenses.canonicalize_license_expression(expression) == expression
     terms = set(re.findall(r"[\w.-]+", expression)) - {"AND", "OR", "WITH"}
-    assert terms == {"MIT", "Apache-2.0", "Unicode-3.0", "LicenseRef-WordNet-3.0", "LicenseRef-SCOWL", "CC-BY-4.0"}
+    assert terms == {"MIT", "Apache-2.0", "Unicode-3.0", "LicenseRef-WordNet-3.0", "LicenseRef-SCOWL", "CC-BY-4.0",
+                     "LicenseRef-CMUdict"}
     for term in terms - {"MIT"}:  # each other term is a licence some listed file is under, with its notice
         word = term.removeprefix("LicenseRef-").split("-")[0]
         assert word.lower() in NOTICES.lower(), term

@@ -15,7 +15,7 @@ from typing import Final
 
 from dqkit.contract.address import VENDOR_COUNTRY_NAMES, Address
 from dqkit.engines.address_index.countries import country, iso3_of
-from dqkit.engines.address_index.store import AddressRow
+from dqkit.engines.address_index.store import AddressRow, StreetRow
 from dqkit.engines.usaddr.barcode import zip4_addon
 
 
@@ -62,16 +62,23 @@ def seven_lines(iso2: str, row: AddressRow) -> Address:
     postcode = s.postcode
     if iso2 == "US" and us_zip4(row.zip4):
         postcode = f"{postcode}-{row.zip4}"
-    up = facts.upper_fields
-    upper_lines = "street_address" in up
-    upper_city = "city" in up and iso2 != "US"
+    upper_lines = "street_address" in facts.upper_fields
+    out = locality_lines(iso2, s, postcode.upper())
+    out.address_line_1 = _case(lines[0], upper_lines)
+    out.address_line_2 = _case(lines[1], upper_lines)
+    out.address_line_3 = _case(lines[2], upper_lines)
+    return out
+
+
+def locality_lines(iso2: str, s: StreetRow, postal_code: str) -> Address:
+    """The 7-line address of street `s`'s locality alone (no delivery lines; `postal_code` as given), as
+    `seven_lines` writes it for every address of the street: a Verified place decodes no address row."""
+    facts = country(iso2)
+    upper_city = "city" in facts.upper_fields and iso2 != "US"
     return Address(
-        address_line_1=_case(lines[0], upper_lines),
-        address_line_2=_case(lines[1], upper_lines),
-        address_line_3=_case(lines[2], upper_lines),
         locality=s.city.upper() if upper_city else mixed_case(s.city),
         region=s.region if facts.has_region else "",
-        postal_code=postcode.upper(),
+        postal_code=postal_code,
         country=country_name(iso2),
     )
 

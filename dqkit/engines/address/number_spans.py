@@ -18,6 +18,23 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 
 
+def key_ranges(a_key: I64, s_lo: I64, s_hi: I64, streets: I64, ni: int) -> tuple[I64, I64]:
+    """(first address, count) of the (street, number) key `street << 24 | ni` of each of `streets` in the sorted
+    key array: searched between the lowest first address and the highest end of the streets, not in the whole
+    array. Keys sort by street, and street s's are exactly [s_lo[s], s_hi[s]), so every key before that window
+    is below each street's key and every key after it above: the positions are those of the whole array, and
+    the ~27 probes of a search there (each a page of an 800 MB array first read by this process) become a few
+    in the window (a ZIP's streets are numbered together). `ni` must be in [0, 1 << 24)."""
+    keys = (streets << 24) | ni
+    if len(streets) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    lo = int(s_lo[streets].min())
+    seg = a_key[lo:int(s_hi[streets].max())]
+    starts = seg.searchsorted(keys, "left")
+    lens = seg.searchsorted(keys, "right") - starts
+    return starts + lo, lens
+
+
 def spans_in_held(held: I64, s_lo: I64, s_hi: I64, streets: I64) -> tuple[I64, I64]:
     """The addresses of `held` on each of `streets`, street by street in the order given (each street's
     addresses in id order), and for each the position of its street in `streets`."""
@@ -28,12 +45,14 @@ def spans_in_held(held: I64, s_lo: I64, s_hi: I64, streets: I64) -> tuple[I64, I
     return held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(total)], which
 
 
-def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64) -> tuple[I64, I64]:
+def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64,
+                    held_street: I64 | None = None) -> tuple[I64, I64]:
     """The addresses of `held` on any of `streets`, and the position of each one's street in `streets`: in the
-    order of `spans_in_held` when the streets are few, else in address id order."""
+    order of `spans_in_held` when the streets are few, else in address id order. `held_street`: the street of
+    each of `held` when already read (else read from `a_street`)."""
     if len(streets) * 4 <= len(held) or len(held) == 0:
         return spans_in_held(held, s_lo, s_hi, streets)
-    st = a_street[held].astype(np.int64)
+    st = a_street[held].astype(np.int64) if held_street is None else held_street
     order = None if bool((streets[1:] > streets[:-1]).all()) else np.argsort(streets, kind="stable")
     srt = streets if order is None else streets[order]
     pos = np.minimum(srt.searchsorted(st), len(srt) - 1)

@@ -173,24 +173,26 @@ def _among(ent: npt.NDArray[np.int32], ids: list[int]) -> npt.NDArray[np.bool_]:
     return sel
 
 
-def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> list[I8] | None:
-    """Each word's level on each of `streets` (global ids), read from the forward index. None when a street has
-    no forward entry (then `np.maximum.reduceat` would not give its level; the caller takes the dense path)."""
-    if len(streets) <= FEW_STREETS and not any(ids.fuzzy or ids.phi > ids.plo for ids in words):
-        ptr = ix.fw_ptr
-        bounds = [(ptr.item(s), ptr.item(s + 1)) for s in streets.tolist()]
-        if not bounds or any(a == b for a, b in bounds):
-            return None
-        if sum(b - a for a, b in bounds) <= _FEW_ENTRIES:
-            return _few_levels(ix, bounds, words)
+Entries = tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_], I64]
+
+
+def forward_entries(ix: ReferenceIndex, streets: I64) -> Entries | None:
+    """The forward index entries of `streets` (global ids), one street after the other: their tokens, whether each
+    is in the street field, and where each street's entries start. None when a street has no forward entry (then
+    `np.maximum.reduceat` would not give its level; the caller takes the dense path). Reading them is most of
+    `forward_levels`' cost (one memory access a street), so callers asking again for the same streets keep them."""
     fa, fb = ix.fw_ptr[streets], ix.fw_ptr[streets + 1]
     lens = fb - fa
     if len(lens) == 0 or not lens.all():
         return None
     starts = np.cumsum(lens) - lens
     at = np.repeat(fa - starts, lens) + np.arange(int(lens.sum()))
-    ent = ix.fw_tok[at]
-    in_street = ix.fw_field[at] == FIELD_STREET
+    return ix.fw_tok[at], ix.fw_field[at] == FIELD_STREET, starts
+
+
+def entry_levels(entries: Entries, words: list[WordIds]) -> list[I8]:
+    """Each word's level on each street of `entries` (see `forward_entries`)."""
+    ent, in_street, starts = entries
     out: list[I8] = []
     for ids in words:
         lvl = np.zeros(len(ent), dtype=np.int8)
@@ -207,3 +209,16 @@ def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> li
         out.append(np.maximum.reduceat(lvl, starts))
     return out
 
+
+def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> list[I8] | None:
+    """Each word's level on each of `streets` (global ids), read from the forward index. None when a street has
+    no forward entry (see `forward_entries`)."""
+    if len(streets) <= FEW_STREETS and not any(ids.fuzzy or ids.phi > ids.plo for ids in words):
+        ptr = ix.fw_ptr
+        bounds = [(ptr.item(s), ptr.item(s + 1)) for s in streets.tolist()]
+        if not bounds or any(a == b for a, b in bounds):
+            return None
+        if sum(b - a for a, b in bounds) <= _FEW_ENTRIES:
+            return _few_levels(ix, bounds, words)
+    entries = forward_entries(ix, streets)
+    return None if entries is None else entry_levels(entries, words)

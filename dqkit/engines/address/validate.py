@@ -50,7 +50,7 @@ from dqkit.engines import deadline
 from dqkit.engines.address.covered import CoveredPoints
 from dqkit.engines.address.evidence import Evidence, street_evidence
 from dqkit.engines.address.firm_lines import Organization, set_aside, with_organization
-from dqkit.engines.address.layout import country_name, delivery_lines, mixed_case, seven_lines
+from dqkit.engines.address.layout import country_name, delivery_lines, locality_lines, mixed_case, seven_lines
 from dqkit.engines.address.matching import LEVEL_FUZZY_LOCALITY, LEVEL_FUZZY_STREET
 from dqkit.engines.address.place import place_only
 from dqkit.engines.address.query import Query, parse_query
@@ -847,11 +847,9 @@ class Validator:
             s = lo if hi > lo else -1
         if s < 0:
             return None
-        full = seven_lines(ds.iso2, self.ix.address(int(self.ix.s_lo[s])))
-        full.address_line_1, full.address_line_2, full.address_line_3 = "", "", ""
+        first = self.ix.street(int(self.ix.a_street[int(self.ix.s_lo[s])]))  # its first address's street (s)
         # the typed postcode, or none: a city of several postcodes named by its first street would be a guess
-        full.postal_code = self.ix.street(s).postcode if v.place_postcode else ""
-        return full
+        return locality_lines(ds.iso2, first, self.ix.street(s).postcode if v.place_postcode else "")
 
     def _partial_address(self, ds: DatasetInfo, v: Verdict, full: Address) -> Address:
         """A building or street verdict: the lines as far as they are known (no unit / no house number)."""

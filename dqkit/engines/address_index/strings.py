@@ -25,10 +25,26 @@ def pack_strings(strings: Iterable[str]) -> tuple[npt.NDArray[np.uint8], npt.NDA
     return blob, offsets.astype(dtype)
 
 
+_STRIDE = 256  # find(): one string in this many sampled (`StringTable._block`)
+
+
+def _heads(blob: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64],
+           ends: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
+    """The first 8 bytes of the strings [starts, ends) of `blob`, zero-padded, as big-endian integers."""
+    out = np.zeros(len(starts), dtype=np.uint64)
+    for j in range(8):
+        at = starts + j
+        has = at < ends
+        byte = np.zeros(len(starts), dtype=np.uint64)
+        byte[has] = blob[at[has]]
+        out |= byte << np.uint64(8 * (7 - j))
+    return out
+
+
 class StringTable(Sequence[str]):
     """Read-only sequence of strings over (blob, offsets) arrays, with a small decode cache."""
 
-    __slots__ = ("_blob", "_bmv", "_cache", "_found", "_n", "_off", "_omv")
+    __slots__ = ("_blob", "_bmv", "_cache", "_found", "_heads", "_n", "_off", "_omv")
 
     def __init__(self, blob: npt.NDArray[np.uint8], offsets: npt.NDArray[Any]) -> None:
         self._blob = blob
@@ -36,6 +52,7 @@ class StringTable(Sequence[str]):
         self._n = max(len(offsets) - 1, 0)
         self._cache: dict[int, str] = {}
         self._found: dict[str, int] = {}  # find() answers, for the postcodes and names asked again and again
+        self._heads: list[int] | None = None  # see _block
         # plain memoryviews: indexing one gives a Python int, slicing one bytes, at a fraction of numpy's cost
         self._bmv = np.ascontiguousarray(blob).data.cast("B")
         self._omv = np.ascontiguousarray(offsets).data
@@ -106,7 +123,7 @@ class StringTable(Sequence[str]):
             return k
         key = s.encode()
         blob, off = self._bmv, self._omv
-        lo, hi = 0, self._n
+        lo, hi = self._block(key)
         while lo < hi:
             mid = (lo + hi) // 2
             if blob[off[mid]:off[mid + 1]].tobytes() < key:
@@ -117,6 +134,22 @@ class StringTable(Sequence[str]):
         if len(self._found) < 200_000:
             self._found[s] = k
         return k
+
+    def _block(self, key: bytes) -> tuple[int, int]:
+        """[lo, hi) of the ids among which `key` would sort, from every `_STRIDE`th string's first 8 bytes (read
+        once, when the table is first searched): a search then reads ~7 strings, not ~20. A string's first 8
+        bytes, zero-padded, as a big-endian integer never decrease as the strings increase, so a sample whose
+        integer is below the key's sorts before the key, one above it after."""
+        if self._n <= _STRIDE:
+            return 0, self._n
+        heads = self._heads
+        if heads is None:
+            heads = self._heads = _heads(self._blob, self._off[:self._n:_STRIDE].astype(np.int64),
+                                         self._off[1:self._n + 1:_STRIDE].astype(np.int64)).tolist()
+        k = int.from_bytes(key[:8].ljust(8, b"\0"), "big")
+        below = bisect.bisect_left(heads, k)  # a list of ints: bisect beats numpy's call on one value
+        upto = bisect.bisect_right(heads, k, below)
+        return max(below - 1, 0) * _STRIDE, min(upto * _STRIDE, self._n)
 
     def prefix_range(self, prefix: str) -> tuple[int, int]:
         """[lo, hi) of the ids whose string starts with `prefix`, in a sorted table."""

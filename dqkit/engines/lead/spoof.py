@@ -84,7 +84,8 @@ _RULE_OF_KIND: Final = {
 }
 _MODEL_KIND: Final = {spoof_model.ENGLISH_WORDS: JOKE, spoof_model.VULGAR_SOUND: VULGAR,
                       spoof_model.VULGAR_WORD: VULGAR, spoof_model.INSULT_WORD: JOKE,
-                      spoof_model.PUN_READING: PRANK, spoof_model.REPEATED_NON_NAME: PLACEHOLDER,
+                      spoof_model.PUN_READING: PRANK, spoof_model.SOUNDS_AS: PRANK,
+                      spoof_model.REPEATED_NON_NAME: PLACEHOLDER,
                       spoof_model.LETTERS_ONLY: PLACEHOLDER}
 
 

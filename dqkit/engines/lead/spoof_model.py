@@ -25,6 +25,10 @@ English word (SCOWL sizes). A name is a spoof when
 - **pun reading of real names** (second pass): a given name and a surname that is an English word spelled at
   the end of what they read aloud as, closely ("Penny Less" = penniless, "Dinah Mite"), or two words that are a
   WordNet phrase ("Bobby Pin"), when fewer than PAIR_MAX people are expected to bear the pair;
+- **pun read aloud (CMUdict)** (issue 32, session 5): a given name + a surname that read aloud exactly, by the CMU
+  Pronouncing Dictionary, as a common English word or a dictionary phrase spelled otherwise ("Lee King" =
+  leaking), when fewer than SOUND_PAIR_MAX US people are expected to bear the pair (the reading spelled as the name
+  written together, "Jo King" = joking, weighs with PAIR_MAX); a table prepared at build time, one look-up a name;
 - **repeated non-name**: the same word as given name and surname when it is no given name ("Tbd Tbd");
 - **letters only**: a name made of single letters ("N/A N/A").
 
@@ -64,6 +68,7 @@ VULGAR_SOUND: Final = "vulgar sound-alike"
 VULGAR_WORD: Final = "vulgar word"
 INSULT_WORD: Final = "insult word"
 PUN_READING: Final = "pun reading"
+SOUNDS_AS: Final = "pun read aloud (CMUdict)"
 REPEATED_NON_NAME: Final = "repeated non-name"
 LETTERS_ONLY: Final = "letters only"
 
@@ -91,6 +96,11 @@ SKELETON_MIN: Final = 5
 # together are expected to be borne by 0.04 in 1,000 US people (build_name_model.py sums it), a tenth of the
 # false-positive goal (1 in 2,000).
 PAIR_MAX: Final = 100.0
+# A given name + a surname that read aloud exactly as a common word or a dictionary phrase by the CMU Pronouncing
+# Dictionary, spelled otherwise ("Lee King" = leaking: about 480 US people expected), flag under this many
+# expected bearers. Tuned on the dev split of spoof_fresh.csv (Lee King needs 500+); what all the pairs flagged
+# under it cost together is printed by tests/lead_rules/build_sound_puns.py: about 0.04 in 1,000 US people.
+SOUND_PAIR_MAX: Final = 1000.0
 US_PEOPLE_WEIGHT: Final = 85  # 10 x log10(330 million)
 # A word of a vulgar word list flags alone as a given name of this many letters (see _listed_vulgar).
 LISTED_ALONE_MIN: Final = 6
@@ -374,7 +384,10 @@ def judge(words: Sequence[str]) -> Reason | None:
         hit = _pun(m, words)
         if hit is not None:
             return hit
-    return _pun_pair(m, words) if n == 2 else None
+    if n != 2:
+        return None
+    hit = _pun_pair(m, words)
+    return hit if hit is not None else sounds_as(first, words[1])
 
 
 def _role_weight(m: NameModel, words: Sequence[str], i: int) -> tuple[int, str]:
@@ -450,6 +463,51 @@ def _pun_pair(m: NameModel, words: Sequence[str]) -> Reason | None:
     return Reason(PUN_READING, " ".join(words), f"{how} {reading!r}; log10 US bearers: {first} as given "
                   f"name {m.given.get(first, 0) / 10:.1f}, {last} as surname {m.surname.get(last, 0) / 10:.1f}: "
                   f"{expected:.2g} US people expected to bear the pair < {PAIR_MAX:g}")
+
+
+@functools.cache
+def _sound_puns() -> tuple[dict[str, str], dict[str, int]]:
+    """(given_surname -> reading, given_surname -> pair weight) of wordlists/sound_puns.txt (build_sound_puns.py),
+    read on the first two-word name that reaches the rule: two dicts made from whole lines (a few ms)."""
+    readings: dict[str, str] = {}
+    weights: dict[str, int] = {}
+    for line in _lines("sound_puns.txt"):
+        weight, pairs, said = line.split("\t")
+        keys = pairs.split()
+        readings.update(zip(keys, said.split(), strict=True))
+        weights.update(dict.fromkeys(keys, int(weight)))
+    return readings, weights
+
+
+def sound_pun(first: str, last: str) -> tuple[str, float] | None:
+    """What a given name + surname read aloud as by the CMU Pronouncing Dictionary (a common word or phrase) and
+    how many US people are expected to bear the pair, or None when the table holds no reading of it."""
+    readings, weights = _sound_puns()
+    key = f"{first}_{last}"
+    said = readings.get(key)
+    if said is None:
+        return None
+    return said.rstrip("=").replace("_", " "), 10 ** ((weights[key] - US_PEOPLE_WEIGHT) / 10)
+
+
+def sounds_as(first: str, last: str) -> Reason | None:
+    """The rule SOUNDS_AS: a pair the table reads as a word or phrase, borne by fewer than its limit (PAIR_MAX when
+    the name written together spells the reading, as the older pun rules weigh it; SOUND_PAIR_MAX otherwise)."""
+    readings, weights = _sound_puns()
+    key = f"{first}_{last}"
+    said = readings.get(key)
+    if said is None:
+        return None
+    spelled = said.endswith("=")
+    limit = PAIR_MAX if spelled else SOUND_PAIR_MAX
+    weight = weights[key]
+    if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(limit)):
+        return None
+    reading = said.rstrip("=").replace("_", " ")
+    expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
+    return Reason(SOUNDS_AS, f"{first} {last}", f"reads aloud as {reading!r} (CMU Pronouncing Dictionary); log10 "
+                  f"US bearers of the two names multiplied {weight / 10:.1f}: {expected:.2g} US people expected to "
+                  f"bear the pair < {limit:g}")
 
 
 # Particles of surnames (van Loon, de la Cruz, bin Laden) are words of no name on their own.
