@@ -25,11 +25,13 @@ from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
 from dqkit.engines.address.sparse_match import (
+    FEW_STREETS,
     Entries,
     WordIds,
     entry_levels,
     forward_entries,
     forward_levels,
+    levels_at,
     levels_on,
     posting_levels,
     posting_size,
@@ -360,9 +362,11 @@ class Matcher:
             return _DENSE
         tk = self.tk
         sizes = [posting_size(tk, ids[k]) for k in kept]
-        order = sorted(range(len(kept)), key=sizes.__getitem__)[:may_miss + 1]
+        by_size = sorted(range(len(kept)), key=sizes.__getitem__)
+        order = by_size[:may_miss + 1]
         seeds = [kept[j] for j in order]
-        if sum(sizes[j] for j in order) > min(_SEED_MAX, self.n // _SPARSE_RATIO):
+        seed_max = min(_SEED_MAX, self.n // _SPARSE_RATIO)
+        if sum(sizes[j] for j in order) > seed_max:
             return _DENSE
         base = self.ds.street_lo
         seed_key = tuple(_ids_key(ids[k]) for k in seeds) if remember else ()
@@ -378,6 +382,10 @@ class Matcher:
             return None
         others = [k for k in kept if k not in by_seed]
         at: dict[int, I8] = {}
+        if not remember and not may_miss:
+            cand = self._narrowed(ids, kept, sizes, seed_max, by_seed, at, cand)
+            if len(cand) == 0:
+                return None
         for k in others if remember else ():  # levels read on these candidates (another reading, the last keystroke)
             lv = self._levels.get((seed_key, _ids_key(ids[k])))
             if lv is not None:
@@ -438,6 +446,38 @@ class Matcher:
             hits.append(h)
         missing = [words[k] for k, i in enumerate(ids) if not i.any]
         return self._result(idx, sums, misses, hits, [], missing, fuzzy)
+
+    def _narrowed(self, ids: list[WordIds], kept: list[int], sizes: list[int], most: int,
+                  by_seed: dict[int, tuple[npt.NDArray[np.int64], I8]], at: dict[int, I8],
+                  cand: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The strict AND's candidates narrowed by the postings of the other words that have few (street-name words
+        first: the seed is most often the ZIP or the city, whose streets the other one shares), until a few
+        streets are left: a street every word must reach is in every word's postings. The seed's levels and the
+        narrowing words' are set on the streets kept (`by_seed`, `at`); the other words are then read on a few
+        streets instead of the ZIP's ~50 (a whole address typed)."""
+        tk, base = self.tk, self.ds.street_lo
+        (seed, (_, seed_lv)), = by_seed.items()
+        ps = tk.ps_ptr
+
+        def street_word_first(j: int) -> tuple[bool, int]:
+            return not any(ps.item(i + 1) > ps.item(i) for i in ids[kept[j]].exact), sizes[j]
+
+        narrowing = [kept[j] for j in sorted(range(len(kept)), key=street_word_first)
+                     if kept[j] != seed and sizes[j] <= most]
+        got: dict[int, I8] = {}
+        for k in narrowing:
+            if len(cand) <= FEW_STREETS:
+                break
+            lv = levels_at(tk, ids[k], cand, base)
+            keep = lv > 0
+            cand, seed_lv = cand[keep], seed_lv[keep]
+            got = {j: x[keep] for j, x in got.items()}
+            got[k] = lv[keep]
+            if len(cand) == 0:
+                break
+        by_seed[seed] = (cand, seed_lv)
+        at.update(got)
+        return cand
 
     def _cand_entries(self, seed_key: tuple[_IdsKey, ...], streets: npt.NDArray[np.int64]) -> Entries | None:
         """The forward entries of the sparse stage's candidates of `seed_key` (global ids `streets`), kept for the

@@ -12,6 +12,7 @@ and typo, street field above locality), so the answers are those of the dense pa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,8 @@ from dqkit.engines.address_index.store import ReferenceIndex, TokenIndex
 I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
 
+FEW_STREETS: Final = 8  # forward levels of exact words on up to this many streets ...
+_FEW_ENTRIES: Final = 128  # ... holding up to this many forward entries: read in Python (see `_few_levels`)
 # the levels of matching.py, repeated here to keep this module free of it (matching imports this one)
 _EXACT = (6, 5)  # (street field, locality field)
 _PREFIX = (4, 3)
@@ -47,8 +50,8 @@ def posting_size(tk: TokenIndex, ids: WordIds) -> int:
     ps, pl = tk.ps_ptr, tk.pl_ptr
     n = int(ps[ids.phi] - ps[ids.plo] + pl[ids.phi] - pl[ids.plo]) if ids.phi > ids.plo else 0
     for lst in (ids.exact, ids.fuzzy):
-        if len(lst) <= 8:  # a word's few forms: plain integers beat numpy's call overhead
-            n += sum(int(ps[i + 1] - ps[i] + pl[i + 1] - pl[i]) for i in lst)
+        if len(lst) <= 8:  # a word's few forms: plain integers (`item`) beat numpy's scalars and calls
+            n += sum(ps.item(i + 1) - ps.item(i) + pl.item(i + 1) - pl.item(i) for i in lst)
         else:
             a = np.asarray(lst, dtype=np.int64)
             n += int((ps[a + 1] - ps[a]).sum() + (pl[a + 1] - pl[a]).sum())
@@ -58,6 +61,15 @@ def posting_size(tk: TokenIndex, ids: WordIds) -> int:
 def posting_levels(tk: TokenIndex, ids: WordIds, street_lo: int) -> tuple[I64, I8]:
     """The streets (sorted local ids) the word reaches, straight from its posting lists, with its best level on
     each: what `match_word` marks in a full array, without the array."""
+    if not ids.fuzzy and ids.phi <= ids.plo and len(ids.exact) == 1:
+        one = _one_field(tk, ids.exact[0], street_lo)
+        if one is not None:
+            return one
+    return _merged_levels(tk, ids, street_lo)
+
+
+def _merged_levels(tk: TokenIndex, ids: WordIds, street_lo: int) -> tuple[I64, I8]:
+    """`posting_levels` from every posting list the word's ids reach, merged: the best level per street."""
     parts: list[npt.NDArray[np.int32]] = []
     levels: list[int] = []
     if ids.fuzzy:
@@ -81,6 +93,36 @@ def posting_levels(tk: TokenIndex, ids: WordIds, street_lo: int) -> tuple[I64, I
     return (key >> 3) - street_lo, (7 - (key & 7)).astype(np.int8)
 
 
+def _one_field(tk: TokenIndex, i: int, street_lo: int) -> tuple[I64, I8] | None:
+    """`posting_levels` of one exact token held in one field only (a ZIP, most street names): its posting list is
+    the answer as it is (sorted and without repeats: `words.word_arrays` writes it so), the one field's level on
+    each. None when the token is in both fields (the general path picks the better level per street)."""
+    s_lo, s_hi = tk.ps_ptr.item(i), tk.ps_ptr.item(i + 1)
+    l_lo, l_hi = tk.pl_ptr.item(i), tk.pl_ptr.item(i + 1)
+    if s_hi > s_lo and l_hi > l_lo:
+        return None
+    post, lo, hi, level = (tk.ps, s_lo, s_hi, _EXACT[0]) if s_hi > s_lo else (tk.pl, l_lo, l_hi, _EXACT[1])
+    return post[lo:hi].astype(np.int64) - street_lo, np.full(hi - lo, level, dtype=np.int8)
+
+
+def levels_at(tk: TokenIndex, ids: WordIds, cand: I64, street_lo: int) -> I8:
+    """The word's levels on the sorted local streets `cand` (0 where it misses): `levels_on` of its
+    `posting_levels`, for a word of exact tokens only read by looking the candidates up in each token's posting
+    lists as they are (sorted: `words.word_arrays`), the locality's level first and the street's over it (the best
+    level a street has, as `posting_levels` keeps it)."""
+    if ids.fuzzy or ids.phi > ids.plo or not ids.exact:
+        return levels_on(*posting_levels(tk, ids, street_lo), cand)
+    at = cand + street_lo
+    out = np.zeros(len(cand), dtype=np.int8)
+    for post, ptr, level in ((tk.pl, tk.pl_ptr, _EXACT[1]), (tk.ps, tk.ps_ptr, _EXACT[0])):
+        for i in ids.exact:
+            lo, hi = ptr.item(i), ptr.item(i + 1)
+            if hi > lo:
+                got = post[lo:hi]
+                out[got[np.minimum(got.searchsorted(at), hi - lo - 1)] == at] = level
+    return out
+
+
 def levels_on(streets: I64, levels: I8, cand: I64) -> I8:
     """A word's levels (on its sorted `streets`) read on the sorted candidates `cand`: 0 where it misses."""
     if streets is cand or len(streets) == 0:
@@ -102,6 +144,22 @@ def _gather(post: npt.NDArray[np.int32], ptr: I64, ids: list[int]) -> npt.NDArra
     if total == 0:
         return post[:0]
     return post[np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total)]
+
+
+def _few_levels(ix: ReferenceIndex, bounds: list[tuple[int, int]], words: list[WordIds]) -> list[I8]:
+    """`forward_levels` on a few streets (their forward entries `bounds`) of words that reach exact tokens only:
+    the entries read one by one (a whole address typed leaves one or two candidate streets of ~10 entries, where
+    numpy's per-call cost is most of the work), the best level per street as the array path gives it."""
+    exact = [frozenset(ids.exact) for ids in words]
+    out = [[0] * len(bounds) for _ in words]
+    for j, (a, b) in enumerate(bounds):
+        for t, f in zip(ix.fw_tok[a:b].tolist(), ix.fw_field[a:b].tolist(), strict=True):
+            for k, ex in enumerate(exact):
+                if t in ex:
+                    lv = _EXACT[0] if f == FIELD_STREET else _EXACT[1]
+                    if lv > out[k][j]:
+                        out[k][j] = lv
+    return [np.array(row, dtype=np.int8) for row in out]
 
 
 def _among(ent: npt.NDArray[np.int32], ids: list[int]) -> npt.NDArray[np.bool_]:
@@ -155,5 +213,12 @@ def entry_levels(entries: Entries, words: list[WordIds]) -> list[I8]:
 def forward_levels(ix: ReferenceIndex, streets: I64, words: list[WordIds]) -> list[I8] | None:
     """Each word's level on each of `streets` (global ids), read from the forward index. None when a street has
     no forward entry (see `forward_entries`)."""
+    if len(streets) <= FEW_STREETS and not any(ids.fuzzy or ids.phi > ids.plo for ids in words):
+        ptr = ix.fw_ptr
+        bounds = [(ptr.item(s), ptr.item(s + 1)) for s in streets.tolist()]
+        if not bounds or any(a == b for a, b in bounds):
+            return None
+        if sum(b - a for a, b in bounds) <= _FEW_ENTRIES:
+            return _few_levels(ix, bounds, words)
     entries = forward_entries(ix, streets)
     return None if entries is None else entry_levels(entries, words)
