@@ -51,8 +51,10 @@ _TIER_POSTINGS: Final = 32768  # ... when the word's postings are over this many
 _RUN_POSTINGS: Final = 262144  # ... a tier's postings up to this many: its runs of street ids looked at
 _TIER_RUNS: Final = 32768  # ... and up to this many runs of street ids (a locality's streets are a few)
 _TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the number: the tier at once, else walked
+_HELD_READ: Final = 1  # a tier's streets found from the number's addresses' streets up to this many a posting
 _HELD_KEPT: Final = 4  # numbers whose addresses' streets are kept (type-down asks for one number keystroke after
 # keystroke; up to ~400k addresses a number at 100M points: 1.6 MB each)
+_GROUP_CHUNK: Final = 64  # grouping reads the addresses' streets and numbers this many at a time
 _ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
@@ -169,9 +171,7 @@ class Searcher:
         tk = self.matcher(ds).tk
         ni = numint(q.number)
         if len(m.streets) <= _KEY_STREETS:  # one or a few streets (validate): two binary searches in the keys
-            starts, lens = key_ranges(ix.a_key, ix.s_lo, ix.s_hi, m.streets, ni)
-            addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            which = np.repeat(np.arange(len(m.streets)), lens)
+            addrs, which = numbered_on(ix, m.streets, ni)
         else:
             lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
             hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
@@ -182,9 +182,11 @@ class Searcher:
                 got = self._number_on_best_streets(ds, q, m, k, ni, held)
                 if got is not None:
                     return got
-            kept = self._held.get((ds.ordinal, ni))
-            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets,
-                                           kept.street if kept is not None else None)
+            st = None  # the streets of the number's addresses, read once for the next keystrokes (type-down)
+            if len(m.streets) * 4 > len(held) and ((ds.ordinal, ni) in self._held
+                                                   or self.matcher(ds).n > _TIER_STREETS):
+                st = self.held_of(ds, ni, held).street
+            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets, st)
         if not len(addrs):
             return [], False, 0
         st, sc = m.streets[which], m.scores[which]
@@ -347,19 +349,14 @@ class Searcher:
             if size <= _RUN_POSTINGS:
                 posts = post[ptr[ids.plo]:ptr[ids.phi]] if exact is None else \
                     np.concatenate([post[ptr[i]:ptr[i + 1]] for i in exact])
-                runs = street_runs(posts, _TIER_RUNS)
-                if runs is not None:  # the number's addresses on the tier's runs of streets
-                    first, last = runs
-                    a = held.searchsorted(ix.s_lo[first])
-                    lens = held.searchsorted(ix.s_hi[last]) - a
-                    if int(lens.sum()) <= _TIER_ADDRS:  # ... few enough: every street of the tier at once
-                        inside = held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))]
-                        addrs = self._tier_addresses(ids, level, inside, num_ids)
-                        if addrs is None:
-                            return None
-                        if (out := add(addrs, level)) is not None:
-                            return out
-                        continue
+                inside = self._tier_inside(ds, numint(q.number), held, posts)
+                if inside is not None:  # few enough: every street of the tier at once
+                    addrs = self._tier_addresses(ids, level, inside, num_ids)
+                    if addrs is None:
+                        return None
+                    if (out := add(addrs, level)) is not None:
+                        return out
+                    continue
             order = self._by_prior(ds)  # many streets: the dataset's busiest, the word's level read on each
             for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
                 chunk = order[c0:c0 + _BEST_CHUNK] + base
@@ -371,6 +368,31 @@ class Searcher:
                     return out
             return None  # the busiest streets did not settle this tier
         return None
+
+    def _tier_inside(self, ds: DatasetInfo, ni: int, held: npt.NDArray[np.int64],
+                     posts: npt.NDArray[np.int32]) -> npt.NDArray[np.int64] | None:
+        """The number's addresses (`held`, ascending) on the streets of one tier's postings, ascending; None when
+        over _TIER_ADDRS (or over _TIER_RUNS runs of street ids): the caller walks the busiest streets. Up to
+        _TIER_RUNS postings, from the streets of the number's addresses (one flag a street) when they are read
+        already or cost no more than the postings, else by the postings' runs of street ids (a locality's streets
+        are numbered together)."""
+        ix = self.ix
+        if len(posts) <= _TIER_RUNS and (len(held) <= _HELD_READ * len(posts)
+                                         or (_HELD_READ and (ds.ordinal, ni) in self._held)):
+            on = np.zeros(ds.street_hi - ds.street_lo, dtype=bool)
+            on[posts - ds.street_lo] = True
+            inside = held[on[self.held_of(ds, ni, held).street - ds.street_lo]]
+            return inside if len(inside) <= _TIER_ADDRS else None
+        runs = street_runs(posts, _TIER_RUNS)
+        if runs is None:
+            return None
+        first, last = runs
+        a = held.searchsorted(ix.s_lo[first])
+        lens = held.searchsorted(ix.s_hi[last]) - a
+        if int(lens.sum()) > _TIER_ADDRS:
+            return None
+        out: npt.NDArray[np.int64] = held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))]
+        return out
 
     def _tier_addresses(self, ids: WordIds, level: int, addrs: npt.NDArray[np.int64],
                         num_ids: list[int]) -> npt.NDArray[np.int64] | None:
@@ -410,17 +432,18 @@ class Searcher:
             self._held[key] = got
         return got
 
-    def _number_streets(self, ds: DatasetInfo, q: Query) -> npt.NDArray[np.int64] | None:
+    def _number_streets(self, ds: DatasetInfo, q: Query, most: int | None = None) -> npt.NDArray[np.int64] | None:
         """The streets (sorted local ids) holding an address with the typed number's leading integer: the only
         streets a search with that number ranks addresses on (`Matcher.match`'s `within`). None: no such
-        address, or a number the index keys cannot hold (the caller combines every street)."""
+        address, a number the index keys cannot hold, or more than `most` addresses whose streets are not read
+        yet (the caller combines every street)."""
         ni = numint(q.number)
         if ni >= NUMINT_MAX:
             return None
         tk = self.matcher(ds).tk
         lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
         hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
-        if lo == hi:
+        if lo == hi or (most is not None and hi - lo > most and (ds.ordinal, ni) not in self._held):
             return None
         return self.held_of(ds, ni, tk.num_order[lo:hi]).streets(ds.street_lo)
 
@@ -464,22 +487,29 @@ class Searcher:
         seen: set[tuple[int, int]] = set()
         total = 0
         stopped = False
-        for j in range(len(addrs)):
-            deadline.check()
-            a = int(addrs[j])
-            key = (int(ix.a_street[a]), int(ix.a_number[a]))
-            if key in seen:
+        n = len(addrs)
+        # a chunk's streets and numbers read at once (a building's units are one item: most addresses are only
+        # looked up to be skipped); chunks, because the list stops after k items however long `addrs` is
+        for c0 in range(0, n, _GROUP_CHUNK):
+            part = addrs[c0:c0 + _GROUP_CHUNK]
+            keys = zip(ix.a_street[part].tolist(), ix.a_number[part].tolist(), strict=True)
+            for j, a, key in zip(range(c0, c0 + len(part)), part.tolist(), keys, strict=True):
+                deadline.check()
+                if key in seen:
+                    continue
+                seen.add(key)
+                b_lo, b_hi = ix.building(a)
+                base = Item(ADDRESS, key[0], b_lo, b_hi, number_level=int(nlevel[j]), word_score=int(sc[j]),
+                            prior=float(prior[j]))
+                got = self._building_items(base, q, k)
+                total += len(got)
+                items.extend(got)
+                if len(items) > k:
+                    stopped = j + 1 < n
+                    break
+            else:
                 continue
-            seen.add(key)
-            b_lo, b_hi = ix.building(a)
-            base = Item(ADDRESS, key[0], b_lo, b_hi, number_level=int(nlevel[j]), word_score=int(sc[j]),
-                        prior=float(prior[j]))
-            got = self._building_items(base, q, k)
-            total += len(got)
-            items.extend(got)
-            if len(items) > k:
-                stopped = j + 1 < len(addrs)
-                break
+            break
         items.sort(key=lambda it: it.rank, reverse=True)
         return items[:k], len(items) > k or stopped, total
 
@@ -684,6 +714,22 @@ def _has_number(nums: npt.NDArray[Any], num_ids: list[int]) -> npt.NDArray[np.bo
 def _ukey(unit: str) -> str:
     """A unit compared without case, spaces or dashes ("1-2" == "12", "r a" == "RA")."""
     return "".join(c for c in unit.upper() if c.isalnum())
+
+
+def numbered_on(ix: ReferenceIndex, streets: npt.NDArray[np.int64], ni: int,
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The addresses of `streets` whose house number reads as `ni` (its (street, number) key's range, see
+    `number_spans.key_ranges`), street by street in id order, and which of `streets` each is on."""
+    if len(streets) == 1:  # a whole address typed: one street, its keys searched with plain integers
+        s = int(streets[0])
+        lo = ix.s_lo.item(s)
+        seg = ix.a_key[lo:ix.s_hi.item(s)]
+        key = (s << 24) | ni
+        a, b = int(seg.searchsorted(key, "left")) + lo, int(seg.searchsorted(key, "right")) + lo
+        return np.arange(a, b, dtype=np.int64), np.zeros(b - a, dtype=np.int64)
+    starts, lens = key_ranges(ix.a_key, ix.s_lo, ix.s_hi, streets, ni)
+    addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    return addrs, np.repeat(np.arange(len(streets)), lens)
 
 
 def _unit_readings(q: Query) -> list[tuple[set[int], str, bool]]:
