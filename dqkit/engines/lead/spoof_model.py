@@ -237,12 +237,14 @@ class NameModel:
         object.__setattr__(self, "skeleton_ends", frozenset(k[-1:] for k in self.vulgar_skeletons))
 
     def weight(self, word: str) -> int:
-        return max(self.given.get(word, 0), self.surname.get(word, 0))
+        bits = self.info.get(word, 0)  # (the packed table: given, surname and words may be views of it)
+        return max(bits & _WEIGHT, bits >> SURNAME_SHIFT & _WEIGHT)
 
     def scores(self, word: str) -> str:
         """A word's scores, as shown in a Reason."""
-        parts = [f"given {self.given.get(word, 0) / 10:.1f}", f"surname {self.surname.get(word, 0) / 10:.1f}"]
-        size = self.words.get(word)
+        bits = self.info.get(word, 0)
+        parts = [f"given {(bits & _WEIGHT) / 10:.1f}", f"surname {(bits >> SURNAME_SHIFT & _WEIGHT) / 10:.1f}"]
+        size = _SIZES[bits >> SIZE_SHIFT & 15]
         parts.append(f"English word size {size}" if size else "no English word")
         culture = self.cultures.get(word)
         if culture:
@@ -253,6 +255,7 @@ class NameModel:
 # The bits of NameModel.info: a word's weight as a given name and as a surname (7 bits each, 0 when absent), the
 # index of its SCOWL size in _SIZES (0: no English word), and one bit a table.
 SURNAME_SHIFT: Final = 7
+_WEIGHT: Final = 127
 SIZE_SHIFT: Final = 14
 _SIZES: Final = (0, *_WORD_WEIGHT)  # index -> SCOWL size
 _SIZE_WEIGHTS: Final = (0, *_WORD_WEIGHT.values())  # index -> its weight
@@ -586,10 +589,10 @@ def judge(words: Sequence[str]) -> Reason | None:
     phrase = n == 2 and a & PHRASE_FIRST and b & PHRASE_LAST
     if n == 2 and not a & SEEN:
         return _pun_pair(m, words) if phrase else None
-    if a & ENGLISH and b & ENGLISH and n <= 3 and bits[1] & ENGLISH and _english_margin(bits) >= ENGLISH_MARGIN:
-        hit = _english_words(m, words)
-        if hit is not None:
-            return hit
+    if a & ENGLISH and b & ENGLISH and n <= 3 and bits[1] & ENGLISH:  # _english_words on the bits
+        margin = _english_margin(bits)
+        if margin >= ENGLISH_MARGIN and PARTICLES.isdisjoint(words):
+            return _english_reason(m, words, margin)
     for v in bits[:-1]:
         if v & INSULT:
             hit = _insult(m, words)
@@ -669,8 +672,11 @@ def _role_weight(m: NameModel, words: Sequence[str], i: int) -> tuple[int, str]:
     w = words[i]
     if 0 < i < len(words) - 1:
         return m.weight(w), "name"
-    own, other, role = (m.given, m.surname, "given name") if i == 0 else (m.surname, m.given, "surname")
-    return max(own.get(w, 0), other.get(w, 0) - ROLE_SWAP), role
+    bits = m.info.get(w, 0)
+    given, surname = bits & _WEIGHT, bits >> SURNAME_SHIFT & _WEIGHT
+    if i == 0:
+        return max(given, surname - ROLE_SWAP), "given name"
+    return max(surname, given - ROLE_SWAP), "surname"
 
 
 def _listed_vulgar(m: NameModel, words: Sequence[str]) -> Reason | None:
@@ -722,19 +728,20 @@ def _pun_pair(m: NameModel, words: Sequence[str]) -> Reason | None:
     how = "reads aloud as"
     if f"{first}_{last}" in m.phrases:
         reading, how = f"{first} {last}", "is the phrase"
-    elif first not in m.reading_givens or len(last) < PUN_SURNAME_MIN or last not in m.words:
+    elif first not in m.reading_givens or len(last) < PUN_SURNAME_MIN or not m.info.get(last, 0) & ENGLISH:
         return None  # the genre's surname is a word itself (Less, Mite): Maria Ackiss is no "mariachis"
     else:
         reading = m.readings.get(tight(words), "")
         if not reading or reading in words or not reading.replace("_", "").endswith(last):
             return None  # the pun spells its surname as the word's end: Penny Less, not Maria Kiss ("mariachis")
         reading = reading.replace("_", " ")
-    weight = m.given.get(first, 0) + m.surname.get(last, 0)
+    given, surname = m.info.get(first, 0) & _WEIGHT, m.info.get(last, 0) >> SURNAME_SHIFT & _WEIGHT
+    weight = given + surname
     if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(PAIR_MAX)):
         return None
     expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
     return Reason(PUN_READING, " ".join(words), f"{how} {reading!r}; log10 US bearers: {first} as given "
-                  f"name {m.given.get(first, 0) / 10:.1f}, {last} as surname {m.surname.get(last, 0) / 10:.1f}: "
+                  f"name {given / 10:.1f}, {last} as surname {surname / 10:.1f}: "
                   f"{expected:.2g} US people expected to bear the pair < {PAIR_MAX:g}")
 
 
@@ -789,20 +796,18 @@ PARTICLES: Final = frozenset({"van", "von", "de", "der", "den", "la", "le", "da"
 
 
 def _english_words(m: NameModel, words: Sequence[str]) -> Reason | None:
-    if len(words) > 3 or words[-1] not in m.words or any(w in PARTICLES for w in words):
+    bits = [m.info.get(w, 0) for w in words]  # (the packed table: m.words may be a view of it)
+    if len(words) > 3 or not bits[-1] & ENGLISH or any(w in PARTICLES for w in words):
         return None  # (a surname that is no English word: most names whose given name is one, asked first)
-    margin = 0
-    last = len(words) - 1
-    for i, w in enumerate(words):
-        size = m.words.get(w)
-        if size is None:
-            return None
-        own, other = (m.given, m.surname) if i < last else (m.surname, m.given)
-        name = max(own.get(w, 0), other.get(w, 0) - ROLE_SWAP)
-        margin += _WORD_WEIGHT[size] - name
-    if margin < ENGLISH_MARGIN:
+    if not all(v & ENGLISH for v in bits):
         return None
-    shown = max(words, key=lambda w: _WORD_WEIGHT[m.words[w]] - m.weight(w))
+    margin = _english_margin(bits)
+    return _english_reason(m, words, margin) if margin >= ENGLISH_MARGIN else None
+
+
+def _english_reason(m: NameModel, words: Sequence[str], margin: int) -> Reason:
+    """The flag of _english_words, its margin reached."""
+    shown = max(words, key=lambda w: _SIZE_WEIGHTS[m.info[w] >> SIZE_SHIFT & 15] - m.weight(w))
     return Reason(ENGLISH_WORDS, " ".join(words),
                   f"word-over-name margin {margin / 10:.1f} >= {ENGLISH_MARGIN / 10:.1f}; {shown}: {m.scores(shown)}")
 
@@ -915,11 +920,11 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
         if not get(tail, 0) & TAIL:
             continue
         insult = tail in INSULT_WORDS
-        size = m.words.get(tail)
+        size = _SIZES[get(tail, 0) >> SIZE_SHIFT & 15] or None
         if not insult and (size is None or size > _COMMON_TAIL_SIZE or len(tail) < 3 or i < 4):
             continue
         head = w[:i]
-        if head in m.words:
+        if get(head, 0) & ENGLISH:
             continue
         found = m.vulgar.get(_vulgar_sound(head))
         if found is None:
@@ -984,4 +989,4 @@ def _pun_read(m: NameModel, words: Sequence[str]) -> Reason | None:
     if word is None or word in words or any(coarse([w]) == key for w in words):
         return None
     return Reason(PUN_READING, " ".join(words), f"reads aloud as {word!r}; log10 US bearers: {first} as given name "
-                  f"{m.given[first] / 10:.1f}; {last}: a name of no source")
+                  f"{(m.info.get(first, 0) & _WEIGHT) / 10:.1f}; {last}: a name of no source")
