@@ -49,7 +49,7 @@ def test_kept_stages_same_answers(seed: int, tmp_path: Path, monkeypatch: pytest
     assert not next(iter(m._dense.values())).flags.writeable
     reads_kept, reads["n"] = reads["n"], 0
     real_match = matching.Matcher.match
-    monkeypatch.setattr(matching.Matcher, "match", lambda self, q, remember=False: real_match(self, q))
+    monkeypatch.setattr(matching.Matcher, "match", lambda self, q, remember=False, within=None: real_match(self, q))
     fresh = [repr(eng.search(SearchRequest.of(q))) for q in keystrokes]
     assert reads_kept < reads["n"], (reads_kept, reads["n"])  # the kept levels spared forward-index reads
     for q, a, b in zip(keystrokes, answers, fresh, strict=True):

@@ -72,7 +72,7 @@ def test_number_on_streets_same_answers(seed: int, tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(search_mod, "held_on_streets", counting_calls)
     fast = [repr(eng.search(SearchRequest.of(q))) for q in queries]
 
-    def by_keys(held: Any, s_lo: Any, s_hi: Any, a_street: Any, streets: Any) -> tuple[Any, Any]:
+    def by_keys(held: Any, s_lo: Any, s_hi: Any, a_street: Any, streets: Any, _st: Any = None) -> tuple[Any, Any]:
         ni = int(ix.a_numint[held[0]]) if len(held) else 0
         keys = (streets << 24) | ni
         starts, ends = ix.a_key.searchsorted(keys, "left"), ix.a_key.searchsorted(keys, "right")

@@ -14,7 +14,7 @@ are dropped (each drop costs score). That is what lets validate land on an addre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -24,7 +24,18 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from dqkit.engines.address.query import Query, Word
-from dqkit.engines.address.sparse_match import WordIds, forward_levels, levels_on, posting_levels, posting_size
+from dqkit.engines.address.sparse_match import (
+    FEW_STREETS,
+    Entries,
+    WordIds,
+    entry_levels,
+    forward_entries,
+    forward_levels,
+    levels_at,
+    levels_on,
+    posting_levels,
+    posting_size,
+)
 from dqkit.engines.address_index.letter_sieve import LetterSieve
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, TokenIndex
 from dqkit.engines.address_index.tokens import unit_designator_prefix
@@ -52,6 +63,7 @@ _SIEVE_MIN: Final = 1024  # words of one first letter from which typo matching s
 _FUZZY_CACHE: Final = 65536  # complete words whose typo matches are kept per dataset (then the cache starts over)
 _SEED_CACHE: Final = 32  # candidate sets of the sparse stage kept (each up to _SEED_MAX streets)
 _LEVELS_CACHE: Final = 256  # a word's levels on such candidates kept
+_ENTRIES_CACHE: Final = 4  # the forward entries of the last seed sets' candidates (~3 MB each at _SEED_MAX)
 _DENSE_CACHE: Final = 12  # per-street level arrays kept (one byte per street each: 31 MB at 2.6M streets)
 _DENSE_CACHE_POSTINGS: Final = 65536  # ... of words with at least this many postings (their marking costs most)
 
@@ -127,6 +139,7 @@ class Matcher:
         # the next keystroke ask again (read-only arrays; the index never changes)
         self._seeds: dict[tuple[_IdsKey, ...], _Seeded] = {}
         self._levels: dict[tuple[tuple[_IdsKey, ...], _IdsKey], I8] = {}
+        self._entries: dict[tuple[_IdsKey, ...], Entries | None] = {}  # see _cand_entries
         self._dense: dict[_IdsKey, I8] = {}  # the per-street arrays of the most common words ("ST", "S", "APT")
         self._sieves: dict[str, LetterSieve | None] = {}  # first letter -> its words' sieve (see _sieve)
 
@@ -294,9 +307,15 @@ class Matcher:
         return got
 
     # -- all words ---------------------------------------------------------------------------------------
-    def match(self, q: Query, *, remember: bool = False) -> StreetMatch:
+    def match(self, q: Query, *, remember: bool = False,
+              within: Callable[[], npt.NDArray[np.int64] | None] | None = None) -> StreetMatch:
         """The strict AND of the words, then the relaxations in order; each stage on a few candidate streets
-        when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way."""
+        when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way.
+
+        `within` (type-down with a house number): the streets (sorted local ids) the caller will look at, asked
+        only when a stage takes the per-street arrays. That stage is then combined on those streets first: when
+        some of them qualify, the stage has an answer over all streets too (so it is the stage the full AND picks)
+        and its streets outside `within` are left out of the match; when none do, all streets are combined."""
         words = list(q.words)
         dense: dict[int, WordHit] = {}  # id(WordIds) -> its dense hit, kept across stages
         for ids, may_miss, fuzzy in self._stages(words):
@@ -304,7 +323,10 @@ class Matcher:
             if isinstance(result, _Dense):
                 hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i, remember=remember))
                         for w, i in zip(words, ids, strict=True)]
-                result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
+                on = within() if within is not None else None
+                result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss, on=on) if on is not None else None
+                if result is None:
+                    result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
             if result is not None:
                 return result
         return StreetMatch(np.zeros(0, np.int64), np.zeros(0, np.int32), [], words, False, 0)
@@ -335,9 +357,11 @@ class Matcher:
             return _DENSE
         tk = self.tk
         sizes = [posting_size(tk, ids[k]) for k in kept]
-        order = sorted(range(len(kept)), key=sizes.__getitem__)[:may_miss + 1]
+        by_size = sorted(range(len(kept)), key=sizes.__getitem__)
+        order = by_size[:may_miss + 1]
         seeds = [kept[j] for j in order]
-        if sum(sizes[j] for j in order) > min(_SEED_MAX, self.n // _SPARSE_RATIO):
+        seed_max = min(_SEED_MAX, self.n // _SPARSE_RATIO)
+        if sum(sizes[j] for j in order) > seed_max:
             return _DENSE
         base = self.ds.street_lo
         seed_key = tuple(_ids_key(ids[k]) for k in seeds) if remember else ()
@@ -353,12 +377,21 @@ class Matcher:
             return None
         others = [k for k in kept if k not in by_seed]
         at: dict[int, I8] = {}
+        if not remember and not may_miss:
+            cand = self._narrowed(ids, kept, sizes, seed_max, by_seed, at, cand)
+            if len(cand) == 0:
+                return None
         for k in others if remember else ():  # levels read on these candidates (another reading, the last keystroke)
             lv = self._levels.get((seed_key, _ids_key(ids[k])))
             if lv is not None:
                 at[k] = lv
         todo = [k for k in others if k not in at]
-        fw = forward_levels(self.ix, cand + base, [ids[k] for k in todo]) if todo else []
+        fw: list[I8] | None = []
+        if todo and remember:  # the candidates' forward entries read once for the readings and keystrokes to come
+            entries = self._cand_entries(seed_key, cand + base)
+            fw = None if entries is None else entry_levels(entries, [ids[k] for k in todo])
+        elif todo:
+            fw = forward_levels(self.ix, cand + base, [ids[k] for k in todo])
         if fw is None:
             return _DENSE
         for k, lv in zip(todo, fw, strict=True):
@@ -383,15 +416,64 @@ class Matcher:
         missing = [words[k] for k, i in enumerate(ids) if not i.any]
         return self._result(idx, sums, misses, hits, [], missing, fuzzy)
 
+    def _narrowed(self, ids: list[WordIds], kept: list[int], sizes: list[int], most: int,
+                  by_seed: dict[int, tuple[npt.NDArray[np.int64], I8]], at: dict[int, I8],
+                  cand: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The strict AND's candidates narrowed by the postings of the other words that have few (street-name words
+        first: the seed is most often the ZIP or the city, whose streets the other one shares), until a few
+        streets are left: a street every word must reach is in every word's postings. The seed's levels and the
+        narrowing words' are set on the streets kept (`by_seed`, `at`); the other words are then read on a few
+        streets instead of the ZIP's ~50 (a whole address typed)."""
+        tk, base = self.tk, self.ds.street_lo
+        (seed, (_, seed_lv)), = by_seed.items()
+        ps = tk.ps_ptr
+
+        def street_word_first(j: int) -> tuple[bool, int]:
+            return not any(ps.item(i + 1) > ps.item(i) for i in ids[kept[j]].exact), sizes[j]
+
+        narrowing = [kept[j] for j in sorted(range(len(kept)), key=street_word_first)
+                     if kept[j] != seed and sizes[j] <= most]
+        got: dict[int, I8] = {}
+        for k in narrowing:
+            if len(cand) <= FEW_STREETS:
+                break
+            lv = levels_at(tk, ids[k], cand, base)
+            keep = lv > 0
+            cand, seed_lv = cand[keep], seed_lv[keep]
+            got = {j: x[keep] for j, x in got.items()}
+            got[k] = lv[keep]
+            if len(cand) == 0:
+                break
+        by_seed[seed] = (cand, seed_lv)
+        at.update(got)
+        return cand
+
+    def _cand_entries(self, seed_key: tuple[_IdsKey, ...], streets: npt.NDArray[np.int64]) -> Entries | None:
+        """The forward entries of the sparse stage's candidates of `seed_key` (global ids `streets`), kept for the
+        last few seed sets: another word on the same candidates (the next reading, the next keystroke) then costs
+        a few comparisons instead of one memory access a street (~5 ms at 20k candidates at 100M points)."""
+        if seed_key in self._entries:
+            return self._entries[seed_key]
+        got = forward_entries(self.ix, streets)
+        while len(self._entries) >= _ENTRIES_CACHE:
+            self._entries.pop(next(iter(self._entries)), None)
+        if got is not None:
+            for arr in got:
+                arr.flags.writeable = False
+        self._entries[seed_key] = got
+        return got
+
     def _combine(self, hits: list[WordHit], dropped: list[Word], *, fuzzy: bool = False,
-                 may_miss: int = 0) -> StreetMatch | None:
+                 may_miss: int = 0, on: npt.NDArray[np.int64] | None = None) -> StreetMatch | None:
         """AND of the hits (up to `may_miss` of them may miss a street, at a cost each); words without any hit
-        at all are set aside. None when no street is left."""
+        at all are set aside. None when no street is left. `on`: only these streets (sorted local ids)."""
         kept = [h for h in hits if h.hit]
         missing = [h.word for h in hits if not h.hit]
         if not kept:
             return None
         levels = [h.levels for h in kept if h.levels is not None]
+        if on is not None:
+            levels = [lv[on] for lv in levels]
         if may_miss:
             acc = levels[0].astype(np.int16)
             count = (levels[0] > 0).astype(np.int8)
@@ -417,6 +499,8 @@ class Matcher:
             for lv in levels[1:]:
                 sums += lv[idx]
             misses = None
+        if on is not None:
+            idx = on[idx]
         return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
 
     def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32] | None,

@@ -45,12 +45,14 @@ def spans_in_held(held: I64, s_lo: I64, s_hi: I64, streets: I64) -> tuple[I64, I
     return held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(total)], which
 
 
-def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64) -> tuple[I64, I64]:
+def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64,
+                    held_street: I64 | None = None) -> tuple[I64, I64]:
     """The addresses of `held` on any of `streets`, and the position of each one's street in `streets`: in the
-    order of `spans_in_held` when the streets are few, else in address id order."""
+    order of `spans_in_held` when the streets are few, else in address id order. `held_street`: the street of
+    each of `held` when already read (else read from `a_street`)."""
     if len(streets) * 4 <= len(held) or len(held) == 0:
         return spans_in_held(held, s_lo, s_hi, streets)
-    st = a_street[held].astype(np.int64)
+    st = a_street[held].astype(np.int64) if held_street is None else held_street
     order = None if bool((streets[1:] > streets[:-1]).all()) else np.argsort(streets, kind="stable")
     srt = streets if order is None else streets[order]
     pos = np.minimum(srt.searchsorted(st), len(srt) - 1)

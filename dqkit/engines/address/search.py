@@ -22,7 +22,14 @@ from dqkit.engines.address.layout import delivery_lines, one_line
 from dqkit.engines.address.matching import LEVEL_EXACT_STREET, Matcher, StreetMatch, WordHit, harmless
 from dqkit.engines.address.number_spans import held_on_streets, key_ranges, spans_in_held, street_runs
 from dqkit.engines.address.query import Query, parse_query
-from dqkit.engines.address.sparse_match import WordIds, forward_levels, posting_size
+from dqkit.engines.address.sparse_match import (
+    Entries,
+    WordIds,
+    entry_levels,
+    forward_entries,
+    forward_levels,
+    posting_size,
+)
 from dqkit.engines.address_index.reader import NUMINT_MAX, numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.address_index.tokens import is_unit_designator, street_word_forms, token_spans
@@ -44,6 +51,8 @@ _TIER_POSTINGS: Final = 32768  # ... when the word's postings are over this many
 _RUN_POSTINGS: Final = 262144  # ... a tier's postings up to this many: its runs of street ids looked at
 _TIER_RUNS: Final = 32768  # ... and up to this many runs of street ids (a locality's streets are a few)
 _TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the number: the tier at once, else walked
+_HELD_KEPT: Final = 4  # numbers whose addresses' streets are kept (type-down asks for one number keystroke after
+# keystroke; up to ~400k addresses a number at 100M points: 1.6 MB each)
 _ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
@@ -87,6 +96,8 @@ class Searcher:
         self.ix = ix
         self._matchers: dict[int, Matcher] = {}
         self._prior_order: dict[int, npt.NDArray[np.int64]] = {}
+        self._busiest: dict[tuple[int, int, int], Entries | None] = {}  # see _busiest_entries
+        self._held: dict[tuple[int, int], _Held] = {}  # (dataset, number) -> its addresses' streets, see held_of
 
     def matcher(self, ds: DatasetInfo) -> Matcher:
         m = self._matchers.get(ds.ordinal)
@@ -125,7 +136,10 @@ class Searcher:
             got = self._one_word_number(ds, q, k)
             if got is not None:
                 return got
-        m = self.matcher(ds).match(q, remember=strict)
+        within = None
+        if strict and q.number and location is None and self.matcher(ds).n > _TIER_STREETS:
+            within = functools.partial(self._number_streets, ds, q)
+        m = self.matcher(ds).match(q, remember=strict, within=within)
         if m.empty or (strict and any(not (harmless(w) or w.maybe_unit or w.text in _UNIT_WORDS
                                            or is_unit_designator(w.text)) for w in m.dropped)):
             # "zzzz q": a word that matches nothing is not silently dropped while the rest matches by prefix
@@ -168,7 +182,9 @@ class Searcher:
                 got = self._number_on_best_streets(ds, q, m, k, ni, held)
                 if got is not None:
                     return got
-            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets)
+            kept = self._held.get((ds.ordinal, ni))
+            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets,
+                                           kept.street if kept is not None else None)
         if not len(addrs):
             return [], False, 0
         st, sc = m.streets[which], m.scores[which]
@@ -275,7 +291,7 @@ class Searcher:
         path's `lexsort`). None when the word is on none of their streets."""
         ix = self.ix
         lv = self.matcher(ds).word_levels(q.words[0], ids)
-        st = ix.a_street[held].astype(np.int64)
+        st = self.held_of(ds, numint(q.number), held).street
         sc = lv[st - ds.street_lo]
         keep = sc > 0
         if not keep.any():
@@ -347,10 +363,10 @@ class Searcher:
             order = self._by_prior(ds)  # many streets: the dataset's busiest, the word's level read on each
             for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
                 chunk = order[c0:c0 + _BEST_CHUNK] + base
-                fw = forward_levels(ix, chunk, [ids])
-                if fw is None:
+                entries = self._busiest_entries(ds, c0, chunk)
+                if entries is None:
                     return None
-                addrs, _ = spans_in_held(held, s_lo, s_hi, chunk[fw[0] == level])
+                addrs, _ = spans_in_held(held, s_lo, s_hi, chunk[entry_levels(entries, [ids])[0] == level])
                 if (out := add(addrs, level)) is not None:
                     return out
             return None  # the busiest streets did not settle this tier
@@ -378,6 +394,44 @@ class Searcher:
         addrs, st = addrs[keep], st[keep]
         out = addrs[np.lexsort((addrs, -np.minimum(ix.s_count[st], _PRIOR_CAP)))]
         return out
+
+    def held_of(self, ds: DatasetInfo, ni: int, held: npt.NDArray[np.int64]) -> _Held:
+        """The street of each address carrying leading integer `ni` (`held`, ascending), read once for the last
+        few numbers: a number typed down is asked for keystroke after keystroke, and at 100M points reading the
+        streets of its 100-400k addresses costs 2-6 ms (one memory access each)."""
+        key = (ds.ordinal, ni)
+        got = self._held.get(key)
+        if got is None:
+            st = self.ix.a_street[held].astype(np.int64)
+            st.flags.writeable = False
+            got = _Held(st)
+            while len(self._held) >= _HELD_KEPT:
+                self._held.pop(next(iter(self._held)), None)
+            self._held[key] = got
+        return got
+
+    def _number_streets(self, ds: DatasetInfo, q: Query) -> npt.NDArray[np.int64] | None:
+        """The streets (sorted local ids) holding an address with the typed number's leading integer: the only
+        streets a search with that number ranks addresses on (`Matcher.match`'s `within`). None: no such
+        address, or a number the index keys cannot hold (the caller combines every street)."""
+        ni = numint(q.number)
+        if ni >= NUMINT_MAX:
+            return None
+        tk = self.matcher(ds).tk
+        lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
+        hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
+        if lo == hi:
+            return None
+        return self.held_of(ds, ni, tk.num_order[lo:hi]).streets(ds.street_lo)
+
+    def _busiest_entries(self, ds: DatasetInfo, c0: int, chunk: npt.NDArray[np.int64]) -> Entries | None:
+        """The forward entries of the chunk of the dataset's busiest streets starting at `c0` (`chunk`), read once:
+        every tier walk reads the same streets' entries (16 chunks of ~8k entries, ~0.7 ms each to gather at 100M
+        points), only the word differs."""
+        key = (ds.ordinal, c0, len(chunk))
+        if key not in self._busiest:
+            self._busiest[key] = forward_entries(self.ix, chunk)
+        return self._busiest[key]
 
     def _by_prior(self, ds: DatasetInfo) -> npt.NDArray[np.int64]:
         """The dataset's streets (local ids) busiest first, the lower id first among equals: the ranking's order
@@ -596,6 +650,26 @@ class Searcher:
         first, last = item.lo + int(idx[0]), item.lo + int(idx[-1])
         side = {PARITY_ODD: "odd", PARITY_EVEN: "even"}.get(item.parity, "")
         return ix.number_text(first), ix.number_text(last), side
+
+
+class _Held:
+    """The streets of the addresses carrying one house number's leading integer (ascending ids, so the streets
+    come in order too), and, once asked, those streets each once as local ids."""
+
+    __slots__ = ("_distinct", "street")
+
+    def __init__(self, street: npt.NDArray[np.int64]) -> None:
+        self.street = street
+        self._distinct: npt.NDArray[np.int64] | None = None
+
+    def streets(self, base: int) -> npt.NDArray[np.int64]:
+        if self._distinct is None:
+            st = self.street
+            new = np.ones(len(st), dtype=bool)
+            new[1:] = st[1:] != st[:-1]
+            self._distinct = st[new] - base
+            self._distinct.flags.writeable = False
+        return self._distinct
 
 
 def _has_number(nums: npt.NDArray[Any], num_ids: list[int]) -> npt.NDArray[np.bool_]:
