@@ -37,14 +37,30 @@ def _queries(eng: AddressEngine, seed: int) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("seed", [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)])
-def test_number_side_same_answers(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_number_side_same_answers(seed: int, sparse: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sparse`: the sparse stage taken too (the thresholds lowered for this state), which reads the other words on
+    the candidates that hold the number first (`Matcher._on_streets`)."""
     src = demo_reference.write_state(tmp_path / "state.csv.gz", rows=40_000, seed=seed)
     path = tmp_path / "state.dqidx"
     eng = AddressEngine.from_files([src], out=path)
     queries = _queries(eng, seed)
-    ways = {"within": 0, "kept": 0, "full": 0}
+    ways = {"within": 0, "kept": 0, "full": 0, "sparse on": 0, "sparse all": 0}
     real_combine = matching.Matcher._combine
+    real_on = matching.Matcher._on_streets
+
+    def counting_on(self: matching.Matcher, *a: Any) -> Any:
+        got = real_on(self, *a)
+        ways["sparse on" if got is not None else "sparse all"] += 1
+        return got
+
+    monkeypatch.setattr(matching.Matcher, "_on_streets", counting_on)
+    if sparse:
+        monkeypatch.setattr(matching, "_SPARSE_MIN_STREETS", 0)
+        monkeypatch.setattr(matching, "_SPARSE_RATIO", 1)
+        monkeypatch.setattr(matching, "_SEED_MAX", 2048)  # ... the common words still on per-street arrays
+        monkeypatch.setattr(matching, "_WITHIN_READ", 1 << 30)
 
     def counting(self: matching.Matcher, *a: Any, **kw: Any) -> Any:
         got = real_combine(self, *a, **kw)
@@ -64,11 +80,14 @@ def test_number_side_same_answers(seed: int, tmp_path: Path, monkeypatch: pytest
     with monkeypatch.context() as mp:
         mp.setattr(search_mod, "_TIER_STREETS", 0)  # this small state: the way is taken
         fast = [repr(eng.search(SearchRequest.of(q))) for q in queries]
-    assert ways["within"] >= len(queries) // 4, ways
-    assert ways["full"] > 0 and ways["kept"] > 0, ways
-    ways.update(within=0, full=0)
+    if sparse:  # the number's candidates qualify, or not (then every candidate is read)
+        assert ways["sparse on"] >= len(queries) // 10 and ways["sparse all"] > 0 and ways["kept"] > 0, ways
+    else:  # the number's streets qualify, or not (then every street is combined)
+        assert ways["within"] >= len(queries) // 4 and ways["full"] > 0 and ways["kept"] > 0, ways
+        assert ways["sparse on"] + ways["sparse all"] == 0, ways
+    ways.update({"within": 0, "full": 0, "sparse on": 0, "sparse all": 0})
     off = AddressEngine.open(path)  # nothing kept from the run above
     full = [repr(off.search(SearchRequest.of(q))) for q in queries]
-    assert ways["within"] == 0 and ways["full"] == 0
+    assert not any(ways[w] for w in ("within", "full", "sparse on", "sparse all")), ways
     for q, a, b in zip(queries, fast, full, strict=True):
         assert a == b, f"seed {seed}: {q!r}"

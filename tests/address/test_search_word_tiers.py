@@ -36,9 +36,12 @@ def _queries(eng: AddressEngine, seed: int) -> list[str]:
 
 # (name, thresholds): each way of answering taken on this small state
 VARIANTS = {
-    "tiers listed or walked": {"_TIER_ADDRS": 64, "_TIER_RUNS": 64},
-    "tiers walked, else the number's addresses ranked": {"_TIER_RUNS": 1, "_BEST_WALK": 128},
-    "tiers listed": {"_TIER_ADDRS": 1 << 30, "_TIER_RUNS": 1 << 30},
+    "tiers listed or walked": {"_TIER_ADDRS": 64, "_TIER_RUNS": 64, "_HELD_READ": 0},
+    "tiers walked, else the number's addresses ranked": {"_TIER_RUNS": 1, "_BEST_WALK": 128, "_HELD_READ": 0},
+    "tiers listed": {"_TIER_ADDRS": 1 << 30, "_TIER_RUNS": 1 << 30, "_HELD_READ": 0},
+    # a tier's addresses found from the streets of the number's addresses, not from the runs of street ids
+    "tiers listed from the number's streets": {"_TIER_ADDRS": 1 << 30, "_HELD_READ": 1 << 30},
+    "tiers listed from the number's streets or walked": {"_TIER_ADDRS": 64, "_HELD_READ": 1 << 30},
 }
 
 

@@ -193,6 +193,82 @@ def test_the_speed_shortcuts_change_no_answer() -> None:
     assert spoof_model._may_sound_vulgar(m, "fvck") and spoof_model._may_sound_vulgar(m, "vaggina")
 
 
+def _compound_as_written(m: spoof_model.NameModel, w: str, sound: str) -> tuple[str | None, str]:
+    """spoof_model._vulgar_compound before its shortcuts (session 5): every head of the reading, every split point."""
+    for n in range(2, min(len(sound), 9)):
+        head = sound[:n]
+        if head in m.vulgar:
+            break
+        if head not in m.vulgar_prefixes:
+            return None, ""
+    else:
+        return None, ""
+    for i in range(2, len(w) - 1):
+        tail = w[i:]
+        if tail not in m.tails:
+            continue
+        insult = tail in spoof_model.INSULT_WORDS
+        size = m.words.get(tail)
+        if not insult and (size is None or size > 20 or len(tail) < 3 or i < 4):
+            continue
+        head = w[:i]
+        if head in m.words:
+            continue
+        found = m.vulgar.get(spoof_model._vulgar_sound(head))
+        if found is None:
+            continue
+        if insult and (len(head) >= 3 or len(tail) >= 3):
+            return found, f"{head!r} reads as {found!r}, then {tail!r}"
+        if len(head) >= 4 and spoof_model._respelled(head, found) and size is not None:
+            return found, f"{head!r} reads as {found!r}, then {tail!r}"
+    return None, ""
+
+
+def _compound_words(m: spoof_model.NameModel) -> set[str]:
+    """Words of every kind for the compound split: the tables' words, each vulgar word and its respellings joined
+    to each tail (insult words, common English words) and to name endings, with letters before and after."""
+    words = set(m.given) | set(m.surname) | set(m.words)
+    tails = sorted(m.tails)[::7] + sorted(spoof_model.INSULT_WORDS) + ["son", "er", "nick", "ing", "ard", "x"]
+    for v in {m.vulgar[k] for k in m.vulgar}:
+        for head in {v, v.replace("s", "z"), v.replace("c", "k"), v.replace("ck", "k"), v.replace("f", "ph")}:
+            for tail in tails:
+                words |= {head + tail, "o" + head + tail, head + tail + "s", head[:-1] + tail}
+    return words
+
+
+def test_the_compound_split_shortcuts_change_no_answer() -> None:
+    """Session 5 (speed): the compound split asks one regex whether some vulgar reading starts the word's (not a
+    loop over its heads) and reads only the split points where a tail of that length ends as the word does: the
+    same answer as the split as written before, on every word of the tables and made-up compounds."""
+    m = spoof_model.model()
+    words = _compound_words(m)
+    assert len(words) > 100_000
+    split = 0
+    for w in sorted(words):
+        sound = spoof_model._vulgar_sound(w)
+        heads = [n for n in range(2, min(len(sound), 9)) if sound[:n] in m.vulgar]
+        assert (m.vulgar_start.match(sound) is not None) == bool(heads), w  # (the loop's break)
+        want = _compound_as_written(m, w, sound)
+        assert spoof_model._vulgar_compound(m, w, sound) == want, w
+        split += want[0] is not None
+    assert split > 1000  # the made-up compounds are split (the comparison is not only of Nones)
+
+
+def test_the_skeleton_gate_skips_no_skeleton() -> None:
+    """Session 5 (speed): a long word's consonants are looked up among the vulgar skeletons only when its
+    reading ends with a skeleton's last letter; every word whose consonants are one passes that gate."""
+    m = spoof_model.model()
+    assert m.skeleton_ends and m.vulgar_skeletons
+    words = _compound_words(m) | {"basterd", "bazterds", "bastirdo", "schlong", "shlonge", "schlongy"}
+    hits = 0
+    for w in words:
+        sound = spoof_model._vulgar_sound(w)
+        if len(w) >= 6 and sound.translate(spoof_model._NO_VOWELS) in m.vulgar_skeletons:
+            hits += 1
+            assert sound.rstrip("aeiouy")[-1:] in m.skeleton_ends, w
+    assert hits >= 4
+
+
 def test_the_seen_words_follow_the_tables() -> None:
     """Issue 32 part 3: a word no table holds skips the rules in one look-up (NameModel.seen); a copy of the model
     with a word hidden (spoof_eval.hidden_model) must not keep it there, or the word would be judged as a name."""

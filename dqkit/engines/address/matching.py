@@ -63,6 +63,7 @@ _SIEVE_MIN: Final = 1024  # words of one first letter from which typo matching s
 _FUZZY_CACHE: Final = 65536  # complete words whose typo matches are kept per dataset (then the cache starts over)
 _SEED_CACHE: Final = 32  # candidate sets of the sparse stage kept (each up to _SEED_MAX streets)
 _LEVELS_CACHE: Final = 256  # a word's levels on such candidates kept
+_WITHIN_READ: Final = 4  # a sparse stage reads a typed number's addresses' streets up to this many a candidate
 _ENTRIES_CACHE: Final = 4  # the forward entries of the last seed sets' candidates (~3 MB each at _SEED_MAX)
 _DENSE_CACHE: Final = 12  # per-street level arrays kept (one byte per street each: 31 MB at 2.6M streets)
 _DENSE_CACHE_POSTINGS: Final = 65536  # ... of words with at least this many postings (their marking costs most)
@@ -308,22 +309,24 @@ class Matcher:
 
     # -- all words ---------------------------------------------------------------------------------------
     def match(self, q: Query, *, remember: bool = False,
-              within: Callable[[], npt.NDArray[np.int64] | None] | None = None) -> StreetMatch:
+              within: Callable[[int | None], npt.NDArray[np.int64] | None] | None = None) -> StreetMatch:
         """The strict AND of the words, then the relaxations in order; each stage on a few candidate streets
         when the words allow it (`sparse_match`), else on per-street level arrays: the same answer either way.
 
         `within` (type-down with a house number): the streets (sorted local ids) the caller will look at, asked
-        only when a stage takes the per-street arrays. That stage is then combined on those streets first: when
-        some of them qualify, the stage has an answer over all streets too (so it is the stage the full AND picks)
-        and its streets outside `within` are left out of the match; when none do, all streets are combined."""
+        when a stage takes the per-street arrays, or when a sparse stage would read other words on its candidates
+        (then only if it costs reading at most the given number of addresses). That stage is then combined on
+        those streets first: when some of them qualify, the stage has an answer over all streets too (so it is
+        the stage the full AND picks) and its streets outside `within` are left out of the match; when none do,
+        all streets (candidates) are combined."""
         words = list(q.words)
         dense: dict[int, WordHit] = {}  # id(WordIds) -> its dense hit, kept across stages
         for ids, may_miss, fuzzy in self._stages(words):
-            result = self._sparse_stage(words, ids, may_miss, fuzzy, remember)
+            result = self._sparse_stage(words, ids, may_miss, fuzzy, remember, within)
             if isinstance(result, _Dense):
                 hits = [dense.get(id(i)) or dense.setdefault(id(i), self._dense_hit(w, i, remember=remember))
                         for w, i in zip(words, ids, strict=True)]
-                on = within() if within is not None else None
+                on = within(None) if within is not None else None
                 result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss, on=on) if on is not None else None
                 if result is None:
                     result = self._combine(hits, [], fuzzy=fuzzy, may_miss=may_miss)
@@ -346,9 +349,11 @@ class Matcher:
             yield ids, r, True
 
     def _sparse_stage(self, words: list[Word], ids: list[WordIds], may_miss: int, fuzzy: bool,
-                      remember: bool = False) -> StreetMatch | _Dense | None:
+                      remember: bool = False,
+                      within: Callable[[int | None], npt.NDArray[np.int64] | None] | None = None,
+                      ) -> StreetMatch | _Dense | None:
         """One stage on the candidate streets only (see `sparse_match`); `_DENSE` when that would not pay (a
-        small dataset, words too common) or cannot decide (every street may qualify)."""
+        small dataset, words too common) or cannot decide (every street may qualify). `within`: see `match`."""
         kept = [k for k, i in enumerate(ids) if i.any]
         if not kept:
             return None
@@ -386,6 +391,10 @@ class Matcher:
             if lv is not None:
                 at[k] = lv
         todo = [k for k in others if k not in at]
+        if todo and within is not None and (on := within(_WITHIN_READ * len(cand))) is not None:
+            got_on = self._on_streets(words, ids, kept, by_seed, _among_sorted(cand, on), need, may_miss, fuzzy)
+            if got_on is not None:
+                return got_on
         fw: list[I8] | None = []
         if todo and remember:  # the candidates' forward entries read once for the readings and keystrokes to come
             entries = self._cand_entries(seed_key, cand + base)
@@ -397,6 +406,28 @@ class Matcher:
         for k, lv in zip(todo, fw, strict=True):
             at[k] = _kept(self._levels, (seed_key, _ids_key(ids[k])), lv, _LEVELS_CACHE) if remember else lv
         levels = [levels_on(*by_seed[k], cand) if k in by_seed else at[k] for k in kept]
+        return self._counted(words, ids, kept, levels, cand, need, may_miss, fuzzy)
+
+    def _on_streets(self, words: list[Word], ids: list[WordIds], kept: list[int],
+                    by_seed: dict[int, tuple[npt.NDArray[np.int64], I8]], cand: npt.NDArray[np.int64], need: int,
+                    may_miss: int, fuzzy: bool) -> StreetMatch | None:
+        """A sparse stage on some of its candidates only (sorted local ids): the seeds' levels read from their
+        postings, the other words' from the forward index. None: none qualifies (or a street without forward
+        entries): the caller reads every candidate."""
+        if len(cand) == 0:
+            return None
+        others = [k for k in kept if k not in by_seed]
+        fw = forward_levels(self.ix, cand + self.ds.street_lo, [ids[k] for k in others])
+        if fw is None:
+            return None
+        at = dict(zip(others, fw, strict=True))
+        levels = [levels_on(*by_seed[k], cand) if k in by_seed else at[k] for k in kept]
+        return self._counted(words, ids, kept, levels, cand, need, may_miss, fuzzy)
+
+    def _counted(self, words: list[Word], ids: list[WordIds], kept: list[int], levels: list[I8],
+                 cand: npt.NDArray[np.int64], need: int, may_miss: int, fuzzy: bool) -> StreetMatch | None:
+        """The candidates (sorted local ids) reached by at least `need` of the kept words (their `levels` on
+        them), scored: a sparse stage's result, None when none is."""
         count = (levels[0] > 0).astype(np.int32)
         for lv in levels[1:]:
             count += lv > 0
@@ -518,6 +549,16 @@ class Matcher:
 
 _IdsKey = tuple[tuple[int, ...], int, int, tuple[int, ...]]
 _Seeded = tuple[list[tuple[npt.NDArray[np.int64], I8]], npt.NDArray[np.int64]]  # seeds' (streets, levels), candidates
+
+
+def _among_sorted(cand: npt.NDArray[np.int64], on: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The ids of sorted `cand` that are in sorted `on` (both distinct), the smaller one looked up in the other."""
+    if len(cand) == 0 or len(on) == 0:
+        return cand[:0]
+    small, big = (cand, on) if len(cand) <= len(on) else (on, cand)
+    pos = np.minimum(big.searchsorted(small), len(big) - 1)
+    out: npt.NDArray[np.int64] = small[big[pos] == small]
+    return out
 
 
 def _ids_key(ids: WordIds) -> _IdsKey:

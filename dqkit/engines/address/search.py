@@ -51,6 +51,7 @@ _TIER_POSTINGS: Final = 32768  # ... when the word's postings are over this many
 _RUN_POSTINGS: Final = 262144  # ... a tier's postings up to this many: its runs of street ids looked at
 _TIER_RUNS: Final = 32768  # ... and up to this many runs of street ids (a locality's streets are a few)
 _TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the number: the tier at once, else walked
+_HELD_READ: Final = 1  # a tier's streets found from the number's addresses' streets up to this many a posting
 _HELD_KEPT: Final = 4  # numbers whose addresses' streets are kept (type-down asks for one number keystroke after
 # keystroke; up to ~400k addresses a number at 100M points: 1.6 MB each)
 _ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
@@ -182,9 +183,11 @@ class Searcher:
                 got = self._number_on_best_streets(ds, q, m, k, ni, held)
                 if got is not None:
                     return got
-            kept = self._held.get((ds.ordinal, ni))
-            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets,
-                                           kept.street if kept is not None else None)
+            st = None  # the streets of the number's addresses, read once for the next keystrokes (type-down)
+            if len(m.streets) * 4 > len(held) and ((ds.ordinal, ni) in self._held
+                                                   or self.matcher(ds).n > _TIER_STREETS):
+                st = self.held_of(ds, ni, held).street
+            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets, st)
         if not len(addrs):
             return [], False, 0
         st, sc = m.streets[which], m.scores[which]
@@ -347,19 +350,14 @@ class Searcher:
             if size <= _RUN_POSTINGS:
                 posts = post[ptr[ids.plo]:ptr[ids.phi]] if exact is None else \
                     np.concatenate([post[ptr[i]:ptr[i + 1]] for i in exact])
-                runs = street_runs(posts, _TIER_RUNS)
-                if runs is not None:  # the number's addresses on the tier's runs of streets
-                    first, last = runs
-                    a = held.searchsorted(ix.s_lo[first])
-                    lens = held.searchsorted(ix.s_hi[last]) - a
-                    if int(lens.sum()) <= _TIER_ADDRS:  # ... few enough: every street of the tier at once
-                        inside = held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))]
-                        addrs = self._tier_addresses(ids, level, inside, num_ids)
-                        if addrs is None:
-                            return None
-                        if (out := add(addrs, level)) is not None:
-                            return out
-                        continue
+                inside = self._tier_inside(ds, numint(q.number), held, posts)
+                if inside is not None:  # few enough: every street of the tier at once
+                    addrs = self._tier_addresses(ids, level, inside, num_ids)
+                    if addrs is None:
+                        return None
+                    if (out := add(addrs, level)) is not None:
+                        return out
+                    continue
             order = self._by_prior(ds)  # many streets: the dataset's busiest, the word's level read on each
             for c0 in range(0, min(len(order), _BEST_WALK), _BEST_CHUNK):
                 chunk = order[c0:c0 + _BEST_CHUNK] + base
@@ -371,6 +369,31 @@ class Searcher:
                     return out
             return None  # the busiest streets did not settle this tier
         return None
+
+    def _tier_inside(self, ds: DatasetInfo, ni: int, held: npt.NDArray[np.int64],
+                     posts: npt.NDArray[np.int32]) -> npt.NDArray[np.int64] | None:
+        """The number's addresses (`held`, ascending) on the streets of one tier's postings, ascending; None when
+        over _TIER_ADDRS (or over _TIER_RUNS runs of street ids): the caller walks the busiest streets. Up to
+        _TIER_RUNS postings, from the streets of the number's addresses (one flag a street) when they are read
+        already or cost no more than the postings, else by the postings' runs of street ids (a locality's streets
+        are numbered together)."""
+        ix = self.ix
+        if len(posts) <= _TIER_RUNS and (len(held) <= _HELD_READ * len(posts)
+                                         or (_HELD_READ and (ds.ordinal, ni) in self._held)):
+            on = np.zeros(ds.street_hi - ds.street_lo, dtype=bool)
+            on[posts - ds.street_lo] = True
+            inside = held[on[self.held_of(ds, ni, held).street - ds.street_lo]]
+            return inside if len(inside) <= _TIER_ADDRS else None
+        runs = street_runs(posts, _TIER_RUNS)
+        if runs is None:
+            return None
+        first, last = runs
+        a = held.searchsorted(ix.s_lo[first])
+        lens = held.searchsorted(ix.s_hi[last]) - a
+        if int(lens.sum()) > _TIER_ADDRS:
+            return None
+        out: npt.NDArray[np.int64] = held[np.repeat(a - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))]
+        return out
 
     def _tier_addresses(self, ids: WordIds, level: int, addrs: npt.NDArray[np.int64],
                         num_ids: list[int]) -> npt.NDArray[np.int64] | None:
@@ -410,17 +433,18 @@ class Searcher:
             self._held[key] = got
         return got
 
-    def _number_streets(self, ds: DatasetInfo, q: Query) -> npt.NDArray[np.int64] | None:
+    def _number_streets(self, ds: DatasetInfo, q: Query, most: int | None = None) -> npt.NDArray[np.int64] | None:
         """The streets (sorted local ids) holding an address with the typed number's leading integer: the only
         streets a search with that number ranks addresses on (`Matcher.match`'s `within`). None: no such
-        address, or a number the index keys cannot hold (the caller combines every street)."""
+        address, a number the index keys cannot hold, or more than `most` addresses whose streets are not read
+        yet (the caller combines every street)."""
         ni = numint(q.number)
         if ni >= NUMINT_MAX:
             return None
         tk = self.matcher(ds).tk
         lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
         hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
-        if lo == hi:
+        if lo == hi or (most is not None and hi - lo > most and (ds.ordinal, ni) not in self._held):
             return None
         return self.held_of(ds, ni, tk.num_order[lo:hi]).streets(ds.street_lo)
 

@@ -152,13 +152,26 @@ class NameModel:
     seen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
     # words a compound's tail may be: insult words, and English words of SCOWL size 10-20 of 3+ letters
     tails: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # the last three letters of each tail (all of a shorter one) -> a bit for the length of each tail ending so:
+    # the compound split looks up only the split points where a tail may be (most words: none)
+    tail_ends: dict[str, int] = dataclasses.field(init=False, repr=False, compare=False)
+    # a match when some key of `vulgar` of 2-8 letters starts a reading and is shorter: where the compound split
+    # begins (one regex call for the loop over the reading's heads that it replaces)
+    vulgar_start: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # the last letter of each key of vulgar_skeletons: a reading that ends otherwise fits none
+    skeleton_ends: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        """`seen` and `tails` follow the tables (a copy made with dataclasses.replace gets its own)."""
+        """The fields below the tables follow them (a copy made with dataclasses.replace gets its own)."""
         object.__setattr__(self, "seen", frozenset().union(self.given, self.surname, self.words, self.soundalike,
                                                            self.insults, self.pun_givens, self.reading_givens))
-        object.__setattr__(self, "tails", INSULT_WORDS.union(
-            w for w, size in self.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3))
+        tails = INSULT_WORDS.union(w for w, size in self.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3)
+        object.__setattr__(self, "tails", tails)
+        object.__setattr__(self, "tail_ends", tail_ends(tails))
+        keys = sorted((k for k in self.vulgar if len(k) in _HEAD_LENGTHS), key=lambda k: (-len(k), k))
+        object.__setattr__(self, "vulgar_start", re.compile(f"(?:{'|'.join(map(re.escape, keys))})(?=.)"
+                                                            if keys else "(?!)", re.DOTALL))
+        object.__setattr__(self, "skeleton_ends", frozenset(k[-1:] for k in self.vulgar_skeletons))
 
     def weight(self, word: str) -> int:
         return max(self.given.get(word, 0), self.surname.get(word, 0))
@@ -172,6 +185,15 @@ class NameModel:
         if culture:
             parts.append(f"name in {culture}")
         return "log10 US bearers: " + ", ".join(parts)
+
+
+def tail_ends(tails: frozenset[str]) -> dict[str, int]:
+    """NameModel.tail_ends: the last three letters of each tail -> bit n set for each such tail of n letters."""
+    out: dict[str, int] = {}
+    for w in tails:
+        end = w[-3:]
+        out[end] = out.get(end, 0) | 1 << len(w)
+    return out
 
 
 def _lines(name: str) -> list[str]:
@@ -577,7 +599,8 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
         found = m.vulgar.get(sound)
         alone = found is not None and _respelled(w, found)
         how = f"reads as {found!r}" if found else ""
-        if found is None and len(w) >= 6 and sound.lstrip("aeiouy")[:1] in m.skeleton_heads:
+        if found is None and len(w) >= 6 and sound.lstrip("aeiouy")[:1] in m.skeleton_heads \
+            and sound.rstrip("aeiouy")[-1:] in m.skeleton_ends:
             found = m.vulgar_skeletons.get(sound.translate(_NO_VOWELS))  # other vowels in a long one: Basterd
             alone = found is not None
             how = f"reads as {found!r} with other vowels" if found else ""
@@ -618,19 +641,20 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
     letters joined to a very common English word. A head that is itself an English word (but, as) or a tail that
     is a mere name ending (son, er, nick) does not count: Buttrill, Asprey, Kumnick and Koomson are surnames.
     Only a word whose reading starts with a vulgar word's reading is split (most words: a few dict look-ups)."""
-    for n in range(2, min(len(sound), _HEAD_LENGTHS.stop)):
-        head = sound[:n]
-        if head in m.vulgar:
-            break
-        if head not in m.vulgar_prefixes:
-            return None, ""  # no longer head is a reading either
-    else:
+    if m.vulgar_start.match(sound) is None:
+        return None, ""  # no reading of 2-8 letters starts it (test_spoof_model holds the loop it replaces)
+    # the split points whose tail may be a tail: those of the lengths of the tails that end as the word does
+    lengths = m.tail_ends.get(w[-3:], 0) | m.tail_ends.get(w[-2:], 0)
+    if not lengths:
         return None, ""
     tails = m.tails
-    for i in range(2, len(w) - 1):
+    n = len(w)
+    for i in range(2, n - 1):
+        if not lengths >> (n - i) & 1:
+            continue
         tail = w[i:]
         if tail not in tails:
-            continue  # (one look-up of a small set: most split points)
+            continue
         insult = tail in INSULT_WORDS
         size = m.words.get(tail)
         if not insult and (size is None or size > _COMMON_TAIL_SIZE or len(tail) < 3 or i < 4):
