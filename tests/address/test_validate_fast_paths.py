@@ -1,8 +1,11 @@
 """Issue 31 part 3 (clean validate back): the exact fast paths of a whole address's matching give what the general
 paths give. A word held in one field only is read straight from its posting list; exact words on a few streets
 are read from the forward index in Python; the strict AND narrows its candidates by the other words' postings
-before reading the rest. Each is compared with its general path on a small state (random tokens, streets and
-words; addresses validated clean, misspelt, made up, with a wrong ZIP, and typed down), fixed and fresh seeds."""
+before reading the rest, and sums a few streets' levels in Python; one street's numbered addresses come from two
+plain binary searches; grouping reads addresses a chunk at a time; a text that starts with a house number and goes
+on is no place without reading further. Each is compared with its general path on a small state (random tokens,
+streets and words; addresses validated clean, misspelt, made up, with a wrong ZIP, and typed down) or on varied
+input, fixed and fresh seeds."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import pytest
 
 from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
-from dqkit.engines.address import AddressEngine, matching, sparse_match
+from dqkit.engines.address import AddressEngine, matching, search, sparse_match
 from dqkit.engines.address.sparse_match import WordIds
 
 _SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
@@ -64,6 +67,20 @@ def test_levels_at_are_the_posting_levels_read_on_the_candidates(state: tuple[Ad
     assert both  # tokens in street names and localities both were read
 
 
+def test_place_only_sets_addresses_aside_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dqkit.engines.address import place
+
+    texts = ["306 kelly st, sperry, ok 74073", "306 kelly st sperry ok 74073 usa", "12 b st, united states of america",
+             "95124", "San Jose, CA 95124", "1 usa", "12 main st us", "10 downing st, u s a", "2 a b c d e f g h i",
+             "4 united states of america", "123 4567", "New York, NY", "12 Main St, Springfield, IL, U.S.A.",
+             "12345 56789 a b c d", "1a b c d e f", "x 1 2 3 4 5 6", "300 Main St Apt 4, Boston MA 02116",
+             "95124 united states", "95124, United States of America", "02116 u s a"]
+    fast = [place.place_only(t) for t in texts]
+    monkeypatch.setattr(place, "_COUNTRY_MOST", 1000)  # no early answer: every text read to the end
+    assert fast == [place.place_only(t) for t in texts]
+    assert fast[3] is not None and fast[0] is None and fast[-1] is not None and fast[-2] is not None
+
+
 def test_few_streets_forward_levels_are_the_array_path(state: tuple[AddressEngine, int],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     eng, seed = state
@@ -99,6 +116,42 @@ def test_few_streets_forward_levels_are_the_array_path(state: tuple[AddressEngin
                 assert a.dtype == b.dtype and np.array_equal(a, b), (s, w)
 
 
+def test_numbered_on_one_street_is_the_array_path(state: tuple[AddressEngine, int]) -> None:
+    eng, seed = state
+    ix = eng.index
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(2000):
+        a = rng.randrange(ix.address_count)
+        s, ni = int(ix.a_street[a]), int(ix.a_numint[a]) + rng.choice((0, 0, 1))
+        other = np.array([s, rng.randrange(ix.street_count)], dtype=np.int64)
+        one = search.numbered_on(ix, other[:1], ni)
+        two = search.numbered_on(ix, other, ni)
+        assert one[0].dtype == two[0].dtype and one[1].dtype == two[1].dtype
+        assert np.array_equal(one[0], two[0][two[1] == 0]) and not one[1].any()
+        found += bool(len(one[0]))
+    assert found > 1000
+
+
+def test_few_streets_reached_as_the_array_path() -> None:
+    rng = random.Random(31)
+    for _ in range(3000):
+        n = rng.randrange(0, 9)
+        cand = np.array(sorted(rng.sample(range(1000), n)), dtype=np.int64)
+        levels = [np.array([rng.choice((0, 0, 1, 2, 3, 4, 5, 6)) for _ in range(n)], dtype=np.int8)
+                  for _ in range(rng.randrange(1, 7))]
+        may_miss = rng.choice((0, 0, 1, 2))
+        need = max(1, len(levels) - may_miss)
+        fast = matching._few_streets(cand, levels, need, may_miss)
+        slow = matching._reached(cand, levels, need, may_miss)
+        assert (fast is None) == (slow is None)
+        if fast is not None and slow is not None:
+            for a, b in zip(fast, slow, strict=True):
+                assert (a is None) == (b is None)
+                if a is not None and b is not None:
+                    assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
 def _texts(eng: AddressEngine, rng: random.Random, n: int) -> list[str]:
     ix = eng.index
     out = []
@@ -113,7 +166,7 @@ def _slip(text: str, rng: random.Random) -> str:
     return text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
 
-def test_narrowed_answers_are_the_general_path(state: tuple[AddressEngine, int],
+def test_narrowed_and_chunked_answers_are_the_general_paths(state: tuple[AddressEngine, int],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     eng, seed = state
     rng = random.Random(seed + 1)
@@ -141,6 +194,7 @@ def test_narrowed_answers_are_the_general_path(state: tuple[AddressEngine, int],
     fast = answers()
     assert narrowed["n"] > len(full) // 2, narrowed  # the strict AND of most clean addresses was narrowed
     monkeypatch.setattr(matching.Matcher, "_narrowed", lambda self, *a: a[-1])
+    monkeypatch.setattr(search, "_GROUP_CHUNK", 1)  # an address at a time, as before the chunks
     slow = answers()
     for q, a, b in zip(validations + keystrokes, fast, slow, strict=True):
         assert a == b, f"seed {seed}: {q!r}"

@@ -428,17 +428,10 @@ class Matcher:
                  cand: npt.NDArray[np.int64], need: int, may_miss: int, fuzzy: bool) -> StreetMatch | None:
         """The candidates (sorted local ids) reached by at least `need` of the kept words (their `levels` on
         them), scored: a sparse stage's result, None when none is."""
-        count = (levels[0] > 0).astype(np.int32)
-        for lv in levels[1:]:
-            count += lv > 0
-        ok = count >= need
-        idx = cand[ok]
-        if len(idx) == 0:
+        got_streets = (_few_streets if len(cand) <= FEW_STREETS else _reached)(cand, levels, need, may_miss)
+        if got_streets is None:
             return None
-        sums = levels[0][ok].astype(np.int32)
-        for lv in levels[1:]:
-            sums += lv[ok]
-        misses = len(kept) - count[ok] if may_miss else None
+        idx, sums, misses = got_streets
         hits = []
         for k, lv in zip(kept, levels, strict=True):
             h = self._hit(words[k], ids[k])
@@ -545,6 +538,38 @@ class Matcher:
             dropped=dropped + missing, fuzzy=fuzzy or any(h.fuzzy for h in kept),
             max_score=LEVEL_EXACT_STREET * all_words,
         )
+
+
+_Reached = tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int32] | None]
+
+
+def _reached(cand: npt.NDArray[np.int64], levels: list[I8], need: int, may_miss: int) -> _Reached | None:
+    """A sparse stage's streets: those of `cand` that `need` of the words reach (`levels` on `cand`), their level
+    sums and (when words may miss) the words each misses; None when no street is left."""
+    count = (levels[0] > 0).astype(np.int32)
+    for lv in levels[1:]:
+        count += lv > 0
+    ok = count >= need
+    idx = cand[ok]
+    if len(idx) == 0:
+        return None
+    sums = levels[0][ok].astype(np.int32)
+    for lv in levels[1:]:
+        sums += lv[ok]
+    return idx, sums, len(levels) - count[ok] if may_miss else None
+
+
+def _few_streets(cand: npt.NDArray[np.int64], levels: list[I8], need: int, may_miss: int) -> _Reached | None:
+    """`_reached` on a few candidates, read in Python (a whole address's stage ends on one or two streets, where
+    each numpy call costs more than the sums): the same arrays, values and types."""
+    by_street = list(zip(*(lv.tolist() for lv in levels), strict=True))
+    reached = [sum(1 for x in col if x > 0) for col in by_street]
+    keep = [j for j, n in enumerate(reached) if n >= need]
+    if not keep:
+        return None
+    sums = np.array([sum(by_street[j]) for j in keep], dtype=np.int32)
+    misses = np.array([len(levels) - reached[j] for j in keep], dtype=np.int32) if may_miss else None
+    return cand[keep], sums, misses
 
 
 _IdsKey = tuple[tuple[int, ...], int, int, tuple[int, ...]]

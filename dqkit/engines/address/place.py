@@ -17,6 +17,7 @@ from dqkit.engines.address.layout import country_name, mixed_case
 _SPLIT: Final = re.compile(r"[\s,;]+")
 _ZIP: Final = re.compile(r"^(\d{5})(?:-?(\d{4}))?$")
 _COUNTRY_WORDS: Final = ("UNITED STATES OF AMERICA", "UNITED STATES", "USA", "US", "U S A", "U S", "AMERICA")
+_COUNTRY_MOST: Final = max(len(c.split()) for c in _COUNTRY_WORDS)  # the most words a country name takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +43,12 @@ class Place:
 def place_only(text: str) -> Place | None:
     """The place `text` names when it names nothing else (no house number, no street); None otherwise or when the
     bundled ZIP data does not know it."""
+    toks = [t for t in _SPLIT.split(text.upper().replace(".", " ")) if t]
+    if len(toks) > _COUNTRY_MOST + 1 and any(c.isdigit() for c in toks[0]):
+        return None  # a house number first and words after it even without a country named last: an address
     from dqkit.engines.usaddr.lastline import LastLine, state_code
     from dqkit.engines.usaddr.reconcile import reconcile
 
-    toks = [t for t in _SPLIT.split(text.upper().replace(".", " ")) if t]
     toks = _without_country(toks)
     if not toks or len(toks) > 8 or any(c.isdigit() for t in toks[:-1] for c in t):
         return None  # a number before the last word is a house number or a unit: an address, not a place

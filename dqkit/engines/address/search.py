@@ -54,6 +54,7 @@ _TIER_ADDRS: Final = 16384  # ... holding up to this many addresses with the num
 _HELD_READ: Final = 1  # a tier's streets found from the number's addresses' streets up to this many a posting
 _HELD_KEPT: Final = 4  # numbers whose addresses' streets are kept (type-down asks for one number keystroke after
 # keystroke; up to ~400k addresses a number at 100M points: 1.6 MB each)
+_GROUP_CHUNK: Final = 64  # grouping reads the addresses' streets and numbers this many at a time
 _ADDR_BITS: Final = 39  # address ids in the packed ranking key (1 + 3 + 20 bits above them)
 MIN_CHARS: Final = 2  # fewer typed characters: "Insufficient search terms"
 _UNIT_WORDS: Final = frozenset({"FLAT", "FLOOR", "UNIT", "APARTMENT", "SUITE"})
@@ -170,9 +171,7 @@ class Searcher:
         tk = self.matcher(ds).tk
         ni = numint(q.number)
         if len(m.streets) <= _KEY_STREETS:  # one or a few streets (validate): two binary searches in the keys
-            starts, lens = key_ranges(ix.a_key, ix.s_lo, ix.s_hi, m.streets, ni)
-            addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            which = np.repeat(np.arange(len(m.streets)), lens)
+            addrs, which = numbered_on(ix, m.streets, ni)
         else:
             lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
             hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
@@ -488,22 +487,29 @@ class Searcher:
         seen: set[tuple[int, int]] = set()
         total = 0
         stopped = False
-        for j in range(len(addrs)):
-            deadline.check()
-            a = int(addrs[j])
-            key = (int(ix.a_street[a]), int(ix.a_number[a]))
-            if key in seen:
+        n = len(addrs)
+        # a chunk's streets and numbers read at once (a building's units are one item: most addresses are only
+        # looked up to be skipped); chunks, because the list stops after k items however long `addrs` is
+        for c0 in range(0, n, _GROUP_CHUNK):
+            part = addrs[c0:c0 + _GROUP_CHUNK]
+            keys = zip(ix.a_street[part].tolist(), ix.a_number[part].tolist(), strict=True)
+            for j, a, key in zip(range(c0, c0 + len(part)), part.tolist(), keys, strict=True):
+                deadline.check()
+                if key in seen:
+                    continue
+                seen.add(key)
+                b_lo, b_hi = ix.building(a)
+                base = Item(ADDRESS, key[0], b_lo, b_hi, number_level=int(nlevel[j]), word_score=int(sc[j]),
+                            prior=float(prior[j]))
+                got = self._building_items(base, q, k)
+                total += len(got)
+                items.extend(got)
+                if len(items) > k:
+                    stopped = j + 1 < n
+                    break
+            else:
                 continue
-            seen.add(key)
-            b_lo, b_hi = ix.building(a)
-            base = Item(ADDRESS, key[0], b_lo, b_hi, number_level=int(nlevel[j]), word_score=int(sc[j]),
-                        prior=float(prior[j]))
-            got = self._building_items(base, q, k)
-            total += len(got)
-            items.extend(got)
-            if len(items) > k:
-                stopped = j + 1 < len(addrs)
-                break
+            break
         items.sort(key=lambda it: it.rank, reverse=True)
         return items[:k], len(items) > k or stopped, total
 
@@ -708,6 +714,22 @@ def _has_number(nums: npt.NDArray[Any], num_ids: list[int]) -> npt.NDArray[np.bo
 def _ukey(unit: str) -> str:
     """A unit compared without case, spaces or dashes ("1-2" == "12", "r a" == "RA")."""
     return "".join(c for c in unit.upper() if c.isalnum())
+
+
+def numbered_on(ix: ReferenceIndex, streets: npt.NDArray[np.int64], ni: int,
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The addresses of `streets` whose house number reads as `ni` (its (street, number) key's range, see
+    `number_spans.key_ranges`), street by street in id order, and which of `streets` each is on."""
+    if len(streets) == 1:  # a whole address typed: one street, its keys searched with plain integers
+        s = int(streets[0])
+        lo = ix.s_lo.item(s)
+        seg = ix.a_key[lo:ix.s_hi.item(s)]
+        key = (s << 24) | ni
+        a, b = int(seg.searchsorted(key, "left")) + lo, int(seg.searchsorted(key, "right")) + lo
+        return np.arange(a, b, dtype=np.int64), np.zeros(b - a, dtype=np.int64)
+    starts, lens = key_ranges(ix.a_key, ix.s_lo, ix.s_hi, streets, ni)
+    addrs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    return addrs, np.repeat(np.arange(len(streets)), lens)
 
 
 def _unit_readings(q: Query) -> list[tuple[set[int], str, bool]]:

@@ -144,7 +144,7 @@ class Validator:
                     match_type=_match_type(Confidence.VERIFIED_PLACE, bool(place.zip)),
                     match_confidence=MatchConfidence.MEDIUM, address=place.address()), ""
         q = parse_query(text.rstrip() + " ")  # read once: search, the standardizer's check and the unit use it
-        verdict = self._by_search(ds, text, typed_pc, q, complete)
+        verdict = self._by_search(ds, text, typed_pc, q, complete, text_pc=typed_pc)
         if ds.iso2 == "US" and verdict.confidence in (Confidence.VERIFIED_PLACE, Confidence.NO_MATCHES):
             joined = self._joined_name(ds, text, typed_pc, q, complete)
             if joined is not None:
@@ -192,11 +192,12 @@ class Validator:
         and checked like one, not dropped without a word."""
         if q.unit or v.item is None:
             return q
-        if self._unit_typed(v, q):
+        maybe = [w.text for w in q.words if w.maybe_unit and _BARE_UNIT.match(w.text)]
+        if not maybe or self._unit_typed(v, q):  # no short value typed after the street (most addresses)
             return q
         s = self.ix.street(v.item.street)
         known = {*tokens(s.text), *tokens(s.city), *tokens(s.postcode)}
-        bare = [w.text for w in q.words if w.maybe_unit and _BARE_UNIT.match(w.text) and w.text not in known]
+        bare = [t for t in maybe if t not in known]
         if len(bare) != 1:
             return q
         return replace(q, unit=bare[0], unit_desig="#", unit_marker=True)
@@ -261,7 +262,9 @@ class Validator:
 
     # -- the search matcher ------------------------------------------------------------------------------
     def _by_search(self, ds: DatasetInfo, text: str, typed_pc: str, typed: Query,
-                   complete: Callable[[str], bool] | None = None) -> Verdict:
+                   complete: Callable[[str], bool] | None = None, *, text_pc: str | None = None) -> Verdict:
+        """The search matcher's verdict on `text` (`typed_pc`: the postcode typed in the address validated;
+        `text_pc`: the one of `text` itself when known, else read again from it)."""
         deadline.check()
         found = self.searcher.search(ds, text.rstrip() + " ", _CANDIDATES, query=typed)
         if not found.items:
@@ -278,8 +281,8 @@ class Validator:
                 place.alternatives = near
             elif near and not any(ev[it.street].locality_typed for it in near):
                 top = near[0]
-                several = Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top), True,
-                                  alternatives=near)
+                several = Verdict(Confidence.MULTIPLE_MATCHES, top, self._detail(ds, text, found, top, text_pc),
+                                  True, alternatives=near)
                 several.form_note = self._not_corrected(near, forms)
                 return several
             place.form_note = self._not_corrected(near, forms)
@@ -287,7 +290,7 @@ class Validator:
         best = max(ev[it.street].rank for it in good)
         good = [it for it in good if ev[it.street].rank == best]
         top = max(good, key=lambda it: it.rank)
-        detail = self._detail(ds, text, found, top)
+        detail = self._detail(ds, text, found, top, text_pc)
         form = forms.get(top.street)
         if form is not None and form.verdict == AMBIGUOUS:
             return self._two_readings(ds, top, detail, form, typed_pc)
@@ -562,8 +565,10 @@ class Validator:
         return sum((d.street_corrected, d.city_name_corrected, d.zip_code_corrected, d.state_corrected,
                     d.primary_number_corrected)) >= 3
 
-    def _detail(self, ds: DatasetInfo, text: str, found: Found, top: Item) -> ValidationDetail:
-        """Which parts of the typed address differ from the reference street the search landed on."""
+    def _detail(self, ds: DatasetInfo, text: str, found: Found, top: Item, typed_pc: str | None = None,
+                ) -> ValidationDetail:
+        """Which parts of the typed address differ from the reference street the search landed on (`typed_pc`:
+        the postcode typed in `text`, read from it when None)."""
         d = ValidationDetail()
         m = found.match
         if m is None:
@@ -571,18 +576,20 @@ class Validator:
         s = self.ix.street(top.street)
         i = top.street - ds.street_lo
         facts = country(ds.iso2)
-        typed_pc = self._typed_postcode(ds, text)
+        if typed_pc is None:
+            typed_pc = self._typed_postcode(ds, text)
         if typed_pc and typed_pc.replace(" ", "") != s.postcode.replace(" ", ""):
             d.zip_code_corrected = True
-        street_words = set(tokens(s.text))
-        city_words = set(tokens(s.city))
-        for h in m.hits:
-            lv = h.level(i)
+        levels = [h.level(i) for h in m.hits]
+        missed_here = [h.word for h, lv in zip(m.hits, levels, strict=True) if h.hit and lv == 0]
+        # the street's and city's words, read only when a word needs them (none does when every word was found)
+        street_words = set(tokens(s.text)) if LEVEL_FUZZY_LOCALITY in levels or m.dropped or missed_here else set()
+        city_words = set(tokens(s.city)) if m.dropped or missed_here else set()
+        for h, lv in zip(m.hits, levels, strict=True):
             if lv == LEVEL_FUZZY_STREET:  # a typo in the street name
                 d.street_corrected = True
             if lv == LEVEL_FUZZY_LOCALITY and h.word.text not in street_words:  # a typo in the locality
                 d.city_name_corrected = True
-        missed_here = [h.word for h in m.hits if h.hit and h.level(i) == 0]
         dropped_early = False
         for w in [*m.dropped, *missed_here]:
             t = w.text
