@@ -269,6 +269,67 @@ def test_the_skeleton_gate_skips_no_skeleton() -> None:
     assert hits >= 4
 
 
+def test_the_packed_table_is_the_tables() -> None:
+    """Session 5 (speed): name_bits.txt (NameModel.info, read by model()) holds what the tables as written say of
+    each word (spoof_model.source_model packs them), and the per-word tables model() gives are views of it that
+    hold the same words and numbers; else run tests/lead_rules/build_name_bits.py."""
+    m, source = spoof_model.model(), spoof_model.source_model()
+    assert m.info == source.info and m.tail_ends == source.tail_ends
+    for table in ("given", "surname", "words"):
+        assert dict(getattr(m, table).items()) == dict(getattr(source, table).items()), table
+    assert m.info_of == spoof_model.table_ids(m) and source.info_of == spoof_model.table_ids(source)
+    assert m.given.get("zqxw") is None and m.words.get("the") == 10 and "potato" in m.words
+    assert set(m.seen) == set(source.given) | set(source.surname) | set(source.words) | m.soundalike | m.insults \
+        | m.pun_givens | m.reading_givens
+
+
+def _judged_names(m: spoof_model.NameModel) -> list[tuple[str, ...]]:
+    """Names of every kind for judge: each word of the tables beside a common name, compounds, the given name +
+    surname pairs of the pun tables, phrases, repeated words, listed vulgar words and phrases, particles, 3 and 4
+    words, single letters (none from an evaluation set)."""
+    words = sorted(set(m.given) | set(m.surname) | set(m.words))
+    names: list[tuple[str, ...]] = [(w, "smith") for w in words] + [("john", w) for w in words]
+    names += [(w, "smith") for w in sorted(_compound_words(m) - set(words))[::3]]
+    names += [tuple(k.split("_")) for k in sorted(spoof_model._sound_puns()[0])]
+    names += [tuple(p.split("_")) for p in sorted(m.phrases)]
+    names += [(w, w) for w in words[::5]] + [(w, "van", "dyke") for w in words[::11]]
+    names += [("maria", w) for w in sorted(m.vulgar_words)] + [(p[:3], p[3:]) for p in sorted(m.vulgar_phrases)
+                                                               if len(p) > 4]
+    names += [(a, b, c) for a, b, c in zip(words[::17], words[5::17], words[9::17], strict=False)]
+    names += [(a, b, c, d) for a, b, c, d in zip(words[::29], words[3::29], words[7::29], words[11::29],
+                                                  strict=False)]
+    names += [("a", "b"), ("n", "a", "n", "a"), ("j", "smith"), ("jo", "king"), ("o", "brien"), ("ella", "vator"),
+              ("penny", "less"), ("lee", "king"), ("azz", "hat"), ("phuk", "you"), ("hija", "puta"), ("tbd", "tbd"),
+              ("nincompoop", "smith"), ("rose", "bush"), ("", "smith"), ("x1", "y2"), ("mc", "donald", "x")]
+    return names
+
+
+def test_the_packed_judge_answers_as_the_tables_do() -> None:
+    """Session 5 (speed): judge asks NameModel.info once a word and calls a rule only when its first tests pass on
+    those bits; judge_slow is the model as written before, each rule asking its tables. Same answer (rule, word,
+    scores) on 400,000+ names of every kind, flags among them, and on a copy of the model with words hidden."""
+    m = spoof_model.model()
+    names = _judged_names(m)
+    assert len(names) > 400_000
+    flagged = 0
+    for ws in names:
+        want = spoof_model.judge_slow(ws)
+        assert spoof_model.judge(ws) == want, ws
+        flagged += want is not None
+    assert flagged > 5_000
+    hide = {w for w in sorted(m.given)[::50]} | {"king", "less", "potato"}
+    hidden = dataclasses.replace(m, given={k: v for k, v in m.given.items() if k not in hide},
+                                 surname={k: v for k, v in m.surname.items() if k not in hide})
+    assert hidden.info_of != m.info_of and "king" not in hidden.surname and "king" not in hidden.given
+    saved = spoof_model.model
+    spoof_model.model = lambda: hidden  # type: ignore[assignment]
+    try:
+        for ws in [*names[::20], ("lee", "king"), ("penny", "less")]:
+            assert spoof_model.judge(ws) == spoof_model.judge_slow(ws), ws
+    finally:
+        spoof_model.model = saved  # type: ignore[assignment]
+
+
 def test_the_seen_words_follow_the_tables() -> None:
     """Issue 32 part 3: a word no table holds skips the rules in one look-up (NameModel.seen); a copy of the model
     with a word hidden (spoof_eval.hidden_model) must not keep it there, or the word would be judged as a name."""

@@ -49,14 +49,16 @@ import array
 import bisect
 import dataclasses
 import functools
+import itertools
 import math
 import re
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from dqkit.engines.lead import spoof_heads
 
@@ -122,12 +124,67 @@ class Reason:
         return f"{self.rule}: {self.token} ({self.detail})"
 
 
+class WordsWith(AbstractSet[str]):
+    """The words of NameModel.info that have a bit: a set made of the packed table at no cost."""
+
+    __slots__ = ("_bit", "_info")
+
+    def __init__(self, info: dict[str, int], bit: int) -> None:
+        self._info, self._bit = info, bit
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and bool(self._info.get(word, 0) & self._bit)
+
+    def __iter__(self) -> Iterator[str]:
+        bit = self._bit
+        return (w for w, v in self._info.items() if v & bit)
+
+    def __len__(self) -> int:
+        bit = self._bit
+        return sum(1 for v in self._info.values() if v & bit)
+
+
+class Packed(Mapping[str, int]):
+    """A table of NameModel.info as a mapping: the words with a bit -> the number held at `shift` (a weight, or
+    with `sizes` the SCOWL size its index stands for). model() reads the packed table only, not these tables."""
+
+    __slots__ = ("_bit", "_info", "_mask", "_shift", "_sizes")
+
+    def __init__(self, info: dict[str, int], bit: int, shift: int, mask: int, sizes: tuple[int, ...] = ()) -> None:
+        self._info, self._bit, self._shift, self._mask, self._sizes = info, bit, shift, mask, sizes
+
+    def _value(self, bits: int) -> int:
+        value = bits >> self._shift & self._mask
+        return self._sizes[value] if self._sizes else value
+
+    def __getitem__(self, word: str) -> int:
+        bits = self._info.get(word, 0) if isinstance(word, str) else 0
+        if not bits & self._bit:
+            raise KeyError(word)
+        return self._value(bits)
+
+    def get(self, word: str, default: Any = None) -> Any:  # (Mapping's get goes through a KeyError)
+        bits = self._info.get(word, 0)
+        return self._value(bits) if bits & self._bit else default
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and bool(self._info.get(word, 0) & self._bit)
+
+    def __iter__(self) -> Iterator[str]:
+        bit = self._bit
+        return (w for w, v in self._info.items() if v & bit)
+
+    def __len__(self) -> int:
+        bit = self._bit
+        return sum(1 for v in self._info.values() if v & bit)
+
+
 @dataclass(frozen=True, slots=True)
 class NameModel:
-    given: dict[str, int]  # word -> 10 x log10 US bearers as a given name (faker and hand lists count 40)
-    surname: dict[str, int]  # same, as a surname
+    given: Mapping[str, int]  # word -> 10 x log10 US bearers as a given name (faker and hand lists count 40)
+    surname: Mapping[str, int]  # same, as a surname
     cultures: dict[str, str]  # word -> cultures whose lists hold it (words the rules may flag)
-    words: dict[str, int]  # English word -> SCOWL size
+    words: Mapping[str, int]  # English word -> SCOWL size
     vulgar: dict[str, str]  # _vulgar_sound key -> the vulgar word
     puns: dict[str, str]  # _coarse key of a common English word of 6+ letters -> the word
     pun_givens: frozenset[str]  # given names of 1,000+ bearers whose reading starts some pun word's (build time)
@@ -146,15 +203,19 @@ class NameModel:
     head_short: frozenset[str] = frozenset()
     head_long: frozenset[str] = frozenset()
     vulgar_starts: frozenset[str] = frozenset()  # every head of every key of vulgar
-    # every word some table holds as a name, an English word, an insult or a pun's given name: a word of none
-    # (most words of a unique lead) is told so in one look-up, not one a table (each look-up of a large table
-    # costs a cache miss or two on a shared machine)
-    seen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
-    # words a compound's tail may be: insult words, and English words of SCOWL size 10-20 of 3+ letters
-    tails: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # word -> what every table says of it, packed in one int (`pack`, the bits below): the rules ask one dict per
+    # word where they asked up to eight tables (each a cache miss or two after the bundled rules ran). model()
+    # reads it from wordlists/name_bits.txt (prepared at build time) with `info_of` naming the tables it holds and
+    # tail_ends; a model of other tables (dataclasses.replace) packs its own here.
+    info: dict[str, int] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    info_of: tuple[int, ...] = dataclasses.field(default=(), repr=False, compare=False)
     # the last three letters of each tail (all of a shorter one) -> a bit for the length of each tail ending so:
     # the compound split looks up only the split points where a tail may be (most words: none)
-    tail_ends: dict[str, int] = dataclasses.field(init=False, repr=False, compare=False)
+    tail_ends: dict[str, int] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    # every word some table holds as a name, an English word, an insult or a pun's given name (a view of info)
+    seen: WordsWith = dataclasses.field(init=False, repr=False, compare=False)
+    # words a compound's tail may be: insult words, and English words of SCOWL size 10-20 of 3+ letters (a view)
+    tails: WordsWith = dataclasses.field(init=False, repr=False, compare=False)
     # a match when some key of `vulgar` of 2-8 letters starts a reading and is shorter: where the compound split
     # begins (one regex call for the loop over the reading's heads that it replaces)
     vulgar_start: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
@@ -163,11 +224,13 @@ class NameModel:
 
     def __post_init__(self) -> None:
         """The fields below the tables follow them (a copy made with dataclasses.replace gets its own)."""
-        object.__setattr__(self, "seen", frozenset().union(self.given, self.surname, self.words, self.soundalike,
-                                                           self.insults, self.pun_givens, self.reading_givens))
-        tails = INSULT_WORDS.union(w for w, size in self.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3)
-        object.__setattr__(self, "tails", tails)
-        object.__setattr__(self, "tail_ends", tail_ends(tails))
+        if not self.info or self.info_of != table_ids(self):
+            info = pack(self)
+            object.__setattr__(self, "info", info)
+            object.__setattr__(self, "info_of", table_ids(self))
+            object.__setattr__(self, "tail_ends", tail_ends(info))
+        object.__setattr__(self, "seen", WordsWith(self.info, SEEN))
+        object.__setattr__(self, "tails", WordsWith(self.info, TAIL))
         keys = sorted((k for k in self.vulgar if len(k) in _HEAD_LENGTHS), key=lambda k: (-len(k), k))
         object.__setattr__(self, "vulgar_start", re.compile(f"(?:{'|'.join(map(re.escape, keys))})(?=.)"
                                                             if keys else "(?!)", re.DOTALL))
@@ -187,12 +250,80 @@ class NameModel:
         return "log10 US bearers: " + ", ".join(parts)
 
 
-def tail_ends(tails: frozenset[str]) -> dict[str, int]:
-    """NameModel.tail_ends: the last three letters of each tail -> bit n set for each such tail of n letters."""
+# The bits of NameModel.info: a word's weight as a given name and as a surname (7 bits each, 0 when absent), the
+# index of its SCOWL size in _SIZES (0: no English word), and one bit a table.
+SURNAME_SHIFT: Final = 7
+SIZE_SHIFT: Final = 14
+_SIZES: Final = (0, *_WORD_WEIGHT)  # index -> SCOWL size
+_SIZE_WEIGHTS: Final = (0, *_WORD_WEIGHT.values())  # index -> its weight
+IN_GIVEN: Final = 1 << 18
+IN_SURNAME: Final = 1 << 19
+SEEN: Final = 1 << 20  # NameModel.seen
+SOUNDALIKE: Final = 1 << 21
+PUN_GIVEN: Final = 1 << 22
+READING_GIVEN: Final = 1 << 23
+INSULT: Final = 1 << 24
+VULGAR: Final = 1 << 25  # a word of vulgar_words
+VULGAR_HEAD: Final = 1 << 26  # a head (1+ letters) of a key of vulgar_words or vulgar_phrases
+PHRASE_FIRST: Final = 1 << 27  # the first word of some WordNet phrase of `phrases`
+PHRASE_LAST: Final = 1 << 28
+SOUND_FIRST: Final = 1 << 29  # the given name of some pair of sound_puns.txt
+SOUND_LAST: Final = 1 << 30
+TAIL: Final = 1 << 31  # NameModel.tails
+ENGLISH: Final = 15 << SIZE_SHIFT  # (no bit of its own: a size index of 1+)
+NAMED: Final = IN_GIVEN | IN_SURNAME
+
+
+def table_ids(m: NameModel) -> tuple[int, ...]:
+    """Which tables `info` was packed from (their identities: a copy of the model with other tables differs)."""
+    return (id(m.given), id(m.surname), id(m.words), id(m.soundalike), id(m.insults), id(m.pun_givens),
+            id(m.reading_givens), id(m.vulgar_words), id(m.vulgar_phrases), id(m.phrases))
+
+
+def pack(m: NameModel) -> dict[str, int]:
+    """Every word some table holds -> its bits (see above). Build time (build_name_bits.py writes them) or a copy
+    of the model with other tables (spoof_eval.hidden_model): a few hundred ms."""
     out: dict[str, int] = {}
-    for w in tails:
-        end = w[-3:]
-        out[end] = out.get(end, 0) | 1 << len(w)
+
+    def add(words: object, bit: int) -> None:
+        for w in words:  # type: ignore[attr-defined]
+            out[w] = out.get(w, 0) | bit
+
+    for w, weight in m.given.items():
+        assert 0 <= weight < 1 << SURNAME_SHIFT, (w, weight)
+        out[w] = out.get(w, 0) | weight | IN_GIVEN
+    for w, weight in m.surname.items():
+        assert 0 <= weight < 1 << SURNAME_SHIFT, (w, weight)
+        out[w] = out.get(w, 0) | weight << SURNAME_SHIFT | IN_SURNAME
+    for w, size in m.words.items():
+        out[w] = out.get(w, 0) | _SIZES.index(size) << SIZE_SHIFT
+    add(frozenset().union(m.given, m.surname, m.words, m.soundalike, m.insults, m.pun_givens, m.reading_givens),
+        SEEN)
+    add(INSULT_WORDS.union(w for w, size in m.words.items() if size <= _COMMON_TAIL_SIZE and len(w) >= 3), TAIL)
+    add(m.soundalike, SOUNDALIKE)
+    add(m.pun_givens, PUN_GIVEN)
+    add(m.reading_givens, READING_GIVEN)
+    add(m.insults, INSULT)
+    add(m.vulgar_words, VULGAR)
+    add({k[:j] for k in (*m.vulgar_words, *m.vulgar_phrases) for j in range(1, len(k) + 1)}, VULGAR_HEAD)
+    pairs = [p.split("_") for p in m.phrases]
+    assert all(len(p) == 2 for p in pairs)
+    add({p[0] for p in pairs}, PHRASE_FIRST)
+    add({p[1] for p in pairs}, PHRASE_LAST)
+    pairs = [p.split("_") for p in _sound_puns()[0]]
+    assert all(len(p) == 2 for p in pairs)
+    add({p[0] for p in pairs}, SOUND_FIRST)
+    add({p[1] for p in pairs}, SOUND_LAST)
+    return out
+
+
+def tail_ends(info: dict[str, int]) -> dict[str, int]:
+    """NameModel.tail_ends of the words of `info` with the TAIL bit (tails are 2+ letters long)."""
+    out: dict[str, int] = {}
+    for w, bits in info.items():
+        if bits & TAIL:
+            end = w[-3:]
+            out[end] = out.get(end, 0) | 1 << len(w)
     return out
 
 
@@ -203,9 +334,25 @@ def _lines(name: str) -> list[str]:
 
 @functools.cache
 def model() -> NameModel:
-    """The tables, read once per process."""
-    given: dict[str, int] = {}
-    surname: dict[str, int] = {}
+    """The tables, read once per process: the per-word tables as views of the packed one (name_bits.txt)."""
+    keys: list[list[str]] = []
+    values: list[itertools.repeat[int]] = []
+    ends: dict[str, int] = {}
+    for line in _lines("name_bits.txt"):
+        bits, _, rest = line.partition("\t")
+        if bits[0] == "e":  # tail_ends: "e<lengths>\tends"
+            ends.update(dict.fromkeys(rest.split(" "), int(bits[1:])))
+            continue
+        keys.append(rest.split(" "))
+        values.append(itertools.repeat(int(bits), len(keys[-1])))
+    info = dict(zip(itertools.chain.from_iterable(keys), itertools.chain.from_iterable(values), strict=True))
+    cultures, soundalike = _cultures()
+    return _assemble(Packed(info, IN_GIVEN, 0, 127), Packed(info, IN_SURNAME, SURNAME_SHIFT, 127), cultures,
+                     Packed(info, ENGLISH, SIZE_SHIFT, 15, _SIZES), soundalike, info, ends)
+
+
+def _cultures() -> tuple[dict[str, str], frozenset[str]]:
+    """(word -> the cultures whose lists hold it, the soundalike names) of name_model.txt."""
     cultures: dict[str, str] = {}
     soundalike: frozenset[str] = frozenset()
     for line in _lines("name_model.txt"):
@@ -213,18 +360,37 @@ def model() -> NameModel:
         kind, _, arg = head.partition(" ")
         if kind == "soundalike":
             soundalike = frozenset(rest.split())
-        elif kind == "given":
-            given.update(dict.fromkeys(rest.split(), int(arg)))
-        elif kind == "surname":
-            surname.update(dict.fromkeys(rest.split(), int(arg)))
-        else:
+        elif kind == "culture":
             label = arg.replace("_", " ")
             for w in rest.split():
                 cultures[w] = f"{cultures[w]}, {label}" if w in cultures else label
+    return cultures, soundalike
+
+
+def source_model() -> NameModel:
+    """The model made from the tables as written (name_model.txt, english_sizes.txt) and packed here, not read
+    from name_bits.txt: what build_name_bits.py writes that file from (test_spoof_model checks they agree)."""
+    given: dict[str, int] = {}
+    surname: dict[str, int] = {}
+    for line in _lines("name_model.txt"):
+        head, _, rest = line.partition("\t")
+        kind, _, arg = head.partition(" ")
+        if kind == "given":
+            given.update(dict.fromkeys(rest.split(), int(arg)))
+        elif kind == "surname":
+            surname.update(dict.fromkeys(rest.split(), int(arg)))
     words: dict[str, int] = {}
     for line in _lines("english_sizes.txt"):
         size, _, rest = line.partition("\t")
         words.update(dict.fromkeys(rest.split(), int(size)))
+    cultures, soundalike = _cultures()
+    return _assemble(given, surname, cultures, words, soundalike, {}, {})
+
+
+def _assemble(given: Mapping[str, int], surname: Mapping[str, int], cultures: dict[str, str],
+              words: Mapping[str, int], soundalike: frozenset[str], info: dict[str, int],
+              ends: dict[str, int]) -> NameModel:
+    """The model of these per-word tables and the other files' (`info` packed from these very tables, or empty)."""
     vulgar = {_vulgar_sound(w): w for w in (ln.strip() for ln in _lines("vulgar_sounds.txt"))}
     puns: dict[str, str] = {}
     pun_givens: frozenset[str] = frozenset()
@@ -255,10 +421,14 @@ def model() -> NameModel:
     skeletons = {k.translate(_NO_VOWELS): w for k, w in vulgar.items()
                  if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
     head_short, head_long = spoof_heads.read(WORDLISTS / "vulgar_heads.txt")
+    insults = frozenset(_lines("insult_words.txt"))
+    ids = (id(given), id(surname), id(words), id(soundalike), id(insults), id(pun_givens), id(reading_givens),
+           id(vulgar_words), id(vulgar_phrases), id(phrases))  # as table_ids
     return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
-                     frozenset(_lines("insult_words.txt")), skeletons, readings, reading_givens, phrases,
+                     insults, skeletons, readings, reading_givens, phrases,
                      soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons),
-                     _prefixes(vulgar), head_short, head_long, spoof_heads.vulgar_starts(vulgar))
+                     _prefixes(vulgar), head_short, head_long, spoof_heads.vulgar_starts(vulgar), info,
+                     ids if info else (), ends)
 
 
 def _prefixes(vulgar: dict[str, str]) -> frozenset[str]:
@@ -371,7 +541,88 @@ def tight(words: Sequence[str]) -> str:
 def judge(words: Sequence[str]) -> Reason | None:
     """The model's verdict on a whole person name (its words, given name first, titles dropped): two to four
     words; a longer value is a title, a firm or a sentence, which the bundled rules judge. Written for few
-    operations on a name no source knows (the common case of a unique lead): table look-ups, one reading each."""
+    operations on a name no source knows (the common case of a unique lead): one look-up of NameModel.info a word
+    tells which rules can read it (the rules in `judge_slow`'s order, each called only when its own first tests
+    pass on those bits), then a reading of a word no table holds when its head may start a vulgar one."""
+    n = len(words)
+    if n < 2 or n > 4:
+        return None
+    m = model()
+    if max(map(len, words)) == 1:
+        return Reason(LETTERS_ONLY, " ".join(words), f"{n} single letters")
+    get = m.info.get
+    bits = [get(w, 0) for w in words]
+    for w, v in zip(words, bits, strict=True):  # the sound-alike rule (_vulgar_word)
+        if len(w) < 3:
+            continue
+        if not v & SEEN:
+            if not _may_sound_vulgar(m, w):
+                continue
+            named = True
+        elif v & ENGLISH:
+            continue
+        else:
+            named = not v & SOUNDALIKE
+            if named and (v & NAMED or not _may_sound_vulgar(m, w)):
+                continue
+        hit = _read_vulgar(m, w, named, words)
+        if hit is not None:
+            return hit
+    first, last = words[0], words[-1]
+    a, b = bits[0], bits[-1]
+    ored = 0
+    for v in bits:
+        ored |= v
+    together = "".join(words)
+    if (a & VULGAR_HEAD or not first or ored & VULGAR) and (together in m.vulgar_phrases or together in
+                                                          m.vulgar_words or ored & VULGAR):
+        hit = _listed_vulgar(m, words)
+        if hit is not None:
+            return hit
+    if not together.isalpha():
+        return None
+    if n == 2 and first == last and _role_weight(m, words, 0)[0] < VULGAR_NAME_MAX:
+        return Reason(REPEATED_NON_NAME, first, m.scores(first))
+    phrase = n == 2 and a & PHRASE_FIRST and b & PHRASE_LAST
+    if n == 2 and not a & SEEN:
+        return _pun_pair(m, words) if phrase else None
+    if a & ENGLISH and b & ENGLISH and n <= 3 and bits[1] & ENGLISH and _english_margin(bits) >= ENGLISH_MARGIN:
+        hit = _english_words(m, words)
+        if hit is not None:
+            return hit
+    for v in bits[:-1]:
+        if v & INSULT:
+            hit = _insult(m, words)
+            if hit is not None:
+                return hit
+            break
+    if a & PUN_GIVEN and n <= 3 and len(last) >= 3 and not b & NAMED and not is_known(last):
+        hit = _pun_read(m, words)
+        if hit is not None:
+            return hit
+    if n != 2:
+        return None
+    if phrase or (a & READING_GIVEN and len(last) >= PUN_SURNAME_MIN and b & ENGLISH):
+        hit = _pun_pair(m, words)
+        if hit is not None:
+            return hit
+    return sounds_as(first, last) if a & SOUND_FIRST and b & SOUND_LAST else None
+
+
+def _english_margin(bits: Sequence[int]) -> int:
+    """_english_words's margin from the packed bits of words that are all English words."""
+    margin = 0
+    last = len(bits) - 1
+    for i, v in enumerate(bits):
+        given, surname = v & 127, v >> SURNAME_SHIFT & 127
+        name = max(given, surname - ROLE_SWAP) if i < last else max(surname, given - ROLE_SWAP)
+        margin += _SIZE_WEIGHTS[v >> SIZE_SHIFT & 15] - name
+    return margin
+
+
+def judge_slow(words: Sequence[str]) -> Reason | None:
+    """`judge` as written before the packed bits (NameModel.info): each rule asks its own tables. Kept as the
+    reference the fast path is tested against (test_spoof_model), not called by the engine."""
     n = len(words)
     if n < 2 or n > 4:
         return None
@@ -595,25 +846,33 @@ def _vulgar_word(m: NameModel, words: Sequence[str]) -> Reason | None:
             named = w not in m.soundalike  # a name of the tables no vulgar reading fits (build_name_model lists
             if named and (w in m.given or w in m.surname or not _may_sound_vulgar(m, w)):  # those it fits)
                 continue
-        sound = _vulgar_sound(w)
-        found = m.vulgar.get(sound)
-        alone = found is not None and _respelled(w, found)
-        how = f"reads as {found!r}" if found else ""
-        if found is None and len(w) >= 6 and sound.lstrip("aeiouy")[:1] in m.skeleton_heads \
+        hit = _read_vulgar(m, w, named, words)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _read_vulgar(m: NameModel, w: str, named: bool, words: Sequence[str]) -> Reason | None:
+    """The sound-alike rule on one word its gate let through (`named`: no table holds it as a name)."""
+    sound = _vulgar_sound(w)
+    found = m.vulgar.get(sound)
+    alone = found is not None and _respelled(w, found)
+    how = f"reads as {found!r}" if found else ""
+    if found is None and len(w) >= 6 and sound.lstrip("aeiouy")[:1] in m.skeleton_heads \
             and sound.rstrip("aeiouy")[-1:] in m.skeleton_ends:
-            found = m.vulgar_skeletons.get(sound.translate(_NO_VOWELS))  # other vowels in a long one: Basterd
-            alone = found is not None
-            how = f"reads as {found!r} with other vowels" if found else ""
-        if found is None and sound[:2] in m.vulgar_heads:
-            found, how = _vulgar_compound(m, w, sound)
-            alone = found is not None
-        if found is None or (named and is_known(w)):
-            continue  # a name of some source (asked last: the binary search costs more than most readings)
-        if alone and m.weight(w) < VULGAR_NAME_MAX:
-            return Reason(VULGAR_SOUND, w, f"{how}; {m.scores(w)}")
-        others = [o for o in words if o != w]
-        if any(o in INSULT_WORDS or m.vulgar.get(_vulgar_sound(o)) for o in others):
-            return Reason(VULGAR_SOUND, w, f"{how}, next to an insult; {m.scores(w)}")
+        found = m.vulgar_skeletons.get(sound.translate(_NO_VOWELS))  # other vowels in a long one: Basterd
+        alone = found is not None
+        how = f"reads as {found!r} with other vowels" if found else ""
+    if found is None and sound[:2] in m.vulgar_heads:
+        found, how = _vulgar_compound(m, w, sound)
+        alone = found is not None
+    if found is None or (named and is_known(w)):
+        return None  # a name of some source (asked last: the binary search costs more than most readings)
+    if alone and m.weight(w) < VULGAR_NAME_MAX:
+        return Reason(VULGAR_SOUND, w, f"{how}; {m.scores(w)}")
+    others = [o for o in words if o != w]
+    if any(o in INSULT_WORDS or m.vulgar.get(_vulgar_sound(o)) for o in others):
+        return Reason(VULGAR_SOUND, w, f"{how}, next to an insult; {m.scores(w)}")
     return None
 
 
@@ -647,13 +906,13 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
     lengths = m.tail_ends.get(w[-3:], 0) | m.tail_ends.get(w[-2:], 0)
     if not lengths:
         return None, ""
-    tails = m.tails
+    get = m.info.get
     n = len(w)
     for i in range(2, n - 1):
         if not lengths >> (n - i) & 1:
             continue
         tail = w[i:]
-        if tail not in tails:
+        if not get(tail, 0) & TAIL:
             continue
         insult = tail in INSULT_WORDS
         size = m.words.get(tail)
@@ -714,6 +973,12 @@ def _pun(m: NameModel, words: Sequence[str]) -> Reason | None:
     if len(words) > 3 or len(last) < 3 or first not in m.pun_givens or last in m.surname or last in m.given \
             or is_known(last):  # every name of the tables is a known one (test_spoof_model): asked first
         return None
+    return _pun_read(m, words)
+
+
+def _pun_read(m: NameModel, words: Sequence[str]) -> Reason | None:
+    """The pun rule past its first tests (a given name of pun_givens, a surname of 3+ letters no source holds)."""
+    first, last = words[0], words[-1]
     key = coarse(words)
     word = m.puns.get(key)
     if word is None or word in words or any(coarse([w]) == key for w in words):
