@@ -180,7 +180,16 @@ def forward_entries(ix: ReferenceIndex, streets: I64) -> Entries | None:
     """The forward index entries of `streets` (global ids), one street after the other: their tokens, whether each
     is in the street field, and where each street's entries start. None when a street has no forward entry (then
     `np.maximum.reduceat` would not give its level; the caller takes the dense path). Reading them is most of
-    `forward_levels`' cost (one memory access a street), so callers asking again for the same streets keep them."""
+    `forward_levels`' cost (one memory access a street), so callers asking again for the same streets keep them.
+    Consecutive streets (a ZIP's: most candidate sets of a validation) are one slice of the forward index."""
+    if len(streets) and int(streets[-1]) - int(streets[0]) == len(streets) - 1 and \
+            bool((np.diff(streets) == 1).all()):  # consecutive, in order
+        s0 = int(streets[0])
+        ptr = ix.fw_ptr[s0:s0 + len(streets) + 1]
+        lo, hi = int(ptr[0]), int(ptr[-1])
+        if not np.diff(ptr).all():
+            return None
+        return ix.fw_tok[lo:hi], ix.fw_field[lo:hi] == FIELD_STREET, ptr[:-1] - lo
     fa, fb = ix.fw_ptr[streets], ix.fw_ptr[streets + 1]
     lens = fb - fa
     if len(lens) == 0 or not lens.all():
@@ -191,22 +200,27 @@ def forward_entries(ix: ReferenceIndex, streets: I64) -> Entries | None:
 
 
 def entry_levels(entries: Entries, words: list[WordIds]) -> list[I8]:
-    """Each word's level on each street of `entries` (see `forward_entries`)."""
+    """Each word's level on each street of `entries` (see `forward_entries`). A token's level is its kind's
+    locality level plus one in the street field (6 / 5, 4 / 3, 2 / 1), and of an entry's kinds the best wins, as
+    `match_word` marks them (exact over prefix over typo): so a word's levels are the largest of (entry is of the
+    kind) x (kind's base + in street), kind by kind (a product and a maximum, not a gather and a scatter)."""
     ent, in_street, starts = entries
+    street_bit = in_street.view(np.int8)
+    bases: dict[int, I8] = {}  # a kind's locality level + in street, per entry (shared by the words)
     out: list[I8] = []
     for ids in words:
-        lvl = np.zeros(len(ent), dtype=np.int8)
-        # lowest level first, each later one overwrites: the best level a token gives, as match_word's marks
-        if ids.fuzzy:
-            sel = _among(ent, ids.fuzzy)
-            lvl[sel] = np.where(in_street[sel], *_FUZZY)
-        if ids.phi > ids.plo:
-            sel = (ent >= ids.plo) & (ent < ids.phi)
-            lvl[sel] = np.where(in_street[sel], *_PREFIX)
-        if ids.exact:
-            sel = _among(ent, ids.exact)
-            lvl[sel] = np.where(in_street[sel], *_EXACT)
-        out.append(np.maximum.reduceat(lvl, starts))
+        lvl: I8 | None = None
+        for base, sel in ((_FUZZY[1], _among(ent, ids.fuzzy) if ids.fuzzy else None),
+                          (_PREFIX[1], (ent >= ids.plo) & (ent < ids.phi) if ids.phi > ids.plo else None),
+                          (_EXACT[1], _among(ent, ids.exact) if ids.exact else None)):
+            if sel is None:
+                continue
+            b = bases.get(base)
+            if b is None:
+                b = bases[base] = street_bit + np.int8(base)
+            got = sel.view(np.int8) * b
+            lvl = got if lvl is None else np.maximum(lvl, got)
+        out.append(np.maximum.reduceat(np.zeros(len(ent), dtype=np.int8) if lvl is None else lvl, starts))
     return out
 
 

@@ -67,7 +67,10 @@ class LastLine:
 @functools.lru_cache(maxsize=65536)
 def city_key(city: str) -> str:
     """A city name with its abbreviations spelled out ("MT VIEW" -> "MOUNT VIEW"), for comparisons."""
-    return " ".join(_CITY_WORDS.get(w, w) for w in city.replace("-", " ").split())
+    words = city.replace("-", " ").split()
+    if _CITY_WORDS.keys().isdisjoint(words):  # most names: no abbreviation to spell out
+        return " ".join(words)
+    return " ".join([_CITY_WORDS.get(w, w) for w in words])
 
 
 @functools.lru_cache(maxsize=65536)
