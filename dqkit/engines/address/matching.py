@@ -67,6 +67,12 @@ _WITHIN_READ: Final = 4  # a sparse stage reads a typed number's addresses' stre
 _ENTRIES_CACHE: Final = 4  # the forward entries of the last seed sets' candidates (~3 MB each at _SEED_MAX)
 _DENSE_CACHE: Final = 12  # per-street level arrays kept (one byte per street each: 31 MB at 2.6M streets)
 _DENSE_CACHE_POSTINGS: Final = 65536  # ... of words with at least this many postings (their marking costs most)
+# The distinct first-n-letter prefixes of a first letter's words (typo matching of a word being typed), kept up to
+# this many bytes (`_prefix_bytes`: Python strings, ints and list slots), the least recently used dropped:
+# one (letter, length) at national size is up to ~0.6 MB, all 36 x 30 of them 157 MB, and type-down reaches more
+# of them keystroke after keystroke (160 after 60k keystrokes at 100M points, still growing): bounded in entries
+# only by the alphabet, they were the type-down memory that kept growing (issue 33).
+TRUNC_CACHE_BYTES: Final = 24 << 20
 
 I8 = npt.NDArray[np.int8]
 _K = TypeVar("_K")
@@ -133,7 +139,8 @@ class Matcher:
         self.ds = ds
         self.tk: TokenIndex = ix.tokens(ds.ordinal)
         self.n = ds.street_hi - ds.street_lo
-        self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
+        self._trunc: dict[tuple[str, int], tuple[list[str], list[int]]] = {}  # see _truncated
+        self._trunc_bytes = 0
         self._fuzzy: dict[str, tuple[int, ...]] = {}  # complete word -> its fuzzy_ids
         self._lengths: dict[tuple[str, int, int], tuple[list[str], list[int]]] = {}  # see _near_length
         # the sparse stage's candidates by seed words, and other words' levels on them: a keystroke's readings and
@@ -291,7 +298,7 @@ class Matcher:
     def _truncated(self, c: str, n: int, lo: int, hi: int) -> tuple[list[str], list[int]]:
         """Distinct first-`n`-letter prefixes of the words starting with `c`, and one word id range each."""
         key = (c, n)
-        got = self._trunc.get(key)
+        got = self._trunc.pop(key, None)  # (put back last: the least recently used is dropped first)
         if got is None:
             words = self.tk.words
             pref: list[str] = []
@@ -304,7 +311,11 @@ class Matcher:
                     first.append(i)
                     last = p
             got = (pref, first)
-            self._trunc[key] = got
+            self._trunc_bytes += _prefix_bytes(got, n)
+            while self._trunc and self._trunc_bytes > TRUNC_CACHE_BYTES:
+                old = next(iter(self._trunc))
+                self._trunc_bytes -= _prefix_bytes(self._trunc.pop(old), old[1])
+        self._trunc[key] = got
         return got
 
     # -- all words ---------------------------------------------------------------------------------------
@@ -584,6 +595,14 @@ def _among_sorted(cand: npt.NDArray[np.int64], on: npt.NDArray[np.int64]) -> npt
     pos = np.minimum(big.searchsorted(small), len(big) - 1)
     out: npt.NDArray[np.int64] = small[big[pos] == small]
     return out
+
+
+def _prefix_bytes(got: tuple[list[str], list[int]], n: int) -> int:
+    """What one `Matcher._truncated` entry of length `n` holds, roughly: two list slots and an int object (~50
+    bytes) a prefix, and a str object (49 bytes and its letters) a prefix shorter than its word (a whole word is
+    the vocabulary's own string)."""
+    pref, _ = got
+    return 50 * len(pref) + (49 + n) * sum(1 for p in pref if len(p) == n)
 
 
 def _ids_key(ids: WordIds) -> _IdsKey:
