@@ -124,13 +124,13 @@ class Reason:
         return f"{self.rule}: {self.token} ({self.detail})"
 
 
-class WordsWith(AbstractSet[str]):
-    """The words of NameModel.info that have a bit: a set made of the packed table at no cost."""
+class _WithBit:
+    """The words of a packed table (NameModel.info) that have one bit: membership, iteration and size, shared by
+    the set view (WordsWith) and the mapping view (Packed)."""
 
     __slots__ = ("_bit", "_info")
-
-    def __init__(self, info: dict[str, int], bit: int) -> None:
-        self._info, self._bit = info, bit
+    _info: dict[str, int]
+    _bit: int
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and bool(self._info.get(word, 0) & self._bit)
@@ -144,11 +144,20 @@ class WordsWith(AbstractSet[str]):
         return sum(1 for v in self._info.values() if v & bit)
 
 
-class Packed(Mapping[str, int]):
+class WordsWith(_WithBit, AbstractSet[str]):
+    """The words of NameModel.info that have a bit: a set made of the packed table at no cost."""
+
+    __slots__ = ()
+
+    def __init__(self, info: dict[str, int], bit: int) -> None:
+        self._info, self._bit = info, bit
+
+
+class Packed(_WithBit, Mapping[str, int]):
     """A table of NameModel.info as a mapping: the words with a bit -> the number held at `shift` (a weight, or
     with `sizes` the SCOWL size its index stands for). model() reads the packed table only, not these tables."""
 
-    __slots__ = ("_bit", "_info", "_mask", "_shift", "_sizes")
+    __slots__ = ("_mask", "_shift", "_sizes")
 
     def __init__(self, info: dict[str, int], bit: int, shift: int, mask: int, sizes: tuple[int, ...] = ()) -> None:
         self._info, self._bit, self._shift, self._mask, self._sizes = info, bit, shift, mask, sizes
@@ -166,17 +175,6 @@ class Packed(Mapping[str, int]):
     def get(self, word: str, default: Any = None) -> Any:  # (Mapping's get goes through a KeyError)
         bits = self._info.get(word, 0)
         return self._value(bits) if bits & self._bit else default
-
-    def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and bool(self._info.get(word, 0) & self._bit)
-
-    def __iter__(self) -> Iterator[str]:
-        bit = self._bit
-        return (w for w, v in self._info.items() if v & bit)
-
-    def __len__(self) -> int:
-        bit = self._bit
-        return sum(1 for v in self._info.values() if v & bit)
 
 
 @dataclass(frozen=True, slots=True)
