@@ -757,31 +757,37 @@ def _sound_puns() -> tuple[dict[str, str], dict[str, int]]:
     return readings, weights
 
 
-def sound_pun(first: str, last: str) -> tuple[str, float] | None:
-    """What a given name + surname read aloud as by the CMU Pronouncing Dictionary (a common word or phrase) and
-    how many US people are expected to bear the pair, or None when the table holds no reading of it."""
+def _sound_entry(first: str, last: str) -> tuple[str, int, bool] | None:
+    """The table's reading of a given name + surname (words apart), the pair's weight (10 x log10 of the two
+    names' US bearers multiplied) and whether the name written together spells the reading; None if it holds none."""
     readings, weights = _sound_puns()
     key = f"{first}_{last}"
     said = readings.get(key)
     if said is None:
         return None
-    return said.rstrip("=").replace("_", " "), 10 ** ((weights[key] - US_PEOPLE_WEIGHT) / 10)
+    return said.rstrip("=").replace("_", " "), weights[key], said.endswith("=")
+
+
+def sound_pun(first: str, last: str) -> tuple[str, float] | None:
+    """What a given name + surname read aloud as by the CMU Pronouncing Dictionary (a common word or phrase) and
+    how many US people are expected to bear the pair, or None when the table holds no reading of it."""
+    entry = _sound_entry(first, last)
+    if entry is None:
+        return None
+    reading, weight, _ = entry
+    return reading, 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
 
 
 def sounds_as(first: str, last: str) -> Reason | None:
     """The rule SOUNDS_AS: a pair the table reads as a word or phrase, borne by fewer than its limit (PAIR_MAX when
     the name written together spells the reading, as the older pun rules weigh it; SOUND_PAIR_MAX otherwise)."""
-    readings, weights = _sound_puns()
-    key = f"{first}_{last}"
-    said = readings.get(key)
-    if said is None:
+    entry = _sound_entry(first, last)
+    if entry is None:
         return None
-    spelled = said.endswith("=")
+    reading, weight, spelled = entry
     limit = PAIR_MAX if spelled else SOUND_PAIR_MAX
-    weight = weights[key]
     if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(limit)):
         return None
-    reading = said.rstrip("=").replace("_", " ")
     expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
     return Reason(SOUNDS_AS, f"{first} {last}", f"reads aloud as {reading!r} (CMU Pronouncing Dictionary); log10 "
                   f"US bearers of the two names multiplied {weight / 10:.1f}: {expected:.2g} US people expected to "
