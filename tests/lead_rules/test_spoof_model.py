@@ -402,6 +402,38 @@ def test_a_real_pair_that_reads_as_a_word_is_not_flagged_when_many_bear_it(first
     assert _hit(first, last) is None
 
 
+# Session 6: a pair that only a phrase of the Moby Thesaurus II reads (the dev split's "Gene Pool", about 6
+# expected US bearers) flags under MOBY_PAIR_MAX, its reason naming the thesaurus; pairs the thesaurus reads that
+# more people bear stay unflagged (a thesaurus holds looser phrases than a dictionary: "merry chase", "carry young").
+def test_a_pair_read_as_a_phrase_of_the_moby_thesaurus_is_flagged_with_its_source() -> None:
+    hit = _hit("Gene", "Pool")
+    assert hit is not None
+    why = hit.why  # type: ignore[attr-defined]
+    assert why.startswith(spoof_model.SOUNDS_AS) and "'gene pool'" in why and "Moby Thesaurus" in why, why
+    assert f"< {spoof_model.MOBY_PAIR_MAX:g}" in why, why
+    assert _full("Gene Pool") is not None
+    said = spoof_model.sound_pun("gene", "pool")
+    assert said is not None and said[0] == "gene pool" and said[1] < spoof_model.MOBY_PAIR_MAX
+
+
+@pytest.mark.parametrize(("first", "last", "reading"), [("Mary", "Chase", "merry chase"),
+                                                          ("Carrie", "Young", "carry young"),
+                                                          ("Jean", "Pool", "gene pool")])
+def test_a_pair_the_moby_thesaurus_reads_is_not_flagged_when_ten_or_more_bear_it(first: str, last: str,
+                                                                                 reading: str) -> None:
+    said = spoof_model.sound_pun(first.lower(), last.lower())
+    assert said is not None and said[0] == reading and said[1] >= spoof_model.MOBY_PAIR_MAX
+    assert _hit(first, last) is None and _full(f"{first} {last}") is None
+
+
+def test_the_moby_thesaurus_reads_only_pairs_the_dictionaries_do_not() -> None:
+    """A pair read by a SCOWL word or a WordNet / CMUdict phrase keeps that reading and its limit (Lee King)."""
+    readings, _ = spoof_model._sound_puns()
+    assert readings["lee_king"] == "leaking" and readings["gene_pool"] == "+gene_pool="
+    hit = _hit("Lee", "King")
+    assert hit is not None and "Moby" not in hit.why  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(("first", "last"), [("Wei", "Ting"), ("Li", "Qing"), ("Xi", "Ting")])
 def test_names_of_other_spellings_are_not_read_aloud_as_english(first: str, last: str) -> None:
     assert spoof_model.sound_pun(first.lower(), last.lower()) is None
@@ -417,6 +449,6 @@ def test_the_sound_pun_table_is_well_formed() -> None:
     for key, said in readings.items():
         first, _, last = key.partition("_")
         assert first.isalpha() and last.isalpha() and first.islower() and last.islower(), key
-        assert said.rstrip("=").replace("_", "").isalpha(), said
+        assert said.removeprefix("+").rstrip("=").replace("_", "").isalpha(), said
         assert spoof_model.PUN_GIVEN_MIN + 20 <= weights[key] < 140, key
     assert spoof_model.sound_pun("john", "smith") is None and spoof_model.sounds_as("john", "smith") is None
