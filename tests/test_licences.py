@@ -53,6 +53,7 @@ def test_the_notices_required_by_the_sources_are_there() -> None:
     assert "Princeton University" in (REPO / "dqkit/engines/lead/wordlists/WORDNET_LICENSE.txt").read_text()
     assert "Kevin Atkinson" in (REPO / "dqkit/engines/lead/wordlists/SCOWL_LICENSE.txt").read_text()
     assert "Carnegie Mellon University" in (REPO / "dqkit/engines/lead/wordlists/CMUDICT_LICENSE.txt").read_text()
+    assert "placed into the public domain" in (REPO / "dqkit/engines/lead/wordlists/MOBY_LICENSE.txt").read_text()
     assert "MIT License" in (REPO / "LICENSE").read_text()
 
 

@@ -29,6 +29,9 @@ English word (SCOWL sizes). A name is a spoof when
   Pronouncing Dictionary, as a common English word or a dictionary phrase spelled otherwise ("Lee King" =
   leaking), when fewer than SOUND_PAIR_MAX US people are expected to bear the pair (the reading spelled as the name
   written together, "Jo King" = joking, weighs with PAIR_MAX); a table prepared at build time, one look-up a name;
+  since session 6 the table also reads pairs as phrases of the Moby Thesaurus II ("Gene Pool"), weighed with the
+  stricter MOBY_PAIR_MAX, and a phrase reads a pair only when the name spells it or a word break falls inside a
+  name ("Noah Gain" = know again; Lillie White, Matt Byrne sound word for word like "lily white", "mat burn");
 - **repeated non-name**: the same word as given name and surname when it is no given name ("Tbd Tbd");
 - **letters only**: a name made of single letters ("N/A N/A").
 
@@ -101,8 +104,14 @@ PAIR_MAX: Final = 100.0
 # A given name + a surname that read aloud exactly as a common word or a dictionary phrase by the CMU Pronouncing
 # Dictionary, spelled otherwise ("Lee King" = leaking: about 480 US people expected), flag under this many
 # expected bearers. Tuned on the dev split of spoof_fresh.csv (Lee King needs 500+); what all the pairs flagged
-# under it cost together is printed by tests/lead_rules/build_sound_puns.py: about 0.04 in 1,000 US people.
+# under it cost together is printed by tests/lead_rules/build_sound_puns.py: about 0.03 in 1,000 US people.
 SOUND_PAIR_MAX: Final = 1000.0
+# A pair that only a phrase of the Moby Thesaurus II reads (issue 32, session 6: "Gene Pool"; a thesaurus holds
+# looser phrases than a dictionary, "tear along": Tara Long, 130 expected US bearers, must not flag) flags under
+# this many expected bearers, spelled or sounded. Tuned on the dev split of spoof_fresh.csv: Gene Pool is expected
+# to be borne by about 6 people, this is the decade above; all the pairs it flags are expected to be borne by
+# about 0.001 in 1,000 US people (build_sound_puns.py prints it).
+MOBY_PAIR_MAX: Final = 10.0
 US_PEOPLE_WEIGHT: Final = 85  # 10 x log10(330 million)
 # A word of a vulgar word list flags alone as a given name of this many letters (see _listed_vulgar).
 LISTED_ALONE_MIN: Final = 6
@@ -757,15 +766,16 @@ def _sound_puns() -> tuple[dict[str, str], dict[str, int]]:
     return readings, weights
 
 
-def _sound_entry(first: str, last: str) -> tuple[str, int, bool] | None:
+def _sound_entry(first: str, last: str) -> tuple[str, int, bool, bool] | None:
     """The table's reading of a given name + surname (words apart), the pair's weight (10 x log10 of the two
-    names' US bearers multiplied) and whether the name written together spells the reading; None if it holds none."""
+    names' US bearers multiplied), whether the name written together spells the reading and whether only a
+    phrase of the Moby Thesaurus reads it (a leading +); None if it holds none."""
     readings, weights = _sound_puns()
     key = f"{first}_{last}"
     said = readings.get(key)
     if said is None:
         return None
-    return said.rstrip("=").replace("_", " "), weights[key], said.endswith("=")
+    return said.strip("+=").replace("_", " "), weights[key], said.endswith("="), said.startswith("+")
 
 
 def sound_pun(first: str, last: str) -> tuple[str, float] | None:
@@ -774,22 +784,24 @@ def sound_pun(first: str, last: str) -> tuple[str, float] | None:
     entry = _sound_entry(first, last)
     if entry is None:
         return None
-    reading, weight, _ = entry
+    reading, weight, _, _ = entry
     return reading, 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
 
 
 def sounds_as(first: str, last: str) -> Reason | None:
-    """The rule SOUNDS_AS: a pair the table reads as a word or phrase, borne by fewer than its limit (PAIR_MAX when
-    the name written together spells the reading, as the older pun rules weigh it; SOUND_PAIR_MAX otherwise)."""
+    """The rule SOUNDS_AS: a pair the table reads as a word or phrase, borne by fewer than its limit (MOBY_PAIR_MAX
+    when only a phrase of the Moby Thesaurus reads it; PAIR_MAX when the name written together spells the reading,
+    as the older pun rules weigh it; SOUND_PAIR_MAX otherwise)."""
     entry = _sound_entry(first, last)
     if entry is None:
         return None
-    reading, weight, spelled = entry
-    limit = PAIR_MAX if spelled else SOUND_PAIR_MAX
+    reading, weight, spelled, thesaurus = entry
+    limit = MOBY_PAIR_MAX if thesaurus else PAIR_MAX if spelled else SOUND_PAIR_MAX
     if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(limit)):
         return None
     expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
-    return Reason(SOUNDS_AS, f"{first} {last}", f"reads aloud as {reading!r} (CMU Pronouncing Dictionary); log10 "
+    source = "CMU Pronouncing Dictionary; phrase of the Moby Thesaurus" if thesaurus else "CMU Pronouncing Dictionary"
+    return Reason(SOUNDS_AS, f"{first} {last}", f"reads aloud as {reading!r} ({source}); log10 "
                   f"US bearers of the two names multiplied {weight / 10:.1f}: {expected:.2g} US people expected to "
                   f"bear the pair < {limit:g}")
 
