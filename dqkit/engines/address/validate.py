@@ -170,6 +170,8 @@ class Validator:
         for a, b in itertools.pairwise(words):
             if not (a.isalpha() and b.isalpha()) or a in _FORM_WORDS or b in _FORM_WORDS:
                 continue
+            if not self._may_hold(ds, a + b):
+                continue  # no street has the joined word: the reading below would find none that holds it
             pattern = re.compile(rf"\b{re.escape(a)}[\s.]+{re.escape(b)}\b", re.IGNORECASE)
             joined_text, n = pattern.subn(a + b, text, count=1)
             if not n:
@@ -184,6 +186,11 @@ class Validator:
             v.form_note = f"{v.form_note}; {said}" if v.form_note else said
             return v, jq
         return None
+
+    def _may_hold(self, ds: DatasetInfo, word: str) -> bool:
+        """Whether a street of the dataset may have `word` among its name words: the search vocabulary holds every
+        word of every street's text (a made-up street's city read joined, "LOSANGELES", is in none: no search)."""
+        return self.searcher.matcher(ds).tk.find(word) >= 0
 
     # -- the typed unit ----------------------------------------------------------------------------------
     def _with_bare_unit(self, v: Verdict, q: Query) -> Query:

@@ -83,13 +83,48 @@ def zip_city_keys(zip5: str) -> dict[str, str]:
 @functools.cache
 def city_index(state: str) -> dict[str, str]:
     """city_key -> the USPS city name for every city (preferred or acceptable) of a state."""
-    out: dict[str, str] = {}
-    for name in zipdata.cities_of_state(state):
-        key = city_key(name)
-        # when two spellings share a key ("ST MARYS" / "SAINT MARYS"), keep the one that names more ZIPs
-        if key not in out or len(zipdata.zips_for_city(name, state)) > len(zipdata.zips_for_city(out[key], state)):
-            out[key] = name
-    return out
+    first, clash = _state_keys(state)
+    return {key: _named(state, key) if key in clash else name for key, name in first.items()}
+
+
+@functools.cache
+def _state_keys(state: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(city_key -> the state's first city name with that key, in sorted order; the keys several names share ->
+    those names, in order): `city_index` without deciding between names that share a key (which reads each one's
+    ZIPs), so that looking a typed city up in its state reads those only for the key asked. Keys in the order
+    `city_index` has them."""
+    names = zipdata.cities_of_state(state)
+    first: dict[str, str] = {}
+    clash: dict[str, list[str]] = {}
+    for name, key in zip(names, _keys_of(names), strict=True):
+        got = first.setdefault(key, name)
+        if got is not name:
+            clash.setdefault(key, [got]).append(name)
+    return first, {k: tuple(v) for k, v in clash.items()}
+
+
+@functools.lru_cache(maxsize=16384)
+def _named(state: str, key: str) -> str:
+    """The name `city_index(state)` gives `key`: of the names sharing it, the one that names more ZIPs (the first
+    in sorted order among equals: "ST MARYS" / "SAINT MARYS")."""
+    first, clash = _state_keys(state)
+    best = first[key]
+    for name in clash.get(key, ())[1:]:
+        if len(zipdata.zips_for_city(name, state)) > len(zipdata.zips_for_city(best, state)):
+            best = name
+    return best
+
+
+def _keys_of(names: tuple[str, ...]) -> list[str]:
+    """city_key of each name, computed only for the names it may change (most are their own key)."""
+    return [n if _own_key(n) else city_key(n) for n in names]
+
+
+def _own_key(name: str) -> bool:
+    """Whether `name` is its own city_key: single spaces between words (no other blank), no hyphen, no word
+    spelled out."""
+    return ("-" not in name and "  " not in name and name.isprintable() and name[:1] != " " and name[-1:] != " "
+            and _CITY_WORDS.keys().isdisjoint(name.split(" ")))
 
 
 @functools.cache
@@ -99,7 +134,7 @@ def _all_city_keys() -> frozenset[str]:
 
 @functools.cache
 def _city_keys(state: str) -> tuple[str, ...]:
-    return tuple(city_index(state))
+    return tuple(_state_keys(state)[0])
 
 
 def closest_city(city: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -119,10 +154,9 @@ def closest_city(city: str, choices: tuple[str, ...] | list[str]) -> str:
 @functools.lru_cache(maxsize=16384)
 def closest_city_in_state(city: str, state: str) -> str:
     """USPS name of the state's city spelled like `city` (exactly, or within a small edit distance)."""
-    idx = city_index(state)
     key = city_key(city)
-    if key in idx:
-        return idx[key]
+    if key in _state_keys(state)[0]:
+        return _named(state, key)
     keys = _city_keys(state)
     limit = 1 if len(key) < 8 else 2
     if len(key) < 4:
@@ -130,7 +164,7 @@ def closest_city_in_state(city: str, state: str) -> str:
     best = process.extract(key, keys, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=2)
     if not best or (len(best) > 1 and best[1][1] == best[0][1]):
         return ""
-    return idx[best[0][0]]
+    return _named(state, best[0][0])
 
 
 def state_code(text: str) -> str:
@@ -227,8 +261,8 @@ def split_one_line(tokens: list[str]) -> tuple[list[str], LastLine]:
         head = toks[:cut]
         if seg and not _looks_like_street(seg):
             if (len(seg) > 1 and seg[0] in DIRECTIONALS and state_hint
-                    and city_key(" ".join(seg)) not in city_index(state_hint)
-                    and city_key(" ".join(seg[1:])) in city_index(state_hint)):
+                    and city_key(" ".join(seg)) not in _state_keys(state_hint)[0]
+                    and city_key(" ".join(seg[1:])) in _state_keys(state_hint)[0]):
                 return [*head, seg[0]], LastLine(" ".join(seg[1:]), ll.state, ll.zip, ll.zip4, ll.country)
             ll.city = " ".join(seg)
             return head, ll
@@ -250,7 +284,7 @@ def _looks_like_street(seg: list[str]) -> bool:
 
 def _city_end(toks: list[str], state: str) -> int:
     """How many trailing tokens of `toks` name a city of `state` exactly (longest first); 0 if none."""
-    idx = city_index(state) if state else {}
+    idx = _state_keys(state)[0] if state else {}
     for k in range(min(5, len(toks) - 1), 0, -1):
         if city_key(" ".join(toks[-k:])) in idx:
             return k
@@ -266,13 +300,13 @@ def _split_city(toks: list[str], state: str, zip5: str) -> tuple[list[str], str]
         if end and end < len(toks) and city_key(" ".join(toks[end:])) in _all_city_keys():
             return toks[:end], " ".join(toks[end:])
         return toks, ""
-    if not _looks_like_street(toks) and city_key(" ".join(toks)) in city_index(state):
+    if not _looks_like_street(toks) and city_key(" ".join(toks)) in _state_keys(state)[0]:
         return [], " ".join(toks)  # "ANCHOR POINT, AK": a last line only
     if len(toks) < 2:
         return toks, ""
     info = zipdata.zip_info(zip5) if zip5 else None
     zip_cities = zip_city_keys(zip5) if info else {}
-    idx = city_index(state) if state else {}
+    idx = _state_keys(state)[0] if state else {}
     for k in range(min(5, len(toks) - 1), 0, -1):
         key = city_key(" ".join(toks[-k:]))
         if key in zip_cities or key in idx:

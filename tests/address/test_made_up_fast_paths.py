@@ -1,0 +1,89 @@
+"""Issue 33 part 2, session 6 (made-up streets at 100M): the shortcuts of a made-up street's validation give what
+the general paths give. Two name words written apart are read joined only when the joined word is in the search
+vocabulary (`Validator._may_hold`): the answers with and without that test, on street names split in two, made-up
+streets and real addresses of multi-word cities, fixed and fresh seed; and the fact it rests on, every word of
+every street name in its dataset's vocabulary."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dqkit.contract.address import SearchRequest
+from dqkit.datagen import demo_reference
+from dqkit.engines.address import AddressEngine
+from dqkit.engines.address.validate import Validator
+from dqkit.engines.address_index.tokens import tokens
+
+_SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
+
+
+def _texts(eng: AddressEngine, rng: random.Random, n: int) -> list[str]:
+    """Addresses of the index with a name word split in two ("DEL MAR" for DELMAR), made up, or as they are."""
+    ix = eng.index
+    out = []
+    for a in rng.sample(range(ix.address_count), n):
+        r = ix.address(a)
+        s = r.street
+        words = s.name.split()
+        long = [j for j, w in enumerate(words) if len(w) >= 4 and w.isalpha()]
+        kind = rng.choice(("split", "split", "made", "same"))
+        if kind == "split" and long:
+            j = rng.choice(long)
+            cut = rng.randrange(2, len(words[j]) - 1)
+            words[j] = f"{words[j][:cut]} {words[j][cut:]}"
+        elif kind == "made":
+            words = ["".join(rng.choice(("KA", "LO", "MI", "RA", "TE", "SU", "NO", "VI")) for _ in range(3))]
+        street = " ".join(p for p in (s.predir, " ".join(words), s.suffix, s.postdir) if p)
+        city = s.city if rng.random() < 0.8 else ""
+        out.append(", ".join(p for p in (f"{r.number} {street}", city, f"{s.region} {s.postcode}") if p))
+    return out
+
+
+def _answers(eng: AddressEngine, texts: list[str]) -> list[str]:
+    """Each answer with its note (what was read joined is said there)."""
+    return [f"{got!r} {got.note}" for got in (eng.validate(SearchRequest.of(t)) for t in texts)]
+
+
+def _compare(eng: AddressEngine, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    fast = _answers(eng, texts)
+    with monkeypatch.context() as m:
+        m.setattr(Validator, "_may_hold", lambda self, ds, word: True)
+        slow = _answers(eng, texts)
+    for t, f, s in zip(texts, fast, slow, strict=True):
+        assert f == s, t
+    return sum("read as" in f for f in fast)
+
+
+@pytest.fixture(scope="module", params=_SEEDS)
+def state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[AddressEngine, int]:
+    seed = int(request.param)
+    tmp = tmp_path_factory.mktemp(f"state{seed}")
+    src = demo_reference.write_state(tmp / "state.csv.gz", rows=20_000, seed=seed)
+    return AddressEngine.from_files([src], out=tmp / "state.dqidx"), seed
+
+
+def test_every_street_name_word_is_in_the_vocabulary(state: tuple[AddressEngine, int]) -> None:
+    eng, _ = state
+    ix = eng.index
+    for ds in ix.datasets:
+        tk = ix.tokens(ds.ordinal)
+        for s in range(ds.street_lo, ds.street_hi):
+            for w in tokens(ix.street(s).name):
+                assert tk.find(w) >= 0, (s, ix.street(s).name, w)
+
+
+def test_joined_names_only_where_the_vocabulary_has_them(state: tuple[AddressEngine, int],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    eng, seed = state
+    rng = random.Random(seed)
+    texts = _texts(eng, rng, 150)
+    joined = _compare(eng, texts, monkeypatch)
+    assert joined >= 5, joined  # split names were read joined, by both paths
+
+
+def test_joined_names_on_openaddresses(oa_engine: AddressEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(33)
+    texts = ["921 Del Mar St, Alameda, CA 94501", "921 Mar St, Alameda, CA 94501", *_texts(oa_engine, rng, 120)]
+    assert _compare(oa_engine, texts, monkeypatch) >= 1
