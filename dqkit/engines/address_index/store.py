@@ -102,6 +102,8 @@ class TokenIndex:
         self.pl_ptr: I64 = c[p + "pl_ptr"]
         self.num_order: I64 = c[p + "num_order"]
         self.num_sorted: I32 = c[p + "num_sorted"]
+        # derived (`derived.py`): the street of each `num_order` entry; None in an index built before it
+        self.num_street: I32 | None = c.arrays.get(p + "num_street")
 
     @cached_property
     def words(self) -> list[str]:

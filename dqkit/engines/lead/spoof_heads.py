@@ -56,3 +56,69 @@ def read(path: Path) -> tuple[frozenset[str], frozenset[str]]:
         elif kind == "long":
             long_only = frozenset(rest.split())
     return short, short | long_only
+
+
+# The reading's rewrites run backwards (spoof_model._vulgar_sound), for a word with a vowel: the raw spellings of
+# each letter of a reading (ph = f; c, q = k; z = s; oo = u; ee and a y after the first letter = i; x = ks below).
+_SPELLINGS: Final = {"f": "f|ph", "k": "[ckq]", "s": "[sz]", "u": "u|oo", "i": "i|ee|y"}
+_READ_VOWELS: Final = frozenset("aeiou")  # an h after one and before no vowel is dropped
+
+
+def _spelled(letter: str, run: bool) -> str:
+    """The raw spellings of one letter of a reading: one of them, or with `run` a run of them (doubled letters read
+    as one), among which an h dropped after a vowel."""
+    alts = _SPELLINGS.get(letter, letter)
+    if "|" in alts:
+        one = f"(?:{alts})"
+        return f"{one}(?:{alts}{'|h' if letter in _READ_VOWELS else ''})*" if run else one
+    if not run:
+        return alts
+    letters = alts.strip("[]") + ("h" if letter in _READ_VOWELS else "")
+    return f"{alts}[{letters}]*" if len(letters) > 1 else f"{alts}{alts}*"
+
+
+def _key_pattern(key: str, start: int = 0) -> str:
+    """Raw words whose reading starts with `key` (from its letter `start` on): a superset, a match may read
+    otherwise, no word that reads so is missed. Each letter but the last may be a run (the reading's doubled
+    letters are one); an x reads ks: it spells the pair ks, or a last k (its s after the key)."""
+    out: list[str] = []
+    i = start
+    while i < len(key):
+        letter, last = key[i], i == len(key) - 1
+        if letter == "k" and key[i + 1:i + 2] == "s":
+            if i + 2 < len(key):  # the s a run, unless it ends the key
+                out.append("(?:[ckq]*x[sz]*|[ckq]+[sz]+)")
+            else:
+                out.append("(?:[ckq]*x|[ckq]+[sz])")
+            i += 2
+            continue
+        out.append("[ckqx]" if letter == "k" and last else _spelled(letter, not last))
+        i += 1
+    return "".join(out)
+
+
+def _skeleton_pattern(skeleton: str) -> str:
+    """Raw words whose reading's consonants are `skeleton` exactly (a superset, as _key_pattern's)."""
+    vowels = "[aeiouyh]*"
+    return vowels + "".join(_spelled(c, True) + vowels for c in skeleton) + r"\Z"
+
+
+def reading_gate(keys: Collection[str], skeletons: Collection[str]) -> str:
+    """A regex that matches, from the start of a lower-case word, every word whose reading may fit the sound-alike
+    rule (spoof_model._read_vulgar): its reading starts with a key of `keys` (the whole reading, or a compound's
+    head), or its consonants are a skeleton; and every word of v and consonants alone (v reads u there) or with a
+    character other than a-z (not told here). One C call where the four-letter heads let a sixth of unknown names'
+    words through to the reading; a superset, so a word it lets through is read as before (test_spoof_model)."""
+    minimal = sorted(k for k in keys if not any(k != o and k.startswith(o) for o in keys))  # a key's extensions
+    groups: dict[str, list[str]] = {}  # start with it: the shortest decides
+    for k in minimal:
+        groups.setdefault(k[0], []).append(k)
+    parts = []
+    for first, group in sorted(groups.items()):
+        if all(len(k) > 1 and k[:2] != "ks" for k in group):
+            parts.append(_spelled(first, True) + "(?:" + "|".join(_key_pattern(k, 1) for k in group) + ")")
+        else:
+            parts.extend(_key_pattern(k) for k in group)
+    parts.extend(_skeleton_pattern(s) for s in sorted(skeletons))
+    parts += [r"[^aeiouy]*v[^aeiouy]*\Z", r".*[^a-z]"]
+    return "|".join(parts)

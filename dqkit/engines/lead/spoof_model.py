@@ -228,6 +228,9 @@ class NameModel:
     vulgar_start: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
     # the last letter of each key of vulgar_skeletons: a reading that ends otherwise fits none
     skeleton_ends: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # matches from a word's start when its reading may fit the sound-alike rule (a key starts it, or its consonants
+    # are a skeleton; spoof_heads.reading_gate): judge reads only such words, _may_sound_vulgar is the reference
+    may_read: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """The fields below the tables follow them (a copy made with dataclasses.replace gets its own)."""
@@ -242,6 +245,7 @@ class NameModel:
         object.__setattr__(self, "vulgar_start", re.compile(f"(?:{'|'.join(map(re.escape, keys))})(?=.)"
                                                             if keys else "(?!)", re.DOTALL))
         object.__setattr__(self, "skeleton_ends", frozenset(k[-1:] for k in self.vulgar_skeletons))
+        object.__setattr__(self, "may_read", re.compile(spoof_heads.reading_gate(self.vulgar, self.vulgar_skeletons)))
 
     def weight(self, word: str) -> int:
         bits = self.info.get(word, 0)  # (the packed table: given, surname and words may be views of it)
@@ -560,20 +564,20 @@ def judge(words: Sequence[str]) -> Reason | None:
     m = model()
     if max(map(len, words)) == 1:
         return Reason(LETTERS_ONLY, " ".join(words), f"{n} single letters")
-    get = m.info.get
+    get, may_read = m.info.get, m.may_read.match
     bits = [get(w, 0) for w in words]
     for w, v in zip(words, bits, strict=True):  # the sound-alike rule (_vulgar_word)
         if len(w) < 3:
             continue
         if not v & SEEN:
-            if not _may_sound_vulgar(m, w):
+            if may_read(w) is None:  # (_vulgar_word asks _may_sound_vulgar: this lets fewer through, none read)
                 continue
             named = True
         elif v & ENGLISH:
             continue
         else:
             named = not v & SOUNDALIKE
-            if named and (v & NAMED or not _may_sound_vulgar(m, w)):
+            if named and (v & NAMED or may_read(w) is None):
                 continue
         hit = _read_vulgar(m, w, named, words)
         if hit is not None:
