@@ -62,7 +62,7 @@ COMMANDS = ("demo", "verify", "report", "codes", "index", "serve")
 JARGON = ("seed", "lives in its own module", "registers itself")
 
 
-@pytest.mark.parametrize("command", ["", *COMMANDS, "index build", "index info"])
+@pytest.mark.parametrize("command", ["", *COMMANDS, "index build", "index info", "index upgrade"])
 def test_help_reads_as_user_documentation(command: str) -> None:
     proc = dqkit(*command.split(), "--help")
     assert proc.returncode == 0, proc.stderr

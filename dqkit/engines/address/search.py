@@ -377,8 +377,7 @@ class Searcher:
         already or cost no more than the postings, else by the postings' runs of street ids (a locality's streets
         are numbered together)."""
         ix = self.ix
-        if len(posts) <= _TIER_RUNS and (len(held) <= _HELD_READ * len(posts)
-                                         or (_HELD_READ and (ds.ordinal, ni) in self._held)):
+        if len(posts) <= _TIER_RUNS and (len(held) <= _HELD_READ * len(posts) or self._held_cheap(ds, ni)):
             on = np.zeros(ds.street_hi - ds.street_lo, dtype=bool)
             on[posts - ds.street_lo] = True
             inside = held[on[self.held_of(ds, ni, held).street - ds.street_lo]]
@@ -424,13 +423,22 @@ class Searcher:
         key = (ds.ordinal, ni)
         got = self._held.get(key)
         if got is None:
-            st = self.ix.a_street[held].astype(np.int64)
+            column = self.matcher(ds).tk.num_street
+            if column is not None:  # stored in `num_order` order: one slice instead of one access an address
+                lo = int(self.matcher(ds).tk.num_sorted.searchsorted(np.int32(ni), "left"))
+                st = column[lo:lo + len(held)].astype(np.int64)
+            else:
+                st = self.ix.a_street[held].astype(np.int64)
             st.flags.writeable = False
             got = _Held(st)
             while len(self._held) >= _HELD_KEPT:
                 self._held.pop(next(iter(self._held)), None)
             self._held[key] = got
         return got
+
+    def _held_cheap(self, ds: DatasetInfo, ni: int) -> bool:
+        """Whether the streets of number `ni`'s addresses cost a slice: read already, or stored in the index."""
+        return (ds.ordinal, ni) in self._held or self.matcher(ds).tk.num_street is not None
 
     def _number_streets(self, ds: DatasetInfo, q: Query, most: int | None = None) -> npt.NDArray[np.int64] | None:
         """The streets (sorted local ids) holding an address with the typed number's leading integer: the only
@@ -443,7 +451,8 @@ class Searcher:
         tk = self.matcher(ds).tk
         lo = int(tk.num_sorted.searchsorted(np.int32(ni), "left"))
         hi = int(tk.num_sorted.searchsorted(np.int32(ni), "right"))
-        if lo == hi or (most is not None and hi - lo > most and (ds.ordinal, ni) not in self._held):
+        if lo == hi or (most is not None and hi - lo > most and (ds.ordinal, ni) not in self._held
+                        and tk.num_street is None):
             return None
         return self.held_of(ds, ni, tk.num_order[lo:hi]).streets(ds.street_lo)
 
@@ -605,19 +614,25 @@ class Searcher:
             hi = int(tk.num_sorted.searchsorted(np.int32(min(b, NUMINT_MAX)), "right"))
             if lo == hi:
                 continue
+            if hi - lo > 20_000:
+                hi, more = lo + 20_000, True
             addrs = tk.num_order[lo:hi]
-            if len(addrs) > 20_000:
-                addrs = addrs[:20_000]
-                more = True
-            st = ix.a_street[addrs].astype(np.int64)
-            prior = np.minimum(ix.s_count[st], _PRIOR_CAP).astype(np.float64)
+            st = (ix.a_street[addrs] if tk.num_street is None else tk.num_street[lo:hi]).astype(np.int64)
+            st_prior = np.minimum(ix.s_count[st], _PRIOR_CAP).astype(np.int64)
             num_id = ix.strings.find(q.number)
             nlevel = np.full(len(addrs), NUMBER_PREFIX if level else NUMBER_NUMERIC, dtype=np.int64)
             if level == 0 and num_id >= 0:
                 nlevel[ix.a_number[addrs] == num_id] = NUMBER_EXACT
-            order = np.lexsort((addrs, -prior, -nlevel))
-            got, more_here, _ = self._group(ds, q, addrs[order], nlevel[order],
-                                            np.zeros(len(addrs), np.int32), prior[order], k - len(items))
+            if ds.addr_hi <= 1 << _ADDR_BITS:  # one packed key sorted: the lexsort's order, ~5x cheaper
+                key = ((NUMBER_EXACT - nlevel) << 59) | ((_PRIOR_CAP - st_prior) << _ADDR_BITS) | addrs
+                key.sort()
+                ranked, nlevel = key & ((1 << _ADDR_BITS) - 1), NUMBER_EXACT - (key >> 59)
+                prior = (_PRIOR_CAP - ((key >> _ADDR_BITS) & _PRIOR_CAP)).astype(np.float64)
+            else:
+                order = np.lexsort((addrs, -st_prior, -nlevel))
+                ranked, nlevel, prior = addrs[order], nlevel[order], st_prior[order].astype(np.float64)
+            got, more_here, _ = self._group(ds, q, ranked, nlevel, np.zeros(len(addrs), np.int32), prior,
+                                            k - len(items))
             items.extend(got)
             if more_here or len(items) >= k:
                 more = more or more_here or level + 1 < len(spans)

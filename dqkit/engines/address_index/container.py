@@ -99,6 +99,14 @@ class ContainerWriter:
         self._f.flush()
         return _read_at(self._f, self.start + self.entries[name]["offset"] + lo * dt.itemsize, dt, hi - lo)
 
+    def mapped(self, name: str) -> npt.NDArray[Any]:
+        """Array `name` as written so far, memory-mapped read-only (random access to a finished column without
+        holding it: the pages are the file's, shared with the page cache)."""
+        self._f.flush()
+        e = self.entries[name]
+        return np.memmap(self.tmp, dtype=self._dtype[name], mode="r", offset=self.start + e["offset"],
+                         shape=(self._count[name],))
+
     def close(self) -> int:
         """Check every array is complete and move the file into place; returns its size."""
         missing = [n for n, c in self._count.items() if self._done[n] != c]

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dqkit.contract.errors import InputError
+from dqkit.engines.address_index import derived
 from dqkit.engines.address_index.container import write_container
 from dqkit.engines.address_index.countries import dataset_id
 from dqkit.engines.address_index.hygiene import Hygiene
@@ -484,6 +485,7 @@ def finish(cols: _Columns, out: Path, *, synthetic: bool, t0: float, names: Sequ
             a_lo = int(bounds[s_lo])
             arrays[f"d{ds}.num_order"], arrays[f"d{ds}.num_sorted"] = number_index(
                 arrays["a.numint"][a_lo:int(bounds[s_hi])], a_lo)
+        arrays.update(derived.computed(len(ranges), arrays.__getitem__))
         ds_meta = dataset_meta(ranges, isos, bounds, arrays, synthetic)
     meta = {
         "kind": KIND, "format_version": FORMAT_VERSION, "build_id": uuid.uuid4().hex,

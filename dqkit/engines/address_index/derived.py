@@ -1,0 +1,86 @@
+"""Derived sections: arrays of an index computed from its other arrays only (never from the input files).
+
+The build writes them; `add_derived` adds the ones an index built before them lacks, copying it into a new file
+(minutes at 100M points, against a rebuild from the input), so an installed index gains them without its input.
+The reader works without them (the slower way each one replaces), so an older index answers identically; opening
+never computes one (open stays a header read).
+
+Sections (one entry of `SECTIONS` each, per dataset `d{ds}.`):
+
+* `num_street` (int32, one per `num_order` entry): the street of each address in house-number order. A typed
+  house number's addresses are one slice of `num_order`; their streets are then one slice of this column
+  instead of one memory access an address (2-9 ms at the 100-400k addresses of a common number at 100M points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from dqkit.engines.address_index.container import ArrayFile, Container, ContainerWriter
+
+CHUNK: Final = 1 << 22  # entries computed (and copied) at a time: bounded memory whatever the index size
+_Get = Callable[[str], npt.NDArray[Any]]  # an array of the index by name (a memory map or an array in memory)
+_Chunks = Iterator[npt.NDArray[Any]]
+
+
+def num_street(get: _Get, ds: int) -> _Chunks:
+    """`d{ds}.num_street`: `a.street[d{ds}.num_order]`, chunk by chunk."""
+    street, order = get("a.street"), get(f"d{ds}.num_order")
+    for c in range(0, len(order), CHUNK):
+        yield np.asarray(street[order[c:c + CHUNK]], dtype=np.int32)
+
+
+# name (after `d{ds}.`) -> (dtype, the array its length follows, the chunks of its values)
+SECTIONS: Final[dict[str, tuple[Any, str, Callable[[_Get, int], _Chunks]]]] = {
+    "num_street": (np.int32, "num_order", num_street),
+}
+
+
+def specs(n_datasets: int, length: Callable[[str], int]) -> dict[str, tuple[Any, tuple[int, ...]]]:
+    """Every derived section's (dtype, shape), `length(name)` giving the length of an array of the index."""
+    return {f"d{ds}.{name}": (dtype, (length(f"d{ds}.{follows}"),))
+            for ds in range(n_datasets) for name, (dtype, follows, _) in SECTIONS.items()}
+
+
+def sections(n_datasets: int, get: _Get) -> Iterator[tuple[str, _Chunks]]:
+    """(name, chunks of its values) of every derived section, in `specs` order."""
+    for ds in range(n_datasets):
+        for name, (_, _, make) in SECTIONS.items():
+            yield f"d{ds}.{name}", make(get, ds)
+
+
+def computed(n_datasets: int, get: _Get) -> dict[str, npt.NDArray[Any]]:
+    """Every derived section whole, for a build that holds its arrays in memory."""
+    return {name: np.concatenate([np.zeros(0, np.int32), *chunks]) for name, chunks in sections(n_datasets, get)}
+
+
+def missing(path: str | Path) -> list[str]:
+    """The derived sections the index at `path` lacks (an index built before them)."""
+    c = Container(path)
+    want = specs(len(c.meta.get("datasets", [])), lambda name: len(c[name]))
+    return [name for name in want if name not in c.arrays]
+
+
+def add_derived(src: str | Path, out: str | Path) -> list[str]:
+    """Write to `out` the index `src` with every derived section it lacks added (its arrays and metadata, the
+    build id included, otherwise as they are: the same answers, keys and references); returns the names added.
+    `out` may be `src` (the new file replaces it when complete). Memory: a few chunks, whatever the index size."""
+    c = Container(src)
+    n_ds = len(c.meta.get("datasets", []))
+    add = {k: v for k, v in specs(n_ds, lambda name: len(c[name])).items() if k not in c.arrays}
+    shapes: dict[str, tuple[Any, tuple[int, ...]]] = {k: (a.dtype, a.shape) for k, a in c.arrays.items()}
+    with ContainerWriter(out, {**shapes, **add}, c.meta) as w, ArrayFile(src) as af:
+        for name in c.arrays:  # read with pread: the pages passed do not stay in this process's resident set
+            for i in range(0, af.length(name), CHUNK * 4):
+                w.put(name, af.read(name, i, i + CHUNK * 4))
+        for name, chunks in sections(n_ds, c.__getitem__):
+            if name in add:
+                for part in chunks:
+                    w.put(name, part)
+        w.close()
+    return list(add)

@@ -1,0 +1,108 @@
+"""Derived sections of an index (`derived.py`, issue 33): the build writes them (one pass and runs merged), an index
+built before them gains them with `add_derived` / `dqkit index upgrade` (the same arrays, array by array, as the
+build writes), and an index without them answers exactly as one with them (the reader falls back). The typed-down
+queries take the ways the stored `num_street` column replaces: a number's streets read for the word tiers, the
+combine on the number's streets, a number alone."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dqkit.cli import main as cli
+from dqkit.contract.address import SearchRequest
+from dqkit.datagen import demo_reference
+from dqkit.engines.address import AddressEngine
+from dqkit.engines.address import search as search_mod
+from dqkit.engines.address_index import build_index
+from dqkit.engines.address_index.compare import array_differences
+from dqkit.engines.address_index.container import Container, write_container
+from dqkit.engines.address_index.derived import add_derived, missing
+
+
+def _without_derived(src: Path, out: Path) -> Path:
+    """`src` as an index built before the derived sections: the same arrays and metadata, less those."""
+    c = Container(src)
+    write_container(out, {k: np.asarray(a) for k, a in c.arrays.items() if not k.endswith(".num_street")}, c.meta)
+    return out
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("derived")
+    return demo_reference.write_state(d / "state.csv.gz", rows=30_000, seed=demo_reference.DEFAULT_SEED)
+
+
+def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_path: Path) -> None:
+    built = build_index([state], tmp_path / "built.dqidx").path
+    c = Container(built)
+    assert np.array_equal(c["d0.num_street"], c["a.street"][c["d0.num_order"]])
+    assert missing(built) == []
+    old = _without_derived(built, tmp_path / "old.dqidx")
+    assert missing(old) == ["d0.num_street"]
+    assert add_derived(old, tmp_path / "upgraded.dqidx") == ["d0.num_street"]
+    assert array_differences(built, tmp_path / "upgraded.dqidx") == []
+    assert Container(tmp_path / "upgraded.dqidx").meta == c.meta  # the build id too: keys stay valid
+    # built in runs and merged (a memory budget far below the input): the same section
+    merged = build_index([state], tmp_path / "merged.dqidx", memory=6_000_000, workers=1)
+    assert merged.runs > 1
+    assert np.array_equal(Container(merged.path)["d0.num_street"], c["d0.num_street"])
+    # in place, as `dqkit index upgrade INDEX` does
+    assert cli(["index", "upgrade", str(old)]) == 0
+    assert array_differences(built, old) == []
+    assert cli(["index", "upgrade", str(old)]) == 0  # nothing left to add
+
+
+def _queries(eng: AddressEngine, seed: int) -> list[str]:
+    ix = eng.index
+    rng = random.Random(seed)
+    out = [f"{n} {w}" for n in (1, 2, 10, 12, 100, 120, 200) for w in ("s", "m", "ma", "s m", "w ma", "main s", "oak")]
+    out += [str(n) for n in (1, 2, 10, 12, 100, 120, 200, 1200, 3)]
+    for a in rng.sample(range(ix.address_count), 25):
+        r = ix.address(a)
+        line = f"{r.line} {r.street.city} {r.street.postcode}".lower()
+        out += [line[:n] for n in range(1, len(line) + 1, 2)]  # typed down
+    return out
+
+
+@pytest.mark.parametrize("seed", [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)])
+def test_an_index_without_them_answers_the_same(state: Path, seed: int, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    built = build_index([state], tmp_path / "built.dqidx").path
+    old = _without_derived(built, tmp_path / "old.dqidx")
+    monkeypatch.setattr(search_mod, "_TIER_STREETS", 0)  # this small state: the national ways are taken
+    monkeypatch.setattr(search_mod, "_HELD_KEPT", 1)  # a number's streets read again, not kept
+    sliced = {"column": 0}
+    real_held = search_mod.Searcher.held_of
+
+    def held(self: search_mod.Searcher, ds: Any, ni: int, h: Any) -> Any:
+        if (ds.ordinal, ni) not in self._held and self.matcher(ds).tk.num_street is not None:
+            sliced["column"] += 1
+        return real_held(self, ds, ni, h)
+
+    monkeypatch.setattr(search_mod.Searcher, "held_of", held)
+    with_col, without = AddressEngine.open(built), AddressEngine.open(old)
+    assert without.index.tokens(0).num_street is None
+    queries = _queries(with_col, seed)
+    fast = [repr(with_col.search(SearchRequest.of(q))) for q in queries]
+    assert sliced["column"] >= 20, sliced
+    slow = [repr(without.search(SearchRequest.of(q))) for q in queries]
+    for q, a, b in zip(queries, fast, slow, strict=True):
+        assert a.replace(str(built), "") == b.replace(str(old), ""), f"seed {seed}: {q!r}"
+
+
+def test_a_number_alone_ranked_by_one_packed_key_as_by_lexsort(state: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house number alone: its addresses ranked by one packed integer key (exact number, prior, address id)
+    give the order of the three-key lexsort (taken when address ids do not fit the key: forced here)."""
+    path = build_index([state], tmp_path / "built.dqidx").path
+    queries = [str(n) for n in range(1, 130)] + ["1200", "1236", "2", "10 ", "12 ", "100 ", "3a", "12a"]
+    packed = [repr(AddressEngine.open(path).search(SearchRequest.of(q))) for q in queries]
+    monkeypatch.setattr(search_mod, "_ADDR_BITS", 1)  # every address id over the key: the lexsort
+    eng = AddressEngine.open(path)
+    for q, a in zip(queries, packed, strict=True):
+        assert repr(eng.search(SearchRequest.of(q))) == a, q
