@@ -17,8 +17,10 @@ def _lead(first: str, last: str) -> LeadRequest:
 @pytest.mark.parametrize(("first", "last"), [
     ("Prenom", "Nom"), ("Vorname", "Nachname"), ("Nome", "Cognome"), ("Nombre", "Apellido"),
     ("Imie", "Nazwisko"), ("Testfirst", "Testlast"), ("Voornaam", "Achternaam"), ("Etunimi", "Sukunimi"),
+    ("Keine", "Ahnung"), ("Quien", "Sabe"), ("Personne", "Rien"), ("Nein", "Danke"), ("Nessuno", "Niente"),
+    ("Nombre", "Desconocido"),
 ])
-def test_a_name_of_form_field_labels_is_a_placeholder(first: str, last: str) -> None:
+def test_a_name_of_form_labels_or_refusals_is_a_placeholder(first: str, last: str) -> None:
     hit = explain_spoof(_lead(first, last))
     assert hit is not None and hit.kind == PLACEHOLDER, (first, last, hit)
     assert hit.reason == f"placeholder rule: {first.lower()} {last.lower()}"
@@ -28,7 +30,8 @@ def test_a_name_of_form_field_labels_is_a_placeholder(first: str, last: str) -> 
 
 @pytest.mark.parametrize(("first", "last"), [
     ("Segundo", "Ramirez"), ("Nima", "Nam"), ("Mary", "Middle"), ("Given", "Smith"), ("Maria", "Nome"),
-    ("Naam", "Singh"), ("Nick", "Tester"),
+    ("Naam", "Singh"), ("Nick", "Tester"), ("Nada", "Hassan"), ("Daniel", "Moi"), ("Chi", "Lo"), ("No", "Se"),
+    ("Pascal", "Rien"),
 ])
 def test_one_label_word_in_a_real_name_is_no_placeholder(first: str, last: str) -> None:
     assert explain_spoof(_lead(first, last)) is None
