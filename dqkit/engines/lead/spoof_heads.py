@@ -117,14 +117,17 @@ def _skeleton_pattern(skeleton: str) -> str:
     return vowels + "".join(_spelled(c, True) + vowels for c in skeleton) + r"\Z"
 
 
-def reading_gate(keys: Collection[str], skeletons: Collection[str]) -> str:
+def reading_gate(keys: Collection[str], skeletons: Collection[str], insults: Collection[str]) -> str:
     """A regex that matches, from the start of a lower-case word, every word whose reading may fit the sound-alike
-    rule (spoof_model._read_vulgar): its reading starts with a key of `keys` (the whole reading, or a compound's
-    head), or its consonants are a skeleton; and every word of v and consonants alone (v reads u there) or with a
-    character other than a-z (not told here). One C call where the four-letter heads let a sixth of unknown names'
-    words through to the reading; a superset, so a word it lets through is read as before (test_spoof_model)."""
-    minimal = [k for k in keys if not any(k != o and k.startswith(o) for o in keys)]  # a key's extensions start
-    return "|".join(_alternatives(minimal, False)) + f"|(?P<{READ}>{read_as_they_are(skeletons)})"  # with it
+    rule (spoof_model._read_vulgar) and few others: its reading may be a key of `keys`, or its start may read as
+    one before an insult word of `insults` that ends it, or before three letters or more after four letters or more
+    (_vulgar_compound's tails: an insult, or a common word after a head of 4+ letters); or its consonants are a
+    skeleton, or it is a word of v and consonants alone (v reads u there) or of other characters than a-z (the
+    group READ: not told here). One C call where the four-letter heads let a sixth of unknown names' words through
+    to the reading; a superset, so a word it lets through is read as before (test_spoof_model)."""
+    tails = "|".join(sorted(insults, key=lambda w: (-len(w), w)))
+    return (f"(?:{'|'.join(_alternatives(keys, True))})(?:\\Z|(?:{tails})\\Z|(?<=....)...)"
+            f"|(?P<{READ}>{read_as_they_are(skeletons)})")
 
 
 READ: Final = "read"  # reading_gate's group of the words to read as they are (the match's lastgroup)

@@ -249,7 +249,8 @@ class NameModel:
         object.__setattr__(self, "vulgar_start", re.compile(f"(?:{'|'.join(map(re.escape, keys))})(?=.)"
                                                             if keys else "(?!)", re.DOTALL))
         object.__setattr__(self, "skeleton_ends", frozenset(k[-1:] for k in self.vulgar_skeletons))
-        object.__setattr__(self, "may_read", re.compile(spoof_heads.reading_gate(self.vulgar, self.vulgar_skeletons)))
+        object.__setattr__(self, "may_read", re.compile(spoof_heads.reading_gate(self.vulgar, self.vulgar_skeletons,
+                                                                                INSULT_WORDS)))
         object.__setattr__(self, "key_whole", re.compile(spoof_heads.reading_is(self.vulgar)))
         object.__setattr__(self, "as_they_are", re.compile(spoof_heads.read_as_they_are(self.vulgar_skeletons)))
 
