@@ -2,18 +2,21 @@
 the general paths give. Two name words written apart are read joined only when the joined word is in the search
 vocabulary (`Validator._may_hold`): the answers with and without that test, on street names split in two, made-up
 streets and real addresses of multi-word cities, fixed and fresh seed; and the fact it rests on, every word of
-every street name in its dataset's vocabulary."""
+every street name in its dataset's vocabulary. A city's ZIPs' distinct street names are read in one pass
+(`store.distinct_names`): `np.unique` of each ZIP's streets, on the index and on made-up arrays."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.address.validate import Validator
+from dqkit.engines.address_index.store import distinct_names
 from dqkit.engines.address_index.tokens import tokens
 
 _SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
@@ -87,3 +90,34 @@ def test_joined_names_on_openaddresses(oa_engine: AddressEngine, monkeypatch: py
     rng = random.Random(33)
     texts = ["921 Del Mar St, Alameda, CA 94501", "921 Mar St, Alameda, CA 94501", *_texts(oa_engine, rng, 120)]
     assert _compare(oa_engine, texts, monkeypatch) >= 1
+
+
+def test_distinct_names_are_each_ranges_unique(state: tuple[AddressEngine, int]) -> None:
+    eng, seed = state
+    ix = eng.index
+    rng = random.Random(seed)
+    ds = ix.datasets[0]
+    postcodes = sorted({ix.street(s).postcode for s in range(ds.street_lo, ds.street_hi)})
+    repeated = 0
+    for _ in range(300):
+        zips = rng.sample(postcodes, rng.randrange(1, min(8, len(postcodes)) + 1)) + ["00000"] * rng.randrange(2)
+        rng.shuffle(zips)
+        spans = [ix.streets_in_postcode(ds, z) for z in zips]
+        want = [np.unique(ix.s_name[lo:hi]).astype(np.int64) for lo, hi in spans]
+        got = distinct_names(ix.s_name, spans)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want], zips
+        assert all(g.dtype == np.int64 for g in got)
+        repeated += sum(hi - lo > len(w) for (lo, hi), w in zip(spans, want, strict=True))
+    assert repeated > 0  # names held by several streets of a ZIP (two suffixes) were met
+    # made-up name columns: ranges sorted, with repeats, empty, and unsorted (read by np.unique)
+    for _ in range(500):
+        col = np.asarray([rng.randrange(30) for _ in range(60)], dtype=np.int32)
+        spans = []
+        for _ in range(rng.randrange(0, 6)):
+            lo = rng.randrange(0, 60)
+            hi = rng.randrange(lo, min(60, lo + 12) + 1)
+            if rng.random() < 0.8:
+                col[lo:hi] = np.sort(col[lo:hi])
+            spans.append((lo, hi))
+        got = distinct_names(col, spans)
+        assert [g.tolist() for g in got] == [np.unique(col[lo:hi]).tolist() for lo, hi in spans], (col, spans)

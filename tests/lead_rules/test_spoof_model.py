@@ -391,32 +391,36 @@ def _respellings(key: str) -> set[str]:
     return {w + end for w in out for end in ("", "s", "er", "y", "head", "wipe", "a", "ton", "ing")}
 
 
+def _reads(m: spoof_model.NameModel, w: str) -> bool:
+    """Whether judge reads a word no table holds (NameModel.may_read, then _may_fit of a word matched by a key)."""
+    start = m.may_read.match(w)
+    return start is not None and (start.lastgroup is not None or spoof_model._may_fit(m, w))
+
+
 def test_the_reading_gate_lets_through_every_word_a_reading_fits() -> None:
     """Issue 32 part 3 (session 6): judge reads a word only when NameModel.may_read (spoof_heads.reading_gate)
-    matches it, one regex call where judge_slow asks the four-letter heads (_may_sound_vulgar) and reads. Every
-    word whose reading starts with a vulgar reading or whose consonants are a skeleton (what _read_vulgar needs to
-    find one) must match: all words of 1-3 letters, the tables' words, compounds, respellings of every reading.
-    It lets through a sixth of what the heads do."""
+    matches it, one regex call where judge_slow asks the four-letter heads (_may_sound_vulgar) and reads, and, when
+    it matched by a vulgar reading, _may_fit says a whole reading or a compound's head and tail may fit. Every word
+    _read_vulgar finds a reading of must pass both: all words of 1-3 letters, the tables' words, compounds,
+    respellings of every reading (40,000+ found). Together they let through a twentieth of what the heads do."""
     m = spoof_model.model()
-    keys = sorted(m.vulgar)
     words = {"".join(t) for n in (1, 2, 3) for t in itertools.product(string.ascii_lowercase, repeat=n)}
     words |= set(m.info) | _compound_words(m) | {"fvck", "cvnt", "phuk", "fuhk", "sexy", "bolox", "kuntz", "basterd",
                                                  "bazztardo", "schlongy", "shlong", "azzhat", "fück", "kum1"}
-    for k in keys:
+    for k in m.vulgar:
         words |= _respellings(k)
-    fitting = 0
+    found = 0
     for w in sorted(words):
-        sound = spoof_model._vulgar_sound(w)
-        fits = any(sound.startswith(k) for k in keys) or sound.translate(spoof_model._NO_VOWELS) in m.vulgar_skeletons
-        assert fits <= (m.may_read.match(w) is not None), w
-        fitting += fits
-    assert fitting > 100_000
-    names = [w for w in m.info if len(w) >= 3]  # on the tables' words, a sixth of what the heads let through
-    assert sum(1 for w in names if m.may_read.match(w)) < sum(spoof_model._may_sound_vulgar(m, w) for w in names) / 6
-    for w in ("fvck", "phuk", "fuhk", "sexy", "bolox", "basterd", "schlongy", "azzhat", "fück", "kum1", "assface"):
-        assert m.may_read.match(w), w
-    for w in ("garcia", "smith", "bartholomew", "davidson", "sharma", "ashley"[1:], "kaylen"):
-        assert not m.may_read.match(w), w
+        if len(w) >= 3 and spoof_model._read_vulgar(m, w, False, (w, "head")) is not None:
+            found += 1
+            assert _reads(m, w), w
+    assert found > 40_000
+    names = [w for w in m.info if len(w) >= 3]  # on the tables' words, a twentieth of what the heads let through
+    assert sum(1 for w in names if _reads(m, w)) < sum(spoof_model._may_sound_vulgar(m, w) for w in names) / 20
+    for w in ("fvck", "phuk", "fuhk", "sexy", "bolox", "basterd", "schlongy", "azzhat", "fück", "assface", "azz"):
+        assert _reads(m, w), w
+    for w in ("garcia", "smith", "bartholomew", "davidson", "sharma", "ashley", "kumar", "fuchs", "titus", "azevedo"):
+        assert not _reads(m, w), w  # (the last five start as a vulgar reading does)
 
 
 # Session 5: pairs of real given names and surnames that the CMU Pronouncing Dictionary reads aloud as a common

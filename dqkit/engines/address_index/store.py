@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -373,10 +374,8 @@ class ReferenceIndex:
         if missing:
             if len(self._name_sieves) + len(missing) > 4096:
                 self._name_sieves.clear()
-            groups = []
-            for z in missing:
-                lo, hi = self.streets_in_postcode(self._us, z)
-                groups.append(np.unique(self.s_name[lo:hi]).astype(np.int64))
+            spans = [self.streets_in_postcode(self._us, z) for z in missing]
+            groups = distinct_names(self.s_name, spans)
             self._name_sieves.update(zip(missing, sieves_of(self.strings, groups), strict=True))
         return [self._name_sieves[z] for z in zips]
 
@@ -401,3 +400,23 @@ class ReferenceIndex:
 
 def _coord(x: float) -> str:
     return "" if x != x else repr(x)  # the shortest text that reads back as the stored double
+
+
+def distinct_names(s_name: I32, spans: list[tuple[int, int]]) -> list[npt.NDArray[np.int64]]:
+    """The distinct name ids of each street range [lo, hi) of `spans` (a postcode's), ascending: `np.unique` of each,
+    in one pass over all of them (a postcode's streets are sorted by name: a name's streets are neighbours; ranges
+    that are not are read by `np.unique`)."""
+    if not spans:
+        return []
+    cat = np.concatenate([s_name[lo:hi] for lo, hi in spans]).astype(np.int64)
+    ends = list(itertools.accumulate(hi - lo for lo, hi in spans))
+    starts = [0, *ends[:-1]]
+    up = np.empty(len(cat), dtype=np.int64)  # each street's name id less the one before it in its range
+    up[1:] = cat[1:] - cat[:-1]
+    up[[a for a, b in zip(starts, ends, strict=True) if b > a]] = 1  # each range's first street
+    if (up < 0).any():
+        return [np.unique(s_name[lo:hi]).astype(np.int64) for lo, hi in spans]
+    keep = up > 0
+    at = [0, *np.concatenate(([0], np.cumsum(keep)))[ends].tolist()]
+    ids = cat[keep]
+    return [ids[at[j]:at[j + 1]] for j in range(len(spans))]

@@ -19,7 +19,9 @@ Look-alike spellings are undone before matching: case and accents, letters of ot
 and signs (5h1t, @ss, b!tch), repeated letters (fuuuck, shiiit), separators between single letters (f.u.c.k,
 s h i t) and spacing (Spongebob Squarepants = Sponge Bob Square Pants). Shape rules catch keyboard runs
 (qwerty, asdfgh, hjkl), mash without vowels (sdfg, hjkhjk), letters repeated three times or more (aaaa, xxxxx)
-and name fields made of digits.
+and name fields made of digits; a name made only of a form's field labels, in any of 17 languages ("Prenom Nom",
+"Vorname Nachname", "Testfirst Testlast": placeholder_tokens.txt's label lines) or of words of a refusal in
+other languages ("Keine Ahnung", "Quien Sabe": its refusal lines) is a placeholder.
 
 Fields checked: FIRST, MIDDLE, LAST and FULL_NAME (every rule), BUSINESS_NAME (words, fictional and placeholder
 companies, keyboard runs), STREET1 / STREET2 (words, placeholder and fictional addresses, keyboard runs) and CITY
@@ -388,6 +390,7 @@ class _Tables:
     fictional_tokens: frozenset[str]
     placeholder_tokens: frozenset[str]
     given_placeholders: frozenset[str]
+    field_labels: frozenset[str]  # a form's name field labels (Vorname, Nom) and refusals (Keine, Ahnung)
     person_phrases: dict[str, str]  # squashed name -> kind
     business_phrases: dict[str, str]
     city_phrases: frozenset[str]
@@ -445,7 +448,7 @@ def _tables() -> _Tables:
     puns = _pun_phrases()
     vulgar = frozenset(words | compounds)
     fictional = frozenset(_lines("fictional_tokens.txt"))
-    placeholder = frozenset(p for p in placeholder_lines if not p.startswith("given "))
+    placeholder = frozenset(p for p in placeholder_lines if not p.startswith(("given ", "label ", "refusal ")))
     by_kind: dict[str, dict[str, tuple[str, str]]] = {}
     for kind in (_NAME, _FULL, _BUSINESS, _STREET, _CITY):
         table: dict[str, tuple[str, str]] = {}
@@ -463,6 +466,7 @@ def _tables() -> _Tables:
         fictional_tokens=fictional,
         placeholder_tokens=placeholder,
         given_placeholders=frozenset(p.split()[1] for p in placeholder_lines if p.startswith("given ")),
+        field_labels=frozenset(p.split()[1] for p in placeholder_lines if p.startswith(("label ", "refusal "))),
         person_phrases=person,
         business_phrases=business,
         city_phrases=frozenset(cities),
@@ -701,6 +705,8 @@ def _check_field(kind: str, value: str, given_first: bool) -> _Found | None:
         hit = _person_phrase(t, words, lists=kind == _FULL and not surname_first) or _titled_character(t, words, tokens)
         if hit is not None:
             return hit
+        if kind == _FULL and _all_labels(t, words):  # "Prenom Nom", after the lists
+            return PLACEHOLDER, " ".join(words)
         if kind == _FULL and "," in value:  # "Mouse, Mickey"
             head, _, tail = value.partition(",")
             swapped = [w for w in (*_tokens(tail)[0], *_tokens(head)[0]) if w not in _TITLES]
@@ -851,6 +857,19 @@ def _titled_character(t: _Tables, words: list[str], raw: tuple[str, ...]) -> _Fo
     return t.characters.get(_undouble(_squash(raw)))
 
 
+def _all_labels(t: _Tables, words: Sequence[str]) -> bool:
+    """Whether a name of 2+ words is made only of a form's field labels ("Prenom Nom", "Nome Cognome"), each maybe
+    with "test" written onto it ("Testfirst Testlast"), and words of a refusal in other languages ("Keine Ahnung").
+    (Issue 32, session 6; tuned on spoof_fresh.csv dev + spoof_dev2.csv.)"""
+    labels = t.field_labels
+    return len(words) >= 2 and all(w in labels or _test_label(labels, w) for w in words)
+
+
+def _test_label(labels: frozenset[str], w: str) -> bool:
+    """A label with "test" written before or after it (Testfirst, Lastnametest)."""
+    return len(w) > 4 and ((w[:4] == "test" and w[4:] in labels) or (w[-4:] == "test" and w[:-4] in labels))
+
+
 # "Xy McXface": the Boaty McBoatface pattern. "Mc...face" is no surname; the other endings count only when the
 # given name shares the stem (Testy McTesterson; Kelly McKellar is real: its ending is not one of these).
 _MC_FACE: Final = re.compile(r"ma?c([a-z]{3,}?)(face|erson|son|pants|butt|head)")
@@ -877,6 +896,8 @@ def _check_person(first: str, middle: str, last: str) -> _Found | None:
         hit = _person_phrase(t, [w for w in (*f, *la) if w not in _TITLES])
     if hit is not None:
         return hit
+    if _all_labels(t, words):  # "Prenom Nom", "Vorname Nachname", after the lists
+        return PLACEHOLDER, " ".join(words)
     if f and la and len(_squash(f)) == 1 and len(_squash(la)) == 1:
         return PLACEHOLDER, f"{f[0]} {la[0]}"
     return None

@@ -77,16 +77,16 @@ def _spelled(letter: str, run: bool) -> str:
     return f"{alts}[{letters}]*" if len(letters) > 1 else f"{alts}{alts}*"
 
 
-def _key_pattern(key: str, start: int = 0) -> str:
-    """Raw words whose reading starts with `key` (from its letter `start` on): a superset, a match may read
-    otherwise, no word that reads so is missed. Each letter but the last may be a run (the reading's doubled
-    letters are one); an x reads ks: it spells the pair ks, or a last k (its s after the key)."""
+def _key_pattern(key: str, start: int = 0, whole: bool = False) -> str:
+    """Raw words whose reading starts with `key` (from its letter `start` on), or with `whole` is `key`: a superset,
+    a match may read otherwise, no word that reads so is missed. Each letter may be a run (the reading's doubled
+    letters are one), but the last of a start; an x reads ks: it spells the pair ks, or a start's last k."""
     out: list[str] = []
     i = start
     while i < len(key):
-        letter, last = key[i], i == len(key) - 1
+        letter, last = key[i], i == len(key) - 1 and not whole
         if letter == "k" and key[i + 1:i + 2] == "s":
-            if i + 2 < len(key):  # the s a run, unless it ends the key
+            if i + 2 < len(key) or whole:  # the s a run, unless it ends a start
                 out.append("(?:[ckq]*x[sz]*|[ckq]+[sz]+)")
             else:
                 out.append("(?:[ckq]*x|[ckq]+[sz])")
@@ -97,28 +97,50 @@ def _key_pattern(key: str, start: int = 0) -> str:
     return "".join(out)
 
 
+def _alternatives(keys: Collection[str], whole: bool) -> list[str]:
+    """_key_pattern of each key, those of a first letter grouped after its spellings (one test of that letter)."""
+    groups: dict[str, list[str]] = {}
+    for k in sorted(keys):
+        groups.setdefault(k[0], []).append(k)
+    parts = []
+    for first, group in sorted(groups.items()):
+        if all(len(k) > 1 and k[:2] != "ks" for k in group):
+            parts.append(_spelled(first, True) + "(?:" + "|".join(_key_pattern(k, 1, whole) for k in group) + ")")
+        else:
+            parts.extend(_key_pattern(k, 0, whole) for k in group)
+    return parts
+
+
 def _skeleton_pattern(skeleton: str) -> str:
     """Raw words whose reading's consonants are `skeleton` exactly (a superset, as _key_pattern's)."""
     vowels = "[aeiouyh]*"
     return vowels + "".join(_spelled(c, True) + vowels for c in skeleton) + r"\Z"
 
 
-def reading_gate(keys: Collection[str], skeletons: Collection[str]) -> str:
+def reading_gate(keys: Collection[str], skeletons: Collection[str], insults: Collection[str]) -> str:
     """A regex that matches, from the start of a lower-case word, every word whose reading may fit the sound-alike
-    rule (spoof_model._read_vulgar): its reading starts with a key of `keys` (the whole reading, or a compound's
-    head), or its consonants are a skeleton; and every word of v and consonants alone (v reads u there) or with a
-    character other than a-z (not told here). One C call where the four-letter heads let a sixth of unknown names'
-    words through to the reading; a superset, so a word it lets through is read as before (test_spoof_model)."""
-    minimal = sorted(k for k in keys if not any(k != o and k.startswith(o) for o in keys))  # a key's extensions
-    groups: dict[str, list[str]] = {}  # start with it: the shortest decides
-    for k in minimal:
-        groups.setdefault(k[0], []).append(k)
-    parts = []
-    for first, group in sorted(groups.items()):
-        if all(len(k) > 1 and k[:2] != "ks" for k in group):
-            parts.append(_spelled(first, True) + "(?:" + "|".join(_key_pattern(k, 1) for k in group) + ")")
-        else:
-            parts.extend(_key_pattern(k) for k in group)
-    parts.extend(_skeleton_pattern(s) for s in sorted(skeletons))
-    parts += [r"[^aeiouy]*v[^aeiouy]*\Z", r".*[^a-z]"]
-    return "|".join(parts)
+    rule (spoof_model._read_vulgar) and few others: its reading may be a key of `keys`, or its start may read as
+    one before an insult word of `insults` that ends it, or before three letters or more after four letters or more
+    (_vulgar_compound's tails: an insult, or a common word after a head of 4+ letters); or its consonants are a
+    skeleton, or it is a word of v and consonants alone (v reads u there) or of other characters than a-z (the
+    group READ: not told here). One C call where the four-letter heads let a sixth of unknown names' words through
+    to the reading; a superset, so a word it lets through is read as before (test_spoof_model)."""
+    tails = "|".join(sorted(insults, key=lambda w: (-len(w), w)))
+    return (f"(?:{'|'.join(_alternatives(keys, True))})(?:\\Z|(?:{tails})\\Z|(?<=....)...)"
+            f"|(?P<{READ}>{read_as_they_are(skeletons)})")
+
+
+READ: Final = "read"  # reading_gate's group of the words to read as they are (the match's lastgroup)
+
+
+def read_as_they_are(skeletons: Collection[str]) -> str:
+    """The words reading_gate lets through to be read whatever their start: a skeleton's (matched to the end), of v
+    and consonants alone (v reads u there), with a character other than a-z (not told by these regexes)."""
+    return "|".join([*(_skeleton_pattern(s) for s in sorted(skeletons)), r"[^aeiouy]*v[^aeiouy]*\Z", r".*[^a-z]"])
+
+
+def reading_is(keys: Collection[str]) -> str:
+    """A regex that matches a whole raw word (or head: its end given) whose reading may be a key of `keys`, for a
+    word reading_gate let through by its start: spoof_model._may_fit asks it of the word and of a compound's head.
+    A superset, as reading_gate is."""
+    return "|".join(_alternatives(keys, True))

@@ -231,6 +231,10 @@ class NameModel:
     # matches from a word's start when its reading may fit the sound-alike rule (a key starts it, or its consonants
     # are a skeleton; spoof_heads.reading_gate): judge reads only such words, _may_sound_vulgar is the reference
     may_read: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
+    # a word may_read let through by its start is read only when its whole reading may be a key, or a tail that
+    # ends it follows a head whose reading may be a key (key_whole, matched to the word or the head): _may_fit
+    key_whole: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)
+    as_they_are: re.Pattern[str] = dataclasses.field(init=False, repr=False, compare=False)  # (reading_gate's READ)
 
     def __post_init__(self) -> None:
         """The fields below the tables follow them (a copy made with dataclasses.replace gets its own)."""
@@ -245,7 +249,10 @@ class NameModel:
         object.__setattr__(self, "vulgar_start", re.compile(f"(?:{'|'.join(map(re.escape, keys))})(?=.)"
                                                             if keys else "(?!)", re.DOTALL))
         object.__setattr__(self, "skeleton_ends", frozenset(k[-1:] for k in self.vulgar_skeletons))
-        object.__setattr__(self, "may_read", re.compile(spoof_heads.reading_gate(self.vulgar, self.vulgar_skeletons)))
+        object.__setattr__(self, "may_read", re.compile(spoof_heads.reading_gate(self.vulgar, self.vulgar_skeletons,
+                                                                                INSULT_WORDS)))
+        object.__setattr__(self, "key_whole", re.compile(spoof_heads.reading_is(self.vulgar)))
+        object.__setattr__(self, "as_they_are", re.compile(spoof_heads.read_as_they_are(self.vulgar_skeletons)))
 
     def weight(self, word: str) -> int:
         bits = self.info.get(word, 0)  # (the packed table: given, surname and words may be views of it)
@@ -570,15 +577,20 @@ def judge(words: Sequence[str]) -> Reason | None:
         if len(w) < 3:
             continue
         if not v & SEEN:
-            if may_read(w) is None:  # (_vulgar_word asks _may_sound_vulgar: this lets fewer through, none read)
+            start = may_read(w)  # (_vulgar_word asks _may_sound_vulgar: these let fewer through, none it reads)
+            if start is None or (start.lastgroup is None and not _may_fit(m, w)):
                 continue
             named = True
         elif v & ENGLISH:
             continue
         else:
             named = not v & SOUNDALIKE
-            if named and (v & NAMED or may_read(w) is None):
-                continue
+            if named:
+                if v & NAMED:
+                    continue
+                start = may_read(w)
+                if start is None or (start.lastgroup is None and not _may_fit(m, w)):
+                    continue
         hit = _read_vulgar(m, w, named, words)
         if hit is not None:
             return hit
@@ -954,6 +966,25 @@ def _vulgar_compound(m: NameModel, w: str, sound: str) -> tuple[str | None, str]
         if len(head) >= 4 and _respelled(head, found) and size is not None:
             return found, f"{head!r} reads as {found!r}, then {tail!r}"
     return None, ""
+
+
+def _may_fit(m: NameModel, w: str) -> bool:
+    """Whether _read_vulgar may find a reading of a word that NameModel.may_read let through by its start, without
+    reading it: its whole reading may be a vulgar one, or it ends with a tail of _vulgar_compound (of a length
+    tail_ends gives, a tail word) after a head whose reading may be a vulgar one (key_whole: one regex each), or
+    it is one the gate lets through to read as it is (as_they_are)."""
+    n = len(w)
+    lengths = (m.tail_ends.get(w[-3:], 0) | m.tail_ends.get(w[-2:], 0)) & ((1 << (n - 1)) - 4)  # tails of 2 to n-2
+    whole = m.key_whole.fullmatch
+    if whole(w) is not None or m.as_they_are.match(w) is not None:  # (the gate asks the latter after the starts)
+        return True
+    get = m.info.get
+    while lengths:
+        tail = lengths.bit_length() - 1
+        lengths ^= 1 << tail
+        if get(w[n - tail:], 0) & TAIL and whole(w, 0, n - tail) is not None:
+            return True
+    return False
 
 
 _BUCKET_SHIFT: Final = 20  # a hash's top 12 bits pick its bucket of the sorted hashes: about 67 of them

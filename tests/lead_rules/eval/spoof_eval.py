@@ -8,8 +8,9 @@
    flagged as FIRST_NAME + LAST_NAME or as FULL_NAME.
 3. The bundled whole-name lists' own entries: list recall, per list.
 
-Run: `.venv/bin/python tests/lead_rules/eval/spoof_eval.py [dev|test] [--show-real]`. Row-level misses are
-printed for the dev split only: the test split reports aggregates, so no rule is tuned on it. The real-name set
+Run: `.venv/bin/python tests/lead_rules/eval/spoof_eval.py [dev|dev2|test] [--show-real]`. Row-level misses are
+printed for the tuning sets only (`dev`, and `dev2`: the second development set `spoof_dev2.csv`, scored exactly as
+`dev`): the test split reports aggregates, so no rule is tuned on it. The real-name set
 has no development split: its flagged names are printed only with --show-real, for the final report.
 """
 
@@ -33,6 +34,8 @@ from dqkit.engines.lead import spoof, spoof_model  # noqa: E402
 from dqkit.engines.lead.spoof import WORDLISTS, SpoofHit, explain_spoof  # noqa: E402
 
 FRESH = HERE / "spoof_fresh.csv"
+DEV2 = HERE / "spoof_dev2.csv"
+TUNING_SPLITS = ("dev", "dev2")
 REAL = HERE / "real_names.csv"
 DEV_REAL = HERE / "dev_real_names.csv"
 GOAL_KINDS = ("joke", "vulgar", "pun", "placeholder")
@@ -81,7 +84,8 @@ def lead_of(row: dict[str, str]) -> LeadRequest:
 
 
 def fresh_rows(split: str) -> list[dict[str, str]]:
-    return [r for r in read(FRESH) if r["split"] == split]
+    """The rows of one split: `dev`/`test` of the fresh set, or `dev2`, the second development set."""
+    return [r for r in read(DEV2 if split == "dev2" else FRESH) if r["split"] == split]
 
 
 def fresh_figures(split: str, detect: Detector = explain_spoof) -> tuple[list[Figure], list[tuple[str, str]]]:
@@ -192,7 +196,7 @@ def report(split: str = "test", *, show_real: bool = False) -> str:
     out = [f"fresh spoof set, split {split} (Wilson 95%):"]
     figs, misses = fresh_figures(split)
     out += [f.line() for f in figs]
-    if split == "dev":  # precision is tuned on the dev set, never on the real-name evaluation set
+    if split in TUNING_SPLITS:  # precision is tuned on the dev set, never on the real-name evaluation set
         dev, dev_flags = dev_precision()
         out.append("dev real names, words hidden from the model (false positives, Wilson 95%):")
         out += [f.line_per_1000() for f in dev]
@@ -206,8 +210,8 @@ def report(split: str = "test", *, show_real: bool = False) -> str:
                     for r, h in flags]
     out.append("bundled lists' own entries (list recall, Wilson 95%):")
     out += [f.line() for f in list_figures()]
-    if split == "dev":
-        out.append("dev split, rules-only misses:")
+    if split in TUNING_SPLITS:
+        out.append(f"{split} split, rules-only misses:")
         out += [f"    {k}: {n}" for k, n in misses]
     return "\n".join(out)
 
