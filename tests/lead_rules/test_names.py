@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dqkit.contract.codes import BUSINESS_NAME_IND
@@ -90,8 +90,16 @@ def test_lengths_follow_the_seed() -> None:
     assert len(n.business_name) <= 40 and n.business_name_ind == "Y"
 
 
+def test_latin_letters_without_an_upper_case_come_back_upper_case() -> None:
+    # Latin subscript letters have no upper case of their own; folded they are plain small letters (found by
+    # test_any_text_parses with business name 'ᵢ', which came back as 'i').
+    n = parse_name(LeadRequest(first_name="Jₐne", last_name="Smᵢth", business_name="ᵢ"))
+    assert (n.first_name, n.last_name, n.business_name) == ("JANE", "SMITH", "I")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=50), st.text(max_size=30), st.text(max_size=30), st.text(max_size=50))
+@example("", "", "", "ᵢ")
 def test_any_text_parses(full: str, first: str, last: str, business: str) -> None:
     n = parse_name(LeadRequest(full_name=full, first_name=first, last_name=last, business_name=business))
     assert n.business_name_ind in ("Y", "N")

@@ -198,7 +198,7 @@ def _clean(text: str) -> str:
     if s.isalpha() and s.isascii():
         return s  # one plain word: the common case
     if not s.isascii():
-        s = _fold(s)
+        s = _fold(s).upper()  # a Latin letter with no upper case (subscript ᵢ, modifier ᵃ) folds to a small one
     s = s.replace(".", " ").replace("'", "").replace("`", "")
     return " ".join(w for w in _WORD_SPLIT.split(s) if w.strip("-"))
 
