@@ -100,6 +100,12 @@ def run_info(args: argparse.Namespace) -> int:
               + ("  (synthetic)" if d.synthetic else ""))
     for s in ix.meta.get("sources", []):
         print(f"  source: {s}")
+    from dqkit.engines.address_index.derived import missing
+
+    lacking = missing(args.index)
+    if lacking:
+        print(f"  built by an earlier dqkit: lacks {', '.join(lacking)} (answers the same, type-down slower; "
+              "`dqkit index upgrade` adds them)")
     return 0
 
 

@@ -37,7 +37,8 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return demo_reference.write_state(d / "state.csv.gz", rows=30_000, seed=demo_reference.DEFAULT_SEED)
 
 
-def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_path: Path) -> None:
+def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     built = build_index([state], tmp_path / "built.dqidx").path
     c = Container(built)
     assert np.array_equal(c["d0.num_street"], c["a.street"][c["d0.num_order"]])
@@ -51,10 +52,16 @@ def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_pat
     merged = build_index([state], tmp_path / "merged.dqidx", memory=6_000_000, workers=1)
     assert merged.runs > 1
     assert np.array_equal(Container(merged.path)["d0.num_street"], c["d0.num_street"])
-    # in place, as `dqkit index upgrade INDEX` does
+    # in place, as `dqkit index upgrade INDEX` does; `dqkit index info` says what an index lacks
+    assert cli(["index", "info", str(old)]) == 0
+    assert "lacks d0.num_street" in capsys.readouterr().out
     assert cli(["index", "upgrade", str(old)]) == 0
+    assert "added d0.num_street" in capsys.readouterr().out
     assert array_differences(built, old) == []
     assert cli(["index", "upgrade", str(old)]) == 0  # nothing left to add
+    assert cli(["index", "info", str(old)]) == 0
+    said = capsys.readouterr().out
+    assert "nothing to add" in said and "lacks" not in said
 
 
 def _queries(eng: AddressEngine, seed: int) -> list[str]:

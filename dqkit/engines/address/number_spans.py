@@ -46,7 +46,7 @@ def spans_in_held(held: I64, s_lo: I64, s_hi: I64, streets: I64) -> tuple[I64, I
 
 
 def held_on_streets(held: I64, s_lo: I64, s_hi: I64, a_street: I32, streets: I64,
-                    held_street: I64 | None = None) -> tuple[I64, I64]:
+                    held_street: I32 | None = None) -> tuple[I64, I64]:
     """The addresses of `held` on any of `streets`, and the position of each one's street in `streets`: in the
     order of `spans_in_held` when the streets are few, else in address id order. `held_street`: the street of
     each of `held` when already read (else read from `a_street`)."""

@@ -182,11 +182,11 @@ class Searcher:
                 got = self._number_on_best_streets(ds, q, m, k, ni, held)
                 if got is not None:
                     return got
-            st = None  # the streets of the number's addresses, read once for the next keystrokes (type-down)
+            kept = None  # the streets of the number's addresses, read once for the next keystrokes (type-down)
             if len(m.streets) * 4 > len(held) and ((ds.ordinal, ni) in self._held
                                                    or self.matcher(ds).n > _TIER_STREETS):
-                st = self.held_of(ds, ni, held).street
-            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets, st)
+                kept = self.held_of(ds, ni, held).street
+            addrs, which = held_on_streets(held, ix.s_lo, ix.s_hi, ix.a_street, m.streets, kept)
         if not len(addrs):
             return [], False, 0
         st, sc = m.streets[which], m.scores[which]
@@ -424,12 +424,12 @@ class Searcher:
         got = self._held.get(key)
         if got is None:
             column = self.matcher(ds).tk.num_street
-            if column is not None:  # stored in `num_order` order: one slice instead of one access an address
+            if column is not None:  # stored in `num_order` order: one slice of the index's pages, not a copy
                 lo = int(self.matcher(ds).tk.num_sorted.searchsorted(np.int32(ni), "left"))
-                st = column[lo:lo + len(held)].astype(np.int64)
-            else:
-                st = self.ix.a_street[held].astype(np.int64)
-            st.flags.writeable = False
+                st = column[lo:lo + len(held)]
+            else:  # one memory access an address, kept (int32: half the bytes of a serve worker's copy)
+                st = self.ix.a_street[held]
+                st.flags.writeable = False
             got = _Held(st)
             while len(self._held) >= _HELD_KEPT:
                 self._held.pop(next(iter(self._held)), None)
@@ -703,7 +703,7 @@ class _Held:
 
     __slots__ = ("_distinct", "street")
 
-    def __init__(self, street: npt.NDArray[np.int64]) -> None:
+    def __init__(self, street: npt.NDArray[np.int32]) -> None:
         self.street = street
         self._distinct: npt.NDArray[np.int64] | None = None
 
@@ -712,7 +712,7 @@ class _Held:
             st = self.street
             new = np.ones(len(st), dtype=bool)
             new[1:] = st[1:] != st[:-1]
-            self._distinct = st[new] - base
+            self._distinct = st[new].astype(np.int64) - base
             self._distinct.flags.writeable = False
         return self._distinct
 
