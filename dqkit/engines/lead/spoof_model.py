@@ -206,7 +206,8 @@ class NameModel:
     vulgar_heads: frozenset[str] = frozenset()  # the first two letters of each vulgar reading
     skeleton_heads: frozenset[str] = frozenset()  # the first letter of each key of vulgar_skeletons
     vulgar_prefixes: frozenset[str] = frozenset()  # every head of 2+ letters of each vulgar reading of 2-8 letters
-    # heads of 3-4 letters that may start a vulgar reading, of a word of 3-5 letters / of 6+ (spoof_heads)
+    # heads of 3-4 letters that may start a vulgar reading, of a word of 3-5 letters / of 6+ (spoof_heads), for
+    # _may_sound_vulgar (judge_slow's gate): empty in model(), whose judge asks may_read; then _prepared_heads()
     head_short: frozenset[str] = frozenset()
     head_long: frozenset[str] = frozenset()
     vulgar_starts: frozenset[str] = frozenset()  # every head of every key of vulgar
@@ -441,14 +442,13 @@ def _assemble(given: Mapping[str, int], surname: Mapping[str, int], cultures: di
             readings.update(zip(keys.split(), rest.split(), strict=True))
     skeletons = {k.translate(_NO_VOWELS): w for k, w in vulgar.items()
                  if len(w) >= 6 and len(k.translate(_NO_VOWELS)) >= SKELETON_MIN}
-    head_short, head_long = spoof_heads.read(WORDLISTS / "vulgar_heads.txt")
     insults = frozenset(_lines("insult_words.txt"))
     ids = (id(given), id(surname), id(words), id(soundalike), id(insults), id(pun_givens), id(reading_givens),
            id(vulgar_words), id(vulgar_phrases), id(phrases))  # as table_ids
     return NameModel(given, surname, cultures, words, vulgar, puns, pun_givens, vulgar_words, vulgar_phrases,
                      insults, skeletons, readings, reading_givens, phrases,
                      soundalike, frozenset(k[:2] for k in vulgar), frozenset(k[:1] for k in skeletons),
-                     _prefixes(vulgar), head_short, head_long, spoof_heads.vulgar_starts(vulgar), info,
+                     _prefixes(vulgar), frozenset(), frozenset(), spoof_heads.vulgar_starts(vulgar), info,
                      ids if info else (), ends)
 
 
@@ -915,17 +915,26 @@ def _read_vulgar(m: NameModel, w: str, named: bool, words: Sequence[str]) -> Rea
 
 def _may_sound_vulgar(m: NameModel, w: str) -> bool:
     """False when no reading of the rule can fit the word, told from its first four letters (spoof_heads: one set
-    look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed)."""
+    look-up for a word of lower-case ASCII letters, the heads prepared at build time; other heads are computed).
+    The gate of judge_slow, the reference: judge asks NameModel.may_read, which lets fewer words through."""
     if "v" in w and _VOWEL.isdisjoint(w):
         return True  # v = u in a word without vowels: the one rewrite a head does not tell
     head = w[:spoof_heads.HEAD_LETTERS]
     long = len(w) >= 6
-    if head in (m.head_long if long else m.head_short):
+    short_heads, long_heads = (m.head_short, m.head_long) if m.head_short else _prepared_heads()
+    if head in (long_heads if long else short_heads):
         return True
-    if m.head_short and head.isascii() and head.isalpha() and head.islower():
+    if head.isascii() and head.isalpha() and head.islower():
         return False  # the prepared heads hold every such head a reading may start
     starts = m.vulgar_starts or spoof_heads.vulgar_starts(m.vulgar)
     return spoof_heads.may_start(head, _vulgar_sound, m.vulgar, starts, m.vulgar_skeletons)[long]
+
+
+@functools.cache
+def _prepared_heads() -> tuple[frozenset[str], frozenset[str]]:
+    """The heads of vulgar_heads.txt (build_vulgar_heads.py), read on the first use of _may_sound_vulgar: judge no
+    longer asks them, so model() does not read them (about 10 ms of its load)."""
+    return spoof_heads.read(WORDLISTS / "vulgar_heads.txt")
 
 
 _HEAD_LENGTHS: Final = range(2, 9)
