@@ -21,13 +21,14 @@ from dqkit.engines.address import search as search_mod
 from dqkit.engines.address_index import build_index
 from dqkit.engines.address_index.compare import array_differences
 from dqkit.engines.address_index.container import Container, write_container
-from dqkit.engines.address_index.derived import add_derived, missing
+from dqkit.engines.address_index.derived import SECTIONS, add_derived, missing
 
 
 def _without_derived(src: Path, out: Path) -> Path:
     """`src` as an index built before the derived sections: the same arrays and metadata, less those."""
     c = Container(src)
-    write_container(out, {k: np.asarray(a) for k, a in c.arrays.items() if not k.endswith(".num_street")}, c.meta)
+    derived = tuple(f".{name}" for name in SECTIONS)
+    write_container(out, {k: np.asarray(a) for k, a in c.arrays.items() if not k.endswith(derived)}, c.meta)
     return out
 
 
@@ -42,21 +43,25 @@ def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_pat
     built = build_index([state], tmp_path / "built.dqidx").path
     c = Container(built)
     assert np.array_equal(c["d0.num_street"], c["a.street"][c["d0.num_order"]])
+    ds = c.meta["datasets"][0]
+    prior = np.minimum(c["s.count"][ds["street_lo"]:ds["street_hi"]], search_mod._PRIOR_CAP).astype(np.int64)
+    assert np.array_equal(c["d0.by_prior"], np.argsort(-prior, kind="stable"))  # the search's own order
     assert missing(built) == []
     old = _without_derived(built, tmp_path / "old.dqidx")
-    assert missing(old) == ["d0.num_street"]
-    assert add_derived(old, tmp_path / "upgraded.dqidx") == ["d0.num_street"]
+    assert missing(old) == ["d0.num_street", "d0.by_prior"]
+    assert add_derived(old, tmp_path / "upgraded.dqidx") == ["d0.num_street", "d0.by_prior"]
     assert array_differences(built, tmp_path / "upgraded.dqidx") == []
     assert Container(tmp_path / "upgraded.dqidx").meta == c.meta  # the build id too: keys stay valid
     # built in runs and merged (a memory budget far below the input): the same section
     merged = build_index([state], tmp_path / "merged.dqidx", memory=6_000_000, workers=1)
     assert merged.runs > 1
-    assert np.array_equal(Container(merged.path)["d0.num_street"], c["d0.num_street"])
+    for name in ("d0.num_street", "d0.by_prior"):
+        assert np.array_equal(Container(merged.path)[name], c[name])
     # in place, as `dqkit index upgrade INDEX` does; `dqkit index info` says what an index lacks
     assert cli(["index", "info", str(old)]) == 0
-    assert "lacks d0.num_street" in capsys.readouterr().out
+    assert "lacks d0.num_street, d0.by_prior" in capsys.readouterr().out
     assert cli(["index", "upgrade", str(old)]) == 0
-    assert "added d0.num_street" in capsys.readouterr().out
+    assert "added d0.num_street, d0.by_prior" in capsys.readouterr().out
     assert array_differences(built, old) == []
     assert cli(["index", "upgrade", str(old)]) == 0  # nothing left to add
     assert cli(["index", "info", str(old)]) == 0
@@ -93,7 +98,9 @@ def test_an_index_without_them_answers_the_same(state: Path, seed: int, tmp_path
 
     monkeypatch.setattr(search_mod.Searcher, "held_of", held)
     with_col, without = AddressEngine.open(built), AddressEngine.open(old)
-    assert without.index.tokens(0).num_street is None
+    assert without.index.tokens(0).num_street is None and without.index.tokens(0).by_prior is None
+    ds = with_col.index.datasets[0]  # the busiest streets' order: stored, or worked out by the searcher
+    assert np.array_equal(with_col.searcher._by_prior(ds), without.searcher._by_prior(ds))
     queries = _queries(with_col, seed)
     fast = [repr(with_col.search(SearchRequest.of(q))) for q in queries]
     assert sliced["column"] >= 20, sliced

@@ -10,6 +10,8 @@ Sections (one entry of `SECTIONS` each, per dataset `d{ds}.`):
 * `num_street` (int32, one per `num_order` entry): the street of each address in house-number order. A typed
   house number's addresses are one slice of `num_order`; their streets are then one slice of this column
   instead of one memory access an address (2-9 ms at the 100-400k addresses of a common number at 100M points).
+* `by_prior` (int32, one per street of the dataset): the streets busiest first, the order the type-down walks
+  (an argsort of every street, ~300 ms once per process at 2.6M streets).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy.typing as npt
 
 from dqkit.engines.address_index.container import ArrayFile, Container, ContainerWriter
 
+PRIOR_CAP: Final = (1 << 20) - 1  # a street's prior (its addresses) is capped here: 20 bits of the ranking key
 CHUNK: Final = 1 << 22  # entries computed (and copied) at a time: bounded memory whatever the index size
 _Get = Callable[[str], npt.NDArray[Any]]  # an array of the index by name (a memory map or an array in memory)
 _Chunks = Iterator[npt.NDArray[Any]]
@@ -35,34 +38,50 @@ def num_street(get: _Get, ds: int) -> _Chunks:
         yield np.asarray(street[order[c:c + CHUNK]], dtype=np.int32)
 
 
-# name (after `d{ds}.`) -> (dtype, the array its length follows, the chunks of its values)
-SECTIONS: Final[dict[str, tuple[Any, str, Callable[[_Get, int], _Chunks]]]] = {
-    "num_street": (np.int32, "num_order", num_street),
+def by_prior(get: _Get, ds: int, streets: tuple[int, int]) -> _Chunks:
+    """`d{ds}.by_prior`: the dataset's streets (local ids) busiest first (addresses, capped at PRIOR_CAP: the
+    search's prior), the lower id first among equals; the type-down walk's order (an argsort of every street of
+    the dataset, ~300 ms at 2.6M streets, otherwise once per process)."""
+    lo, hi = streets
+    pr = np.minimum(get("s.count")[lo:hi], PRIOR_CAP).astype(np.int64)
+    yield np.argsort(-pr, kind="stable").astype(np.int32)
+
+
+# name (after `d{ds}.`) -> (dtype, its length: "streets" or the d{ds} array it follows, the chunks of its values)
+SECTIONS: Final[dict[str, tuple[Any, str, Callable[[_Get, int, tuple[int, int]], _Chunks]]]] = {
+    "num_street": (np.int32, "num_order", lambda get, ds, _: num_street(get, ds)),
+    "by_prior": (np.int32, "streets", by_prior),
 }
 
 
-def specs(n_datasets: int, length: Callable[[str], int]) -> dict[str, tuple[Any, tuple[int, ...]]]:
-    """Every derived section's (dtype, shape), `length(name)` giving the length of an array of the index."""
-    return {f"d{ds}.{name}": (dtype, (length(f"d{ds}.{follows}"),))
-            for ds in range(n_datasets) for name, (dtype, follows, _) in SECTIONS.items()}
+def specs(ranges: list[tuple[int, int]], length: Callable[[str], int]) -> dict[str, tuple[Any, tuple[int, ...]]]:
+    """Every derived section's (dtype, shape): `ranges`, each dataset's street range; `length(name)`, the length
+    of an array of the index."""
+    return {f"d{ds}.{name}": (dtype, (hi - lo if follows == "streets" else length(f"d{ds}.{follows}"),))
+            for ds, (lo, hi) in enumerate(ranges) for name, (dtype, follows, _) in SECTIONS.items()}
 
 
-def sections(n_datasets: int, get: _Get) -> Iterator[tuple[str, _Chunks]]:
+def sections(ranges: list[tuple[int, int]], get: _Get) -> Iterator[tuple[str, _Chunks]]:
     """(name, chunks of its values) of every derived section, in `specs` order."""
-    for ds in range(n_datasets):
+    for ds, span in enumerate(ranges):
         for name, (_, _, make) in SECTIONS.items():
-            yield f"d{ds}.{name}", make(get, ds)
+            yield f"d{ds}.{name}", make(get, ds, span)
 
 
-def computed(n_datasets: int, get: _Get) -> dict[str, npt.NDArray[Any]]:
+def computed(ranges: list[tuple[int, int]], get: _Get) -> dict[str, npt.NDArray[Any]]:
     """Every derived section whole, for a build that holds its arrays in memory."""
-    return {name: np.concatenate([np.zeros(0, np.int32), *chunks]) for name, chunks in sections(n_datasets, get)}
+    return {name: np.concatenate([np.zeros(0, np.int32), *chunks]) for name, chunks in sections(ranges, get)}
+
+
+def street_ranges(meta: dict[str, Any]) -> list[tuple[int, int]]:
+    """Each dataset's street range, from an index's metadata."""
+    return [(int(d["street_lo"]), int(d["street_hi"])) for d in meta.get("datasets", [])]
 
 
 def missing(path: str | Path) -> list[str]:
     """The derived sections the index at `path` lacks (an index built before them)."""
     c = Container(path)
-    want = specs(len(c.meta.get("datasets", [])), lambda name: len(c[name]))
+    want = specs(street_ranges(c.meta), lambda name: len(c[name]))
     return [name for name in want if name not in c.arrays]
 
 
@@ -71,14 +90,14 @@ def add_derived(src: str | Path, out: str | Path) -> list[str]:
     build id included, otherwise as they are: the same answers, keys and references); returns the names added.
     `out` may be `src` (the new file replaces it when complete). Memory: a few chunks, whatever the index size."""
     c = Container(src)
-    n_ds = len(c.meta.get("datasets", []))
-    add = {k: v for k, v in specs(n_ds, lambda name: len(c[name])).items() if k not in c.arrays}
+    ranges = street_ranges(c.meta)
+    add = {k: v for k, v in specs(ranges, lambda name: len(c[name])).items() if k not in c.arrays}
     shapes: dict[str, tuple[Any, tuple[int, ...]]] = {k: (a.dtype, a.shape) for k, a in c.arrays.items()}
     with ContainerWriter(out, {**shapes, **add}, c.meta) as w, ArrayFile(src) as af:
         for name in c.arrays:  # read with pread: the pages passed do not stay in this process's resident set
             for i in range(0, af.length(name), CHUNK * 4):
                 w.put(name, af.read(name, i, i + CHUNK * 4))
-        for name, chunks in sections(n_ds, c.__getitem__):
+        for name, chunks in sections(ranges, c.__getitem__):
             if name in add:
                 for part in chunks:
                     w.put(name, part)

@@ -193,7 +193,7 @@ def _merge(ins: list[_Input], out: Path, *, synthetic: bool, dedupe: bool, names
         plan.write(w, final, part_final, extras, len(parts) > 1, say)
         for ds, (s_lo, s_hi) in enumerate(ranges):
             _number_index(w, ds, int(bounds[s_lo]), int(bounds[s_hi]), batch_rows)
-        for name, chunks in derived.sections(len(ranges), w.mapped):
+        for name, chunks in derived.sections(ranges, w.mapped):
             for part in chunks:
                 w.put(name, part)
         size = w.close()
@@ -646,7 +646,7 @@ def _specs(n: int, n_aside: int, plan: _Plan, extras: list[str], n_parts: int,
         m = int(bounds[s_hi] - bounds[s_lo])
         specs[f"d{ds}.num_order"] = (np.int64, (m,))
         specs[f"d{ds}.num_sorted"] = (np.int32, (m,))
-    specs.update(derived.specs(len(ranges), lambda name: specs[name][1][0]))
+    specs.update(derived.specs(ranges, lambda name: specs[name][1][0]))
     return specs
 
 

@@ -485,7 +485,7 @@ def finish(cols: _Columns, out: Path, *, synthetic: bool, t0: float, names: Sequ
             a_lo = int(bounds[s_lo])
             arrays[f"d{ds}.num_order"], arrays[f"d{ds}.num_sorted"] = number_index(
                 arrays["a.numint"][a_lo:int(bounds[s_hi])], a_lo)
-        arrays.update(derived.computed(len(ranges), arrays.__getitem__))
+        arrays.update(derived.computed(ranges, arrays.__getitem__))
         ds_meta = dataset_meta(ranges, isos, bounds, arrays, synthetic)
     meta = {
         "kind": KIND, "format_version": FORMAT_VERSION, "build_id": uuid.uuid4().hex,

@@ -104,6 +104,7 @@ class TokenIndex:
         self.num_sorted: I32 = c[p + "num_sorted"]
         # derived (`derived.py`): the street of each `num_order` entry; None in an index built before it
         self.num_street: I32 | None = c.arrays.get(p + "num_street")
+        self.by_prior: I32 | None = c.arrays.get(p + "by_prior")  # derived: streets busiest first (local ids)
 
     @cached_property
     def words(self) -> list[str]:
