@@ -4,11 +4,13 @@ as OpenAddresses paths so the country comes from the path), and the real points 
 from __future__ import annotations
 
 import csv
+import random
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine
 
 HEADER = ["LON", "LAT", "NUMBER", "STREET", "UNIT", "CITY", "DISTRICT", "REGION", "POSTCODE", "ID"]
@@ -114,3 +116,16 @@ def oa_complete(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> A
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("DQKIT_CACHE_DIR", str(tmp_path / "cache"))
     yield tmp_path / "cache"
+
+
+STATE_SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
+
+
+@pytest.fixture(scope="module", params=STATE_SEEDS)
+def state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[AddressEngine, int]:
+    """A SYNTHETIC state of the module's `STATE_ROWS` addresses (`demo_reference.write_state`) and its index, on the
+    fixed seed and on a fresh one each run (the fast-path tests compare two paths on both)."""
+    seed = int(request.param)
+    tmp = tmp_path_factory.mktemp(f"state{seed}")
+    src = demo_reference.write_state(tmp / "state.csv.gz", rows=int(request.module.STATE_ROWS), seed=seed)
+    return AddressEngine.from_files([src], out=tmp / "state.dqidx"), seed

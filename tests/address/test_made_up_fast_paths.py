@@ -13,13 +13,12 @@ import numpy as np
 import pytest
 
 from dqkit.contract.address import SearchRequest
-from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine
 from dqkit.engines.address.validate import Validator
 from dqkit.engines.address_index.store import distinct_names
 from dqkit.engines.address_index.tokens import tokens
 
-_SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
+STATE_ROWS = 20_000  # the `state` fixture's size (conftest.py)
 
 
 def _texts(eng: AddressEngine, rng: random.Random, n: int) -> list[str]:
@@ -57,14 +56,6 @@ def _compare(eng: AddressEngine, texts: list[str], monkeypatch: pytest.MonkeyPat
     for t, f, s in zip(texts, fast, slow, strict=True):
         assert f == s, t
     return sum("read as" in f for f in fast)
-
-
-@pytest.fixture(scope="module", params=_SEEDS)
-def state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[AddressEngine, int]:
-    seed = int(request.param)
-    tmp = tmp_path_factory.mktemp(f"state{seed}")
-    src = demo_reference.write_state(tmp / "state.csv.gz", rows=20_000, seed=seed)
-    return AddressEngine.from_files([src], out=tmp / "state.dqidx"), seed
 
 
 def test_every_street_name_word_is_in_the_vocabulary(state: tuple[AddressEngine, int]) -> None:

@@ -16,19 +16,10 @@ import numpy as np
 import pytest
 
 from dqkit.contract.address import SearchRequest
-from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine, matching, search, sparse_match
 from dqkit.engines.address.sparse_match import WordIds
 
-_SEEDS = [demo_reference.DEFAULT_SEED, random.SystemRandom().randrange(1 << 30)]
-
-
-@pytest.fixture(scope="module", params=_SEEDS)
-def state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[AddressEngine, int]:
-    seed = int(request.param)
-    tmp = tmp_path_factory.mktemp(f"state{seed}")
-    src = demo_reference.write_state(tmp / "state.csv.gz", rows=40_000, seed=seed)
-    return AddressEngine.from_files([src], out=tmp / "state.dqidx"), seed
+STATE_ROWS = 40_000  # the `state` fixture's size (conftest.py)
 
 
 def test_one_field_postings_are_the_merged_levels(state: tuple[AddressEngine, int]) -> None:
