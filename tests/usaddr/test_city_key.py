@@ -53,7 +53,7 @@ def _closest_by_scan(city: str, state: str) -> str:
 
 
 def test_state_index_and_lookup_are_the_full_scans() -> None:
-    """Issue 33, session 6: a state's city keys are computed only for names they change (`_own_key`), and a key two
+    """Issue 33, session 6: a state's city keys are computed once per state outside `city_key`'s cache, and a key two
     names share is settled only when asked (`_named`, each name's ZIPs read then): the index and the lookups are
     those of keying every name and settling every shared key, for every state, in the same key order."""
     import random

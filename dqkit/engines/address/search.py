@@ -30,7 +30,7 @@ from dqkit.engines.address.sparse_match import (
     forward_levels,
     posting_size,
 )
-from dqkit.engines.address_index.derived import PRIOR_CAP
+from dqkit.engines.address_index.derived import PRIOR_CAP as _PRIOR_CAP
 from dqkit.engines.address_index.reader import NUMINT_MAX, numint
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex
 from dqkit.engines.address_index.tokens import is_unit_designator, street_word_forms, token_spans
@@ -42,7 +42,6 @@ PARITY_ALL, PARITY_ODD, PARITY_EVEN = 0, 1, 2
 NUMBER_EXACT: Final = 3
 NUMBER_NUMERIC: Final = 2  # same leading integer, other letter ("12A" for "12")
 NUMBER_PREFIX: Final = 1
-_PRIOR_CAP: Final = PRIOR_CAP
 _KEY_STREETS: Final = 16  # up to this many candidate streets, the number's (street, number) key ranges
 _FEW_STREETS: Final = 4096  # up to this many candidate streets, no shortcut: every one's addresses with the number
 _BEST_CHUNK: Final = 512  # many candidate streets: look the number up on the best of them, this many at a time,

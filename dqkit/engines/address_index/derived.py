@@ -80,9 +80,12 @@ def street_ranges(meta: dict[str, Any]) -> list[tuple[int, int]]:
 
 def missing(path: str | Path) -> list[str]:
     """The derived sections the index at `path` lacks (an index built before them)."""
-    c = Container(path)
-    want = specs(street_ranges(c.meta), lambda name: len(c[name]))
-    return [name for name in want if name not in c.arrays]
+    return list(_lacking(Container(path)))
+
+
+def _lacking(c: Container) -> dict[str, tuple[Any, tuple[int, ...]]]:
+    """(dtype, shape) of each derived section the open index `c` lacks."""
+    return {k: v for k, v in specs(street_ranges(c.meta), lambda name: len(c[name])).items() if k not in c.arrays}
 
 
 def add_derived(src: str | Path, out: str | Path) -> list[str]:
@@ -91,7 +94,7 @@ def add_derived(src: str | Path, out: str | Path) -> list[str]:
     `out` may be `src` (the new file replaces it when complete). Memory: a few chunks, whatever the index size."""
     c = Container(src)
     ranges = street_ranges(c.meta)
-    add = {k: v for k, v in specs(ranges, lambda name: len(c[name])).items() if k not in c.arrays}
+    add = _lacking(c)
     shapes: dict[str, tuple[Any, tuple[int, ...]]] = {k: (a.dtype, a.shape) for k, a in c.arrays.items()}
     with ContainerWriter(out, {**shapes, **add}, c.meta) as w, ArrayFile(src) as af:
         for name in c.arrays:  # read with pread: the pages passed do not stay in this process's resident set

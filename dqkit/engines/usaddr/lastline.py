@@ -116,15 +116,10 @@ def _named(state: str, key: str) -> str:
 
 
 def _keys_of(names: tuple[str, ...]) -> list[str]:
-    """city_key of each name, computed only for the names it may change (most are their own key)."""
-    return [n if _own_key(n) else city_key(n) for n in names]
-
-
-def _own_key(name: str) -> bool:
-    """Whether `name` is its own city_key: single spaces between words (no other blank), no hyphen, no word
-    spelled out."""
-    return ("-" not in name and "  " not in name and name.isprintable() and name[:1] != " " and name[-1:] != " "
-            and _CITY_WORDS.keys().isdisjoint(name.split(" ")))
+    """city_key of each name, uncached: a state's names are keyed once (`_state_keys` keeps them), so they need not
+    pass through, nor crowd, `city_key`'s cache."""
+    key = city_key.__wrapped__
+    return [key(n) for n in names]
 
 
 @functools.cache
