@@ -577,20 +577,17 @@ def judge(words: Sequence[str]) -> Reason | None:
         if len(w) < 3:
             continue
         if not v & SEEN:
-            start = may_read(w)  # (_vulgar_word asks _may_sound_vulgar: these let fewer through, none it reads)
-            if start is None or (start.lastgroup is None and not _may_fit(m, w)):
-                continue
             named = True
         elif v & ENGLISH:
             continue
         else:
             named = not v & SOUNDALIKE
-            if named:
-                if v & NAMED:
-                    continue
-                start = may_read(w)
-                if start is None or (start.lastgroup is None and not _may_fit(m, w)):
-                    continue
+            if named and v & NAMED:
+                continue
+        if named:  # (_vulgar_word asks _may_sound_vulgar: these let fewer through, none it reads)
+            start = may_read(w)
+            if start is None or (start.lastgroup is None and not _may_fit(m, w)):
+                continue
         hit = _read_vulgar(m, w, named, words)
         if hit is not None:
             return hit
