@@ -11,7 +11,8 @@ For each size, in fresh processes:
   pages counted once per process in RSS, split in PSS), and the temporary disk (runs + the index being written).
   At the first size also "today's way": the same rows as one file, one pass, one core (`--memory` ample).
 - serve: open, type-down (every prefix of 3-30 characters of ~300 addresses, a tenth with a typo) and validate
-  (clean, made-up street, one swap in the street) in one process (bench_scale's measuring child): per core.
+  (clean, made-up street, one swap in the street) in one process (bench_scale's measuring child): per core; each
+  kind both cycling over ~300 addresses (repeats reuse the process's caches) and on other addresses each once.
 - `dqkit serve --workers 2 --index` on it: validations over fresh connections until both workers answered, then
   each process's PSS from /proc/PID/smaps, split into the index file's pages (shared by all) and the rest.
 - slice (largest size): the states adding up to ~--slice-rows points indexed alone; the national index's points of
@@ -548,6 +549,8 @@ def report(results: dict[int, dict[str, Any]]) -> None:
         f"({r['measure']['made_up_cpu_per_s']:,.0f}), {r['measure']['made_up_confident']:.2%} confident")
     add("validate/s one swap in street, wall (CPU)", lambda r: f"{r['measure']['typo_per_s']:,.0f} "
         f"({r['measure']['typo_cpu_per_s']:,.0f}), {r['measure']['typo_verified']:.1%} verified")
+    add("validate/s each once, CPU: clean / made-up / one swap", lambda r: " / ".join(
+        f"{r['measure'][k]:,.0f}" for k in ("once_cpu_per_s", "made_up_once_cpu_per_s", "typo_once_cpu_per_s")))
     add("serve --workers 2: PSS total MB", lambda r: f"{r['serve']['pss_total_mb']:,.0f} "
         f"(load {r['serve']['load_after']})")
     add("  of it the index file's pages MB", lambda r: f"{r['serve']['pss_index_mb']:,.0f}")

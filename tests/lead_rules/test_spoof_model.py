@@ -525,3 +525,51 @@ def test_the_sound_pun_table_is_well_formed() -> None:
         assert said.removeprefix("+").rstrip("=").replace("_", "").isalpha(), said
         assert spoof_model.PUN_GIVEN_MIN + 20 <= weights[key] < 140, key
     assert spoof_model.sound_pun("john", "smith") is None and spoof_model.sounds_as("john", "smith") is None
+
+
+def test_the_prepared_numbers_of_a_reason_read_as_formatted() -> None:
+    """Issue 32 part 3 (speed): a Reason shows its weights, margins and expected bearers from strings prepared at
+    import (formatting a float cost a flag several microseconds cold); each must read as the format it replaces,
+    over every number a rule can show and past the prepared range."""
+    for x in range(-5, 400):
+        assert spoof_model._tenths(x) == f"{x / 10:.1f}", x
+        want = f"{10 ** ((x - spoof_model.US_PEOPLE_WEIGHT) / 10):.2g}"
+        assert spoof_model._expected(x) == want, x
+    for limit, shown in spoof_model._LIMITS_SHOWN.items():
+        assert shown == f"{limit:g}"
+    assert spoof_model._ENGLISH_MARGIN_SHOWN == f"{spoof_model.ENGLISH_MARGIN / 10:.1f}" == "2.3"
+    assert spoof_model._VULGAR_NAME_MAX_SHOWN == f"{spoof_model.VULGAR_NAME_MAX / 10:.1f}" == "2.0"
+
+
+def _scores_as_written(m: spoof_model.NameModel, word: str) -> str:
+    """NameModel.scores as it was written before the prepared numbers (the reference)."""
+    bits = m.info.get(word, 0)
+    parts = [f"given {(bits & 127) / 10:.1f}", f"surname {(bits >> spoof_model.SURNAME_SHIFT & 127) / 10:.1f}"]
+    size = spoof_model._SIZES[bits >> spoof_model.SIZE_SHIFT & 15]
+    parts.append(f"English word size {size}" if size else "no English word")
+    culture = m.cultures.get(word)
+    if culture:
+        parts.append(f"name in {culture}")
+    return "log10 US bearers: " + ", ".join(parts)
+
+
+def test_the_english_words_reason_reads_as_written_before() -> None:
+    """Issue 32 part 3 (speed): _english_reason picks the word it shows in a loop (first of the highest word-over-
+    name score, as max() did) and scores() builds its text in one f-string: the same text as the code they replace
+    for every word of the tables and for names of English words, ties among them."""
+    m = spoof_model.model()
+    words = sorted(m.words)
+    for w in [*words, "zqxw", *sorted(m.cultures)[:2000]]:
+        assert m.scores(w) == _scores_as_written(m, w), w
+    pairs = list(zip(words[::7], words[3::7], strict=False)) + [(w, w) for w in words[:500:5]]
+    triples = list(zip(words[::41], words[5::41], words[9::41], strict=False))
+    flagged = 0
+    for ws in pairs + triples:
+        margin = spoof_model._english_margin([m.info[w] for w in ws])
+        shown = max(ws, key=lambda w: spoof_model._SIZE_WEIGHTS[m.info[w] >> spoof_model.SIZE_SHIFT & 15]
+                    - m.weight(w))
+        want = (f"word-over-name margin {margin / 10:.1f} >= {spoof_model.ENGLISH_MARGIN / 10:.1f}; {shown}: "
+                f"{_scores_as_written(m, shown)}")
+        assert spoof_model._english_reason(m, ws, margin).detail == want, ws
+        flagged += margin >= spoof_model.ENGLISH_MARGIN
+    assert flagged > 1000

@@ -262,13 +262,31 @@ class NameModel:
     def scores(self, word: str) -> str:
         """A word's scores, as shown in a Reason."""
         bits = self.info.get(word, 0)
-        parts = [f"given {(bits & _WEIGHT) / 10:.1f}", f"surname {(bits >> SURNAME_SHIFT & _WEIGHT) / 10:.1f}"]
         size = _SIZES[bits >> SIZE_SHIFT & 15]
-        parts.append(f"English word size {size}" if size else "no English word")
         culture = self.cultures.get(word)
-        if culture:
-            parts.append(f"name in {culture}")
-        return "log10 US bearers: " + ", ".join(parts)
+        return (f"log10 US bearers: given {_TENTHS[bits & _WEIGHT]}, surname {_TENTHS[bits >> SURNAME_SHIFT & _WEIGHT]}"
+                f", {f'English word size {size}' if size else 'no English word'}"
+                f"{f', name in {culture}' if culture else ''}")
+
+
+# A number of tenths as a Reason shows it (f"{x / 10:.1f}"), prepared for the weights (0-127) and margins.
+_TENTHS: Final = tuple(f"{x / 10:.1f}" for x in range(256))
+
+
+def _tenths(x: int) -> str:
+    return _TENTHS[x] if 0 <= x < len(_TENTHS) else f"{x / 10:.1f}"
+
+
+def _expected(weight: int) -> str:
+    """How many US people are expected to bear a pair of names of this summed weight, as a Reason shows it."""
+    return _EXPECTED[weight] if 0 <= weight < len(_EXPECTED) else f"{10 ** ((weight - US_PEOPLE_WEIGHT) / 10):.2g}"
+
+
+_EXPECTED: Final = tuple(f"{10 ** ((w - US_PEOPLE_WEIGHT) / 10):.2g}" for w in range(256))
+_ENGLISH_MARGIN_SHOWN: Final = _tenths(ENGLISH_MARGIN)
+_VULGAR_NAME_MAX_SHOWN: Final = _tenths(VULGAR_NAME_MAX)
+_PAIR_MAX_SHOWN: Final = f"{PAIR_MAX:g}"
+_LIMITS_SHOWN: Final = {limit: f"{limit:g}" for limit in (PAIR_MAX, SOUND_PAIR_MAX, MOBY_PAIR_MAX)}
 
 
 # The bits of NameModel.info: a word's weight as a given name and as a surname (7 bits each, 0 when absent), the
@@ -721,8 +739,8 @@ def _listed_vulgar(m: NameModel, words: Sequence[str]) -> Reason | None:
             continue
         if (i == 0 and len(w) >= LISTED_ALONE_MIN) or any(o in INSULT_WORDS or o in m.vulgar_words
                                                            for o in words if o != w):
-            return Reason(VULGAR_WORD, w, f"a vulgar word in {langs}; as a {role} {weight / 10:.1f} < "
-                          f"{VULGAR_NAME_MAX / 10:.1f}; {m.scores(w)}")
+            return Reason(VULGAR_WORD, w, f"a vulgar word in {langs}; as a {role} {_tenths(weight)} < "
+                          f"{_VULGAR_NAME_MAX_SHOWN}; {m.scores(w)}")
     return None
 
 
@@ -733,8 +751,8 @@ def _insult(m: NameModel, words: Sequence[str]) -> Reason | None:
         if w in m.insults:
             weight, role = _role_weight(m, words, i)
             if weight < VULGAR_NAME_MAX:
-                return Reason(INSULT_WORD, w, f"a noun for a stupid person (WordNet); as a {role} {weight / 10:.1f}"
-                              f" < {VULGAR_NAME_MAX / 10:.1f}; {m.scores(w)}")
+                return Reason(INSULT_WORD, w, f"a noun for a stupid person (WordNet); as a {role} {_tenths(weight)}"
+                              f" < {_VULGAR_NAME_MAX_SHOWN}; {m.scores(w)}")
     return None
 
 
@@ -759,10 +777,9 @@ def _pun_pair(m: NameModel, words: Sequence[str]) -> Reason | None:
     weight = given + surname
     if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(PAIR_MAX)):
         return None
-    expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
     return Reason(PUN_READING, " ".join(words), f"{how} {reading!r}; log10 US bearers: {first} as given "
-                  f"name {given / 10:.1f}, {last} as surname {surname / 10:.1f}: "
-                  f"{expected:.2g} US people expected to bear the pair < {PAIR_MAX:g}")
+                  f"name {_TENTHS[given]}, {last} as surname {_TENTHS[surname]}: "
+                  f"{_expected(weight)} US people expected to bear the pair < {_PAIR_MAX_SHOWN}")
 
 
 @functools.cache
@@ -812,11 +829,10 @@ def sounds_as(first: str, last: str) -> Reason | None:
     limit = MOBY_PAIR_MAX if thesaurus else PAIR_MAX if spelled else SOUND_PAIR_MAX
     if weight >= US_PEOPLE_WEIGHT + round(10 * math.log10(limit)):
         return None
-    expected = 10 ** ((weight - US_PEOPLE_WEIGHT) / 10)
     source = "CMU Pronouncing Dictionary; phrase of the Moby Thesaurus" if thesaurus else "CMU Pronouncing Dictionary"
     return Reason(SOUNDS_AS, f"{first} {last}", f"reads aloud as {reading!r} ({source}); log10 "
-                  f"US bearers of the two names multiplied {weight / 10:.1f}: {expected:.2g} US people expected to "
-                  f"bear the pair < {limit:g}")
+                  f"US bearers of the two names multiplied {_tenths(weight)}: {_expected(weight)} US people expected "
+                  f"to bear the pair < {_LIMITS_SHOWN[limit]}")
 
 
 # Particles of surnames (van Loon, de la Cruz, bin Laden) are words of no name on their own.
@@ -836,9 +852,14 @@ def _english_words(m: NameModel, words: Sequence[str]) -> Reason | None:
 
 def _english_reason(m: NameModel, words: Sequence[str], margin: int) -> Reason:
     """The flag of _english_words, its margin reached."""
-    shown = max(words, key=lambda w: _SIZE_WEIGHTS[m.info[w] >> SIZE_SHIFT & 15] - m.weight(w))
+    shown, most = "", -1 << 30
+    for w in words:  # the first word of the largest word-over-name score (as max)
+        bits = m.info[w]
+        score = _SIZE_WEIGHTS[bits >> SIZE_SHIFT & 15] - max(bits & _WEIGHT, bits >> SURNAME_SHIFT & _WEIGHT)
+        if score > most:
+            shown, most = w, score
     return Reason(ENGLISH_WORDS, " ".join(words),
-                  f"word-over-name margin {margin / 10:.1f} >= {ENGLISH_MARGIN / 10:.1f}; {shown}: {m.scores(shown)}")
+                  f"word-over-name margin {_tenths(margin)} >= {_ENGLISH_MARGIN_SHOWN}; {shown}: {m.scores(shown)}")
 
 
 _NO_VOWELS: Final = str.maketrans("", "", "aeiouy")
@@ -1046,4 +1067,4 @@ def _pun_read(m: NameModel, words: Sequence[str]) -> Reason | None:
     if word is None or word in words or any(coarse([w]) == key for w in words):
         return None
     return Reason(PUN_READING, " ".join(words), f"reads aloud as {word!r}; log10 US bearers: {first} as given name "
-                  f"{(m.info.get(first, 0) & _WEIGHT) / 10:.1f}; {last}: a name of no source")
+                  f"{_TENTHS[m.info.get(first, 0) & _WEIGHT]}; {last}: a name of no source")
