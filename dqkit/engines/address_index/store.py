@@ -105,6 +105,8 @@ class TokenIndex:
         # derived (`derived.py`): the street of each `num_order` entry; None in an index built before it
         self.num_street: I32 | None = c.arrays.get(p + "num_street")
         self.by_prior: I32 | None = c.arrays.get(p + "by_prior")  # derived: streets busiest first (local ids)
+        # derived: a one-letter word's level on every street, a row per letter (`derived.letter_levels`)
+        self.letter_levels: npt.NDArray[np.int8] | None = c.arrays.get(p + "letter_levels")
 
     @cached_property
     def words(self) -> list[str]:
