@@ -17,11 +17,15 @@ from dqkit.cli import main as cli
 from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
 from dqkit.engines.address import AddressEngine
+from dqkit.engines.address import matching as matching_mod
 from dqkit.engines.address import search as search_mod
+from dqkit.engines.address.query import parse_query
 from dqkit.engines.address_index import build_index
 from dqkit.engines.address_index.compare import array_differences
 from dqkit.engines.address_index.container import Container, write_container
-from dqkit.engines.address_index.derived import SECTIONS, add_derived, missing
+from dqkit.engines.address_index.derived import LETTERS, SECTIONS, add_derived, missing
+from dqkit.engines.address_index.letter_sieve import NAME_ANY, NameSieve
+from dqkit.engines.address_index.strings import StringTable
 
 
 def _without_derived(src: Path, out: Path) -> Path:
@@ -46,22 +50,33 @@ def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_pat
     ds = c.meta["datasets"][0]
     prior = np.minimum(c["s.count"][ds["street_lo"]:ds["street_hi"]], search_mod._PRIOR_CAP).astype(np.int64)
     assert np.array_equal(c["d0.by_prior"], np.argsort(-prior, kind="stable"))  # the search's own order
+    # each street's name letters: its name's, as a ZIP's sieve reads them from the name's bytes
+    table = StringTable(c["str.blob"], c["str.off"])
+    sieve = NameSieve.of(table, np.arange(len(table), dtype=np.int64))
+    names = c["s.name"][ds["street_lo"]:ds["street_hi"]]
+    assert c["d0.name_lacks"].dtype == np.uint32 and c["d0.name_size"].dtype == np.uint16
+    assert np.array_equal(c["d0.name_lacks"], sieve.lacks[names])
+    assert np.array_equal(c["d0.name_size"], np.where(sieve.wide[names], NAME_ANY, sieve.letters[names]))
     assert missing(built) == []
     old = _without_derived(built, tmp_path / "old.dqidx")
-    assert missing(old) == ["d0.num_street", "d0.by_prior"]
-    assert add_derived(old, tmp_path / "upgraded.dqidx") == ["d0.num_street", "d0.by_prior"]
+    every = ["d0.num_street", "d0.by_prior", "d0.letter_levels", "d0.name_lacks", "d0.name_size"]
+    assert missing(old) == every
+    assert add_derived(old, tmp_path / "upgraded.dqidx") == every
     assert array_differences(built, tmp_path / "upgraded.dqidx") == []
     assert Container(tmp_path / "upgraded.dqidx").meta == c.meta  # the build id too: keys stay valid
     # built in runs and merged (a memory budget far below the input): the same section
     merged = build_index([state], tmp_path / "merged.dqidx", memory=6_000_000, workers=1)
     assert merged.runs > 1
-    for name in ("d0.num_street", "d0.by_prior"):
+    for name in every:
         assert np.array_equal(Container(merged.path)[name], c[name])
+        assert Container(merged.path)[name].dtype == c[name].dtype == SECTIONS[name[3:]][0]
     # in place, as `dqkit index upgrade INDEX` does; `dqkit index info` says what an index lacks
     assert cli(["index", "info", str(old)]) == 0
-    assert "lacks d0.num_street, d0.by_prior" in capsys.readouterr().out
+    assert "lacks d0.num_street, d0.by_prior, d0.letter_levels, d0.name_lacks, d0.name_size" in \
+        capsys.readouterr().out
     assert cli(["index", "upgrade", str(old)]) == 0
-    assert "added d0.num_street, d0.by_prior" in capsys.readouterr().out
+    assert "added d0.num_street, d0.by_prior, d0.letter_levels, d0.name_lacks, d0.name_size" in \
+        capsys.readouterr().out
     assert array_differences(built, old) == []
     assert cli(["index", "upgrade", str(old)]) == 0  # nothing left to add
     assert cli(["index", "info", str(old)]) == 0
@@ -73,6 +88,8 @@ def _queries(eng: AddressEngine, seed: int) -> list[str]:
     ix = eng.index
     rng = random.Random(seed)
     out = [f"{n} {w}" for n in (1, 2, 10, 12, 100, 120, 200) for w in ("s", "m", "ma", "s m", "w ma", "main s", "oak")]
+    out += [f"{n} {c}" for n in (1, 12, 120) for c in "abcdefghijklmnopqrstuvwxyz0123456789"]  # one letter typed
+    out += [f"{c} {d}" for c in "nsew" for d in "abcmpz"]
     out += [str(n) for n in (1, 2, 10, 12, 100, 120, 200, 1200, 3)]
     for a in rng.sample(range(ix.address_count), 25):
         r = ix.address(a)
@@ -120,3 +137,41 @@ def test_a_number_alone_ranked_by_one_packed_key_as_by_lexsort(state: Path, tmp_
     eng = AddressEngine.open(path)
     for q, a in zip(queries, packed, strict=True):
         assert repr(eng.search(SearchRequest.of(q))) == a, q
+
+
+def test_letter_levels_are_the_marked_levels(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-letter word being typed: its levels on every street are the stored row of `letter_levels` (a view of
+    the index, nothing marked), equal to the levels marked from its postings (the index without the section),
+    letter by letter."""
+    built = build_index([state], tmp_path / "built.dqidx").path
+    old = _without_derived(built, tmp_path / "old.dqidx")
+    engines = [AddressEngine.open(p) for p in (built, old)]
+    new_m, old_m = (e.searcher.matcher(e.index.datasets[0]) for e in engines)
+    assert old_m.tk.letter_levels is None and new_m.tk.letter_levels is not None
+    marked = {"n": 0}
+    real_mark = matching_mod.Matcher._mark
+
+    def mark(*args: Any, **kw: Any) -> None:
+        marked["n"] += 1
+        real_mark(*args, **kw)
+
+    monkeypatch.setattr(matching_mod.Matcher, "_mark", staticmethod(mark))
+    seen = 0
+    for c in LETTERS:
+        w = parse_query("main " + c.lower()).words[-1]
+        ids_new, ids_old = new_m.word_ids(w), old_m.word_ids(w)
+        if not ids_new.any:
+            continue
+        seen += 1
+        marked["n"] = 0
+        got = new_m.word_levels(w, ids_new)
+        assert marked["n"] == 0, c  # the stored row, not marked
+        assert np.shares_memory(got, new_m.tk.letter_levels), c
+        want = old_m.word_levels(w, ids_old)
+        assert marked["n"] > 0, c
+        assert got.dtype == want.dtype and np.array_equal(got, want), c
+    assert seen >= 20
+    w = parse_query("s ").words[0]  # a complete word: its own forms, marked
+    marked["n"] = 0
+    assert np.array_equal(new_m.word_levels(w, new_m.word_ids(w)), old_m.word_levels(w, old_m.word_ids(w)))
+    assert marked["n"] > 0

@@ -36,6 +36,7 @@ from dqkit.engines.address.sparse_match import (
     posting_levels,
     posting_size,
 )
+from dqkit.engines.address_index.derived import LETTERS
 from dqkit.engines.address_index.letter_sieve import LetterSieve
 from dqkit.engines.address_index.store import DatasetInfo, ReferenceIndex, TokenIndex
 from dqkit.engines.address_index.tokens import unit_designator_prefix
@@ -206,6 +207,9 @@ class Matcher:
         if key is not None and (got := self._dense.get(key)) is not None:
             hit.levels = got
             return hit
+        if (stored := self._letter_levels(w, ids)) is not None:
+            hit.levels = stored
+            return hit
         lv = np.zeros(self.n, dtype=np.int8)
         base = self.ds.street_lo
         if ids.fuzzy:
@@ -221,6 +225,18 @@ class Matcher:
             lv = _kept(self._dense, key, lv, _DENSE_CACHE)
         hit.levels = lv
         return hit
+
+    def _letter_levels(self, w: Word, ids: WordIds) -> I8 | None:
+        """The levels of a one-letter word being typed, stored in the index (`derived.letter_levels`: the same
+        marks from the same postings, one row of the section); None when the index has no such row or the word
+        reaches other ids (typo matches)."""
+        rows = self.tk.letter_levels
+        if rows is None or w.complete or len(w.text) != 1 or ids.fuzzy or ids.exact not in ([], [ids.plo]):
+            return None
+        k = LETTERS.find(w.text)
+        if k < 0 or (ids.plo, ids.phi) != self.tk.prefix_range(w.text):
+            return None
+        return rows[k * self.n:(k + 1) * self.n]
 
     @staticmethod
     def _mark(lv: I8, ids: list[int], post: npt.NDArray[np.int32], ptr: npt.NDArray[np.int64], level: int,
