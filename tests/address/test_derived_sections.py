@@ -24,6 +24,8 @@ from dqkit.engines.address_index import build_index
 from dqkit.engines.address_index.compare import array_differences
 from dqkit.engines.address_index.container import Container, write_container
 from dqkit.engines.address_index.derived import LETTERS, SECTIONS, add_derived, missing
+from dqkit.engines.address_index.letter_sieve import NAME_ANY, NameSieve
+from dqkit.engines.address_index.strings import StringTable
 
 
 def _without_derived(src: Path, out: Path) -> Path:
@@ -48,23 +50,33 @@ def test_build_writes_them_and_upgrade_adds_the_same_arrays(state: Path, tmp_pat
     ds = c.meta["datasets"][0]
     prior = np.minimum(c["s.count"][ds["street_lo"]:ds["street_hi"]], search_mod._PRIOR_CAP).astype(np.int64)
     assert np.array_equal(c["d0.by_prior"], np.argsort(-prior, kind="stable"))  # the search's own order
+    # each street's name letters: its name's, as a ZIP's sieve reads them from the name's bytes
+    table = StringTable(c["str.blob"], c["str.off"])
+    sieve = NameSieve.of(table, np.arange(len(table), dtype=np.int64))
+    names = c["s.name"][ds["street_lo"]:ds["street_hi"]]
+    assert c["d0.name_lacks"].dtype == np.uint32 and c["d0.name_size"].dtype == np.uint16
+    assert np.array_equal(c["d0.name_lacks"], sieve.lacks[names])
+    assert np.array_equal(c["d0.name_size"], np.where(sieve.wide[names], NAME_ANY, sieve.letters[names]))
     assert missing(built) == []
     old = _without_derived(built, tmp_path / "old.dqidx")
-    assert missing(old) == ["d0.num_street", "d0.by_prior", "d0.letter_levels"]
-    assert add_derived(old, tmp_path / "upgraded.dqidx") == ["d0.num_street", "d0.by_prior", "d0.letter_levels"]
+    every = ["d0.num_street", "d0.by_prior", "d0.letter_levels", "d0.name_lacks", "d0.name_size"]
+    assert missing(old) == every
+    assert add_derived(old, tmp_path / "upgraded.dqidx") == every
     assert array_differences(built, tmp_path / "upgraded.dqidx") == []
     assert Container(tmp_path / "upgraded.dqidx").meta == c.meta  # the build id too: keys stay valid
     # built in runs and merged (a memory budget far below the input): the same section
     merged = build_index([state], tmp_path / "merged.dqidx", memory=6_000_000, workers=1)
     assert merged.runs > 1
-    for name in ("d0.num_street", "d0.by_prior", "d0.letter_levels"):
+    for name in every:
         assert np.array_equal(Container(merged.path)[name], c[name])
         assert Container(merged.path)[name].dtype == c[name].dtype == SECTIONS[name[3:]][0]
     # in place, as `dqkit index upgrade INDEX` does; `dqkit index info` says what an index lacks
     assert cli(["index", "info", str(old)]) == 0
-    assert "lacks d0.num_street, d0.by_prior, d0.letter_levels" in capsys.readouterr().out
+    assert "lacks d0.num_street, d0.by_prior, d0.letter_levels, d0.name_lacks, d0.name_size" in \
+        capsys.readouterr().out
     assert cli(["index", "upgrade", str(old)]) == 0
-    assert "added d0.num_street, d0.by_prior, d0.letter_levels" in capsys.readouterr().out
+    assert "added d0.num_street, d0.by_prior, d0.letter_levels, d0.name_lacks, d0.name_size" in \
+        capsys.readouterr().out
     assert array_differences(built, old) == []
     assert cli(["index", "upgrade", str(old)]) == 0  # nothing left to add
     assert cli(["index", "info", str(old)]) == 0

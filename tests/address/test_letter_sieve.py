@@ -143,9 +143,7 @@ def test_standardizer_street_lookup_through_the_name_sieve_is_the_full_lookup(se
     assert found > 150 and fixed > 20  # names found as typed and corrected, both ways alike
     # the names kept for (ZIPs, key, limit) are remembered: asked in any order, the answer of fresh sieves
     zip5 = ix.address(0).street.postcode
-    sieves = ix.street_name_sieves([zip5])
-    assert sieves is not None
-    sv = sieves[0]
+    sv = ix._sieves([zip5])[0]
     assert len(sv) == len(ix.street_names(zip5)) > 0
     city = ix.address(0).street
     zip_lists = [[zip5], [zip5, *zipdata.zips_for_city(city.city, city.region)[:5]], ["00000", zip5]]

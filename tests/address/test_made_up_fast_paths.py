@@ -112,3 +112,46 @@ def test_distinct_names_are_each_ranges_unique(state: tuple[AddressEngine, int])
             spans.append((lo, hi))
         got = distinct_names(col, spans)
         assert [g.tolist() for g in got] == [np.unique(col[lo:hi]).tolist() for lo, hi in spans], (col, spans)
+
+
+def _typo(text: str, rng: random.Random) -> str:
+    """One swap of two neighbouring letters of the street part (the benchmark's one-swap kind)."""
+    street, _, rest = text.partition(",")
+    at = [j for j in range(len(street) - 1) if street[j].isalpha() and street[j + 1].isalpha()]
+    if not at:
+        return text
+    j = rng.choice(at)
+    return f"{street[:j]}{street[j + 1]}{street[j]}{street[j + 2:]},{rest}"
+
+
+def test_near_names_from_the_name_sections_answer_as_the_byte_sieves(state: tuple[AddressEngine, int],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The standardizer's names near a typed one, read from the derived `name_lacks` / `name_size` slices of the
+    ZIPs' streets (`letter_sieve.near_streets`), give the validations the names' bytes give (each ZIP's sieve:
+    an index built before the sections): made-up, split, typo'd and real streets, with and without the city."""
+    from dqkit.engines.address_index import letter_sieve, store
+
+    eng, seed = state
+    ix = eng.index
+    assert ix._name_lacks is not None and ix._name_size is not None
+    rng = random.Random(seed)
+    texts = _texts(eng, rng, 150)
+    texts += [_typo(t, rng) for t in texts[:100]]
+    read = {"slices": 0}
+    real = letter_sieve.near_streets
+
+    def counted(*a: object, **k: object) -> object:
+        read["slices"] += 1
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "near_streets", counted)
+    fast = _answers(eng, texts)
+    assert read["slices"] >= 100, read  # the sections were read (a made-up street asks twice or more)
+    slow_eng = AddressEngine.open(ix.path)
+    monkeypatch.setattr(slow_eng.index, "_name_lacks", None)
+    monkeypatch.setattr(slow_eng.index, "_name_size", None)
+    before = read["slices"]
+    slow = _answers(slow_eng, texts)
+    assert read["slices"] == before  # the byte sieves only
+    for t, f, s in zip(texts, fast, slow, strict=True):
+        assert f == s, t

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dqkit.engines.address_index.letter_sieve import NameSieve
     from dqkit.engines.address_index.store import ReferenceIndex
     from dqkit.engines.usaddr.points import AddressPoint
 
@@ -37,8 +36,8 @@ class CoveredPoints:
     def street_names(self, zip5: str) -> Sequence[str]:
         return self.index.street_names(zip5)
 
-    def street_name_sieves(self, zips: list[str]) -> list[NameSieve] | None:
-        return self.index.street_name_sieves(zips)
+    def street_names_held(self, zips: list[str]) -> list[int] | None:
+        return self.index.street_names_held(zips)
 
     def street_name_candidates(self, zips: list[str], key: str, limit: int) -> list[tuple[str, ...]] | None:
         return self.index.street_name_candidates(zips, key, limit)

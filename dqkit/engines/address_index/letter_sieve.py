@@ -14,6 +14,7 @@ folded).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,6 +24,7 @@ import numpy.typing as npt
 from dqkit.engines.address_index.strings import StringTable
 
 U32 = npt.NDArray[np.uint32]
+U16 = npt.NDArray[np.uint16]
 _SEPARATORS = (32, 45)  # space and hyphen: a street name's key drops them (usaddr.match.name_key)
 
 
@@ -105,6 +107,16 @@ class LetterSieve:
 
 
 _AMPERSAND_BIT: Final = 1 << (ord("&") & 31)
+NAME_ANY: Final = 0xFFFF  # a name's size in `name_letters` when it is always kept (not ASCII, or that long)
+
+
+def name_letters(table: StringTable, ids: npt.NDArray[np.int64]) -> tuple[U32, U16]:
+    """(lacks, size) of the names `ids`, as `NameSieve` reads them from their bytes: the letters each lacks, and
+    its length less spaces and hyphens (`NAME_ANY` for a name always kept): the index's derived sections
+    `name_lacks` / `name_size` (`derived.py`), one per street."""
+    masks, wide, letters = masks_of_bytes(*table.joined(ids), drop_separators=True)
+    size = np.where(wide | (letters >= NAME_ANY), NAME_ANY, letters).astype(np.uint16)
+    return ~(masks | np.uint32(_AMPERSAND_BIT)), size
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +153,39 @@ def sieves_of(table: StringTable, groups: list[npt.NDArray[np.int64]]) -> list[N
         out.append(NameSieve(ids[at:b], lacks[at:b], letters[at:b], wide[at:b]))
         at = b
     return out
+
+
+def near_streets(s_name: npt.NDArray[np.int32], lacks: U32, size: U16, spans: list[tuple[int, int]], key: str,
+                 limit: int) -> list[npt.NDArray[np.int64]]:
+    """`near_names` from the derived sections (`name_letters` of each street: `lacks`, `size`, indexed like
+    `s_name`): for each street range [lo, hi) of `spans` (a ZIP's), the distinct name ids, ascending, of its
+    streets whose name may have a key within `limit` edits of `key`; every name when `key` is not ASCII. The same
+    test on the same letters as a ZIP's `NameSieve`, read on its streets' slices instead of its names' bytes."""
+    q = letter_mask(key)
+    if q < 0:
+        return [_distinct(s_name[lo:hi]) for lo, hi in spans]
+    one = len(spans) == 1
+    la = lacks[spans[0][0]:spans[0][1]] if one else np.concatenate([lacks[lo:hi] for lo, hi in spans])
+    sz = size[spans[0][0]:spans[0][1]] if one else np.concatenate([size[lo:hi] for lo, hi in spans])
+    need = min(max(len(key) - limit, 0), NAME_ANY)
+    at = np.flatnonzero(((np.bitwise_count(la & np.uint32(q)) <= limit) & (sz >= need)) | (sz == NAME_ANY))
+    out = [np.zeros(0, np.int64)] * len(spans)
+    if len(at) == 0:
+        return out
+    lens = np.array([hi - lo for lo, hi in spans], dtype=np.int64)
+    shift = np.array([lo for lo, _ in spans], dtype=np.int64) - (np.cumsum(lens) - lens)  # concatenated -> street
+    which = np.searchsorted(np.cumsum(lens), at, side="right")
+    names = s_name[at + shift[which]]
+    cut = [0, *(np.flatnonzero(which[1:] != which[:-1]) + 1).tolist(), len(at)]
+    for a, b in itertools.pairwise(cut):
+        out[int(which[a])] = _distinct(names[a:b])
+    return out
+
+
+def _distinct(ids: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    """The distinct values of `ids`, ascending, as int64 (`np.unique` of a few values, without its overhead)."""
+    a = np.sort(ids.astype(np.int64))
+    return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) > 1 else a
 
 
 def near_names(table: StringTable, sieves: list[NameSieve], key: str, limit: int) -> list[tuple[str, ...]]:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.address_index.build import FORMAT_VERSION, KIND
 from dqkit.engines.address_index.container import Container
-from dqkit.engines.address_index.letter_sieve import NameSieve, near_names, sieves_of
+from dqkit.engines.address_index.letter_sieve import NameSieve, near_names, near_streets, sieves_of
 from dqkit.engines.address_index.strings import StringTable
 from dqkit.engines.usaddr.points import (
     EXTRA_CARRIER_ROUTE,
@@ -194,6 +194,10 @@ class ReferenceIndex:
         self._postcode_cache: dict[tuple[int, int, str], tuple[int, int]] = {}
         self._names_cache: dict[str, tuple[str, ...]] = {}
         self._name_sieves: dict[str, NameSieve] = {}  # zip5 -> its street names' letters (street_name_sieves)
+        # derived (`derived.py`): each US street's name letters, as the sieves read them; None in an older index
+        us = f"d{self._us.ordinal}." if self._us is not None else ""
+        self._name_lacks: npt.NDArray[np.uint32] | None = c.arrays.get(us + "name_lacks") if us else None
+        self._name_size: npt.NDArray[np.uint16] | None = c.arrays.get(us + "name_size") if us else None
         self._name_candidates: dict[tuple[tuple[str, ...], str, int], list[tuple[str, ...]]] = {}
 
     # -- sizes and datasets -------------------------------------------------------------------------------
@@ -350,22 +354,33 @@ class ReferenceIndex:
             self._names_cache[zip5] = got
         return got
 
-    def street_name_sieves(self, zips: list[str]) -> list[NameSieve] | None:
-        """For each of `zips`, the street names `street_names(zip)` gives, with their letters read from their bytes
-        without decoding them (`letter_sieve`); those not yet built read in one pass (a city has up to ~100 ZIPs)."""
-        return None if self._us is None else self._sieves(zips)
+    def street_names_held(self, zips: list[str]) -> list[int] | None:
+        """How many streets each of `zips` holds: a point source that says so can hand the standardizer only the
+        names near a typed one (`street_name_candidates`); None outside the US."""
+        if self._us is None:
+            return None
+        return [hi - lo for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
 
     def street_name_candidates(self, zips: list[str], key: str, limit: int) -> list[tuple[str, ...]] | None:
         """For each of `zips`, the names of `street_names(zip)`, in its order, that may have a standardizer key
         (`usaddr.match.name_key`) within `limit` edits of `key`: the standardizer decodes and compares only those
-        (for a street the city lacks, usually none of its ~90 names a ZIP). Remembered for the ZIPs, key and limit
-        asked (a validation asks twice: the typed ZIP, then every ZIP of the city)."""
+        (for a street the city lacks, usually none of its ~90 names a ZIP). Read from the derived sections
+        `name_lacks` / `name_size` on the ZIPs' street slices when the index has them, else from each ZIP's
+        sieve (built from its names' bytes once). Remembered for the ZIPs, key and limit asked (a validation asks
+        twice: the typed ZIP, then every ZIP of the city)."""
         if self._us is None:
             return None
         ask = (tuple(zips), key, limit)
         got = self._name_candidates.get(ask)
         if got is None:
-            got = near_names(self.strings, self._sieves(zips), key, limit)
+            if self._name_lacks is not None and self._name_size is not None:
+                base = self._us.street_lo
+                spans = [(lo - base, hi - base) for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
+                near = near_streets(self.s_name[base:self._us.street_hi], self._name_lacks, self._name_size, spans,
+                                    key, limit)
+                got = [tuple(self.strings.many(ids.tolist())) if len(ids) else () for ids in near]
+            else:
+                got = near_names(self.strings, self._sieves(zips), key, limit)
             if len(self._name_candidates) >= 4096:
                 self._name_candidates.clear()
             self._name_candidates[ask] = got

@@ -115,9 +115,9 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
     wanted = list(dict.fromkeys(z for z in zips if z))
     # a source that can tell from the names' letters which of a ZIP's names may be close enough hands only those
     # to _find_name (`street_name_candidates`: at national size, ~90 names a ZIP decoded and keyed spared)
-    sieves_of = getattr(source, "street_name_sieves", None)
+    held_of = getattr(source, "street_names_held", None)
     near_of = getattr(source, "street_name_candidates", None)
-    sieves = sieves_of(wanted) if callable(sieves_of) and wanted else None
+    held = held_of(wanted) if callable(held_of) and wanted else None
     names_of: dict[str, Sequence[str]] = {}
 
     def names(zip5: str) -> Sequence[str]:
@@ -126,12 +126,12 @@ def match_points(street: Street, zips: list[str], source: PointSource) -> PointM
             got = names_of[zip5] = source.street_names(zip5)
         return got
 
-    out.covered = any(len(s) > 0 for s in sieves) if sieves is not None else any(names(z) for z in wanted)
+    out.covered = any(n > 0 for n in held) if held is not None else any(names(z) for z in wanted)
     says = getattr(source, "covers_completely", None)
     key = name_key(street.name)
     for fuzzy in (False, True):  # the name as written in any ZIP before a corrected name in the first
         limit = (1 if len(key) < 8 else 2) if fuzzy else 0  # as _find_name allows
-        near = near_of(wanted, key, limit) if callable(near_of) and sieves is not None else None
+        near = near_of(wanted, key, limit) if callable(near_of) and held is not None else None
         for j, zip5 in enumerate(wanted):
             # every name _find_name could pick, in the ZIP's order: its answer
             name, name_fixed = _find_name(names(zip5) if near is None else near[j], street.name, fuzzy=fuzzy)
