@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -42,6 +43,8 @@ def test_sieve_keeps_every_word_within_k_edits(seed: int) -> None:
     words = ["".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
     words += [_edited(w, rng, rng.randint(0, 3)) for w in words[:1500]]  # near neighbours, some not ASCII
     sieve = LetterSieve.of(words, 0)
+    masks = np.array([letter_mask(w) for w in words], dtype=np.int64)  # -1: not ASCII
+    lens = np.array([len(w) for w in words], dtype=np.int64)
     dropped = 0
     for q in [*rng.sample(words, 300), *(_edited(w, rng, 2) for w in rng.sample(words, 300))]:
         for k in (1, 2):
@@ -52,6 +55,12 @@ def test_sieve_keeps_every_word_within_k_edits(seed: int) -> None:
             kept, kept_ids = near
             assert kept_ids == sorted(kept_ids) and kept == [words[i] for i in kept_ids]
             assert all(abs(len(w) - len(q)) <= k for w in kept)
+            # exactly the words of near length whose letters allow k edits (or not ASCII), whatever the layout
+            qm = letter_mask(q)
+            brings = np.bitwise_count((masks & ~qm) & 0xFFFFFFFF)
+            takes = np.bitwise_count((~masks & qm) & 0xFFFFFFFF)
+            want = np.flatnonzero((np.abs(lens - len(q)) <= k) & ((masks < 0) | ((brings <= k) & (takes <= k))))
+            assert kept_ids == want.tolist(), (q, k)
             within = [j for _, _, j in process.extract(q, words, scorer=OSA.distance, score_cutoff=k, limit=None)]
             assert set(within) <= set(kept_ids), (q, k)
             dropped += len(words) - len(kept_ids)

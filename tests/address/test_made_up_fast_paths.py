@@ -127,9 +127,9 @@ def _typo(text: str, rng: random.Random) -> str:
 def test_near_names_from_the_name_sections_answer_as_the_byte_sieves(state: tuple[AddressEngine, int],
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The standardizer's names near a typed one, read from the derived `name_lacks` / `name_size` slices of the
-    ZIPs' streets (`letter_sieve.near_streets`), give the validations the names' bytes give (each ZIP's sieve:
+    ZIPs' streets (`letter_sieve.ZipLetters`), give the validations the names' bytes give (each ZIP's sieve:
     an index built before the sections): made-up, split, typo'd and real streets, with and without the city."""
-    from dqkit.engines.address_index import letter_sieve, store
+    from dqkit.engines.address_index.letter_sieve import ZipLetters
 
     eng, seed = state
     ix = eng.index
@@ -138,13 +138,13 @@ def test_near_names_from_the_name_sections_answer_as_the_byte_sieves(state: tupl
     texts = _texts(eng, rng, 150)
     texts += [_typo(t, rng) for t in texts[:100]]
     read = {"slices": 0}
-    real = letter_sieve.near_streets
+    real = ZipLetters.near
 
-    def counted(*a: object, **k: object) -> object:
+    def counted(self: ZipLetters, key: str, limit: int) -> object:
         read["slices"] += 1
-        return real(*a, **k)  # type: ignore[arg-type]
+        return real(self, key, limit)
 
-    monkeypatch.setattr(store, "near_streets", counted)
+    monkeypatch.setattr(ZipLetters, "near", counted)
     fast = _answers(eng, texts)
     assert read["slices"] >= 100, read  # the sections were read (a made-up street asks twice or more)
     slow_eng = AddressEngine.open(ix.path)

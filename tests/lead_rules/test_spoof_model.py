@@ -7,9 +7,11 @@ from __future__ import annotations
 import csv
 import dataclasses
 import itertools
+import random
 import string
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -345,15 +347,44 @@ def test_the_seen_words_follow_the_tables() -> None:
     assert word in m.seen and word not in hidden.seen
 
 
-def test_the_known_name_buckets_hold_every_hash_of_their_top_bits() -> None:
-    """is_known searches one bucket of the sorted hashes (issue 32 part 3): each bucket must start where the first
-    hash of its top bits is, so a hash is found in its bucket exactly when it is in the table."""
-    table, starts = spoof_model._known_hashes()
-    assert len(starts) == 4097 and starts[0] == 0 and starts[-1] == len(table)
-    shift = spoof_model._BUCKET_SHIFT
-    for b in range(4096):
-        assert all(h >> shift == b for h in table[starts[b]:starts[b + 1]]), b
+def test_the_known_name_table_finds_every_hash_it_holds() -> None:
+    """Issue 32 part 3 (speed): is_known reads names_known.bin as an open-addressing table (a hash at its low bits
+    or in the next free slot after them). Every hash it holds must sit after no empty slot from its home, the file
+    must be what known_slots makes of those hashes, and is_known must answer as membership in them, for the words
+    of the tables, the sources' surnames and random strings of a fixed and a fresh seed."""
+    table = spoof_model._known_hashes()
+    size = 1 << spoof_model.KNOWN_SLOT_BITS
+    assert len(table) == size + 1 and table[size] in (0, 1)
+    held = {h for h in table[:size] if h}
+    assert len(held) == sum(1 for h in table[:size] if h) > 250_000 and len(held) < size * 0.6
+    for i, h in enumerate(table[:size]):
+        j = h & (size - 1)
+        while h and j != i:
+            assert table[j], (i, h)
+            j = (j + 1) & (size - 1)
+    assert spoof_model.known_slots(held | ({0} if table[size] else set())) == table
+    m = spoof_model.model()
+    words = [*m.info, *itertools.islice(spoof_model.known_surnames(), 0, None, 7)]
+    for seed in (7, random.randrange(1 << 30)):
+        rng = random.Random(seed)
+        words += ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(1, 12))) for _ in range(50_000)]
+    known = 0
+    for w in words:
+        h = zlib.crc32(w.encode())
+        assert spoof_model.is_known(w) == (h in held or (not h and bool(table[size]))), w
+        known += h in held
+    assert known > 50_000
     assert spoof_model.is_known("smith") and not spoof_model.is_known("zqxwvj")
+
+
+def test_the_hash_zero_is_known_only_when_the_table_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """0 marks an empty slot, so the table says in its last slot whether the hash 0 is a known name's: a word of
+    that hash (about 1 in 4 billion; the hash forced here) is known exactly then, whatever the other slots hold."""
+    monkeypatch.setattr(spoof_model.zlib, "crc32", lambda data: 0)
+    for hashes, want in (({0, 5, 6}, True), ({5, 6}, False), ({0}, True), (set(), False)):
+        table = spoof_model.known_slots(hashes)
+        monkeypatch.setattr(spoof_model, "_known_hashes", lambda table=table: table)
+        assert spoof_model.is_known("anything") is want, hashes
 
 
 def test_the_prepared_vulgar_heads_match_the_function() -> None:

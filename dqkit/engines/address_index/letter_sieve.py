@@ -75,12 +75,14 @@ def masks_of_bytes(b: npt.NDArray[np.uint8], lens: npt.NDArray[np.int64],
 @dataclass(frozen=True, slots=True)
 class LetterSieve:
     """Words (consecutive ids from `first`) with their lengths and folded letters, to list those that may be within
-    k edits of a word: near length and near letters."""
+    k edits of a word: near length and near letters. The letters are held shortest word first, so that only the
+    words of near length are read (a slice), their ids then put back in order."""
 
-    words: npt.NDArray[np.object_]
-    lens: npt.NDArray[np.int64]  # in characters
-    masks: U32
-    wide: npt.NDArray[np.bool_] | None  # not ASCII: always kept (None: every word is ASCII)
+    words: npt.NDArray[np.object_]  # in id order
+    masks: U32  # shortest word first (then in id order)
+    wide: npt.NDArray[np.bool_] | None  # not ASCII, in `masks` order: always kept (None: every word is ASCII)
+    at: npt.NDArray[np.int64]  # each of `masks`' word's place in `words`
+    cut: list[int]  # cut[n]: how many words are shorter than n characters, n = 0 .. the longest + 1
     first: int
 
     @classmethod
@@ -89,7 +91,9 @@ class LetterSieve:
         held = np.empty(len(words), dtype=object)
         held[:] = words
         lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) if wide.any() else nbytes
-        return cls(held, lens, masks, wide if wide.any() else None, first)
+        order = np.argsort(lens, kind="stable")
+        cut = np.searchsorted(lens[order], np.arange(int(lens.max(initial=0)) + 2)).tolist()
+        return cls(held, masks[order], wide[order] if wide.any() else None, order.astype(np.int64), cut, first)
 
     def near(self, word: str, k: int) -> tuple[list[str], list[int]] | None:
         """The words, and their ids, in id order, at most `k` characters longer or shorter than `word` whose letters
@@ -97,12 +101,13 @@ class LetterSieve:
         q = letter_mask(word)
         if q < 0:
             return None
-        m = self.masks
+        n, cut = len(word), self.cut
+        lo, hi = cut[min(max(n - k, 0), len(cut) - 1)], cut[min(n + k + 1, len(cut) - 1)]
+        m = self.masks[lo:hi]
         near = (np.bitwise_count(m & np.uint32(~q & 0xFFFFFFFF)) <= k) & (np.bitwise_count(~m & np.uint32(q)) <= k)
         if self.wide is not None:
-            near |= self.wide
-        near &= np.abs(self.lens - len(word)) <= k
-        at = np.flatnonzero(near)
+            near |= self.wide[lo:hi]
+        at = np.sort(self.at[lo:hi][near])
         return self.words[at].tolist(), (at + self.first).tolist()
 
 
@@ -155,31 +160,42 @@ def sieves_of(table: StringTable, groups: list[npt.NDArray[np.int64]]) -> list[N
     return out
 
 
-def near_streets(s_name: npt.NDArray[np.int32], lacks: U32, size: U16, spans: list[tuple[int, int]], key: str,
-                 limit: int) -> list[npt.NDArray[np.int64]]:
-    """`near_names` from the derived sections (`name_letters` of each street: `lacks`, `size`, indexed like
-    `s_name`): for each street range [lo, hi) of `spans` (a ZIP's), the distinct name ids, ascending, of its
-    streets whose name may have a key within `limit` edits of `key`; every name when `key` is not ASCII. The same
-    test on the same letters as a ZIP's `NameSieve`, read on its streets' slices instead of its names' bytes."""
-    q = letter_mask(key)
-    if q < 0:
-        return [_distinct(s_name[lo:hi]) for lo, hi in spans]
-    one = len(spans) == 1
-    la = lacks[spans[0][0]:spans[0][1]] if one else np.concatenate([lacks[lo:hi] for lo, hi in spans])
-    sz = size[spans[0][0]:spans[0][1]] if one else np.concatenate([size[lo:hi] for lo, hi in spans])
-    need = min(max(len(key) - limit, 0), NAME_ANY)
-    at = np.flatnonzero(((np.bitwise_count(la & np.uint32(q)) <= limit) & (sz >= need)) | (sz == NAME_ANY))
-    out = [np.zeros(0, np.int64)] * len(spans)
-    if len(at) == 0:
+class ZipLetters:
+    """The derived sections' letters (`name_letters` of each street: `lacks`, `size`, indexed like `s_name`) of the
+    streets of some ZIPs (street ranges [lo, hi) of `spans`), laid end to end once: `near` gives what `near_names`
+    gives from the ZIPs' `NameSieve`s (the same test on the same letters, read on the streets' slices instead of
+    the names' bytes), for as many keys and limits as asked (a validation asks limit 0, then its typo limit)."""
+
+    __slots__ = ("_lacks", "_names", "_s_name", "_size", "_spans")
+
+    def __init__(self, s_name: npt.NDArray[np.int32], lacks: U32, size: U16, spans: list[tuple[int, int]]) -> None:
+        self._s_name, self._spans = s_name, spans
+        one = len(spans) == 1
+        self._lacks = lacks[spans[0][0]:spans[0][1]] if one else np.concatenate([lacks[lo:hi] for lo, hi in spans])
+        self._size = size[spans[0][0]:spans[0][1]] if one else np.concatenate([size[lo:hi] for lo, hi in spans])
+
+    def near(self, key: str, limit: int) -> list[npt.NDArray[np.int64]]:
+        """For each span, the distinct name ids, ascending, of its streets whose name may have a key within `limit`
+        edits of `key`; every name when `key` is not ASCII."""
+        spans, s_name = self._spans, self._s_name
+        q = letter_mask(key)
+        if q < 0:
+            return [_distinct(s_name[lo:hi]) for lo, hi in spans]
+        sz = self._size
+        need = min(max(len(key) - limit, 0), NAME_ANY)
+        at = np.flatnonzero(((np.bitwise_count(self._lacks & np.uint32(q)) <= limit) & (sz >= need)) | (sz == NAME_ANY))
+        out = [np.zeros(0, np.int64)] * len(spans)
+        if len(at) == 0:
+            return out
+        lens = np.array([hi - lo for lo, hi in spans], dtype=np.int64)
+        ends = np.cumsum(lens)
+        shift = np.array([lo for lo, _ in spans], dtype=np.int64) - (ends - lens)  # laid end to end -> street
+        which = np.searchsorted(ends, at, side="right")
+        names = s_name[at + shift[which]]
+        cut = [0, *(np.flatnonzero(which[1:] != which[:-1]) + 1).tolist(), len(at)]
+        for a, b in itertools.pairwise(cut):
+            out[int(which[a])] = _distinct(names[a:b])
         return out
-    lens = np.array([hi - lo for lo, hi in spans], dtype=np.int64)
-    shift = np.array([lo for lo, _ in spans], dtype=np.int64) - (np.cumsum(lens) - lens)  # concatenated -> street
-    which = np.searchsorted(np.cumsum(lens), at, side="right")
-    names = s_name[at + shift[which]]
-    cut = [0, *(np.flatnonzero(which[1:] != which[:-1]) + 1).tolist(), len(at)]
-    for a, b in itertools.pairwise(cut):
-        out[int(which[a])] = _distinct(names[a:b])
-    return out
 
 
 def _distinct(ids: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from dqkit.contract.errors import ReferenceDataError
 from dqkit.engines.address_index.build import FORMAT_VERSION, KIND
 from dqkit.engines.address_index.container import Container
-from dqkit.engines.address_index.letter_sieve import NameSieve, near_names, near_streets, sieves_of
+from dqkit.engines.address_index.letter_sieve import NameSieve, ZipLetters, near_names, sieves_of
 from dqkit.engines.address_index.strings import StringTable
 from dqkit.engines.usaddr.points import (
     EXTRA_CARRIER_ROUTE,
@@ -198,6 +198,7 @@ class ReferenceIndex:
         us = f"d{self._us.ordinal}." if self._us is not None else ""
         self._name_lacks: npt.NDArray[np.uint32] | None = c.arrays.get(us + "name_lacks") if us else None
         self._name_size: npt.NDArray[np.uint16] | None = c.arrays.get(us + "name_size") if us else None
+        self._zip_letters: tuple[tuple[str, ...], ZipLetters] | None = None  # the last ZIPs asked, laid end to end
         self._name_candidates: dict[tuple[tuple[str, ...], str, int], list[tuple[str, ...]]] = {}
 
     # -- sizes and datasets -------------------------------------------------------------------------------
@@ -374,16 +375,27 @@ class ReferenceIndex:
         got = self._name_candidates.get(ask)
         if got is None:
             if self._name_lacks is not None and self._name_size is not None:
-                base = self._us.street_lo
-                spans = [(lo - base, hi - base) for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
-                near = near_streets(self.s_name[base:self._us.street_hi], self._name_lacks, self._name_size, spans,
-                                    key, limit)
+                near = self._letters_of(ask[0], self._name_lacks, self._name_size).near(key, limit)
                 got = [tuple(self.strings.many(ids.tolist())) if len(ids) else () for ids in near]
             else:
                 got = near_names(self.strings, self._sieves(zips), key, limit)
             if len(self._name_candidates) >= 4096:
                 self._name_candidates.clear()
             self._name_candidates[ask] = got
+        return got
+
+    def _letters_of(self, zips: tuple[str, ...], lacks: npt.NDArray[np.uint32], size: npt.NDArray[np.uint16],
+                    ) -> ZipLetters:
+        """The name letters of the streets of `zips` laid end to end, kept for the next ask of the same ZIPs (the
+        standardizer asks limit 0, then its typo limit)."""
+        assert self._us is not None
+        last = self._zip_letters
+        if last is not None and last[0] == zips:
+            return last[1]
+        base = self._us.street_lo
+        spans = [(lo - base, hi - base) for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
+        got = ZipLetters(self.s_name[base:self._us.street_hi], lacks, size, spans)
+        self._zip_letters = (zips, got)
         return got
 
     def _sieves(self, zips: list[str]) -> list[NameSieve]:

@@ -49,7 +49,6 @@ LISTED_ALONE_MIN), never on the reported test split or the real-name evaluation 
 from __future__ import annotations
 
 import array
-import bisect
 import dataclasses
 import functools
 import itertools
@@ -57,7 +56,7 @@ import math
 import re
 import sys
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -1014,31 +1013,58 @@ def _may_fit(m: NameModel, w: str) -> bool:
     return False
 
 
-_BUCKET_SHIFT: Final = 20  # a hash's top 12 bits pick its bucket of the sorted hashes: about 67 of them
+# names_known.bin: the CRC-32 of every known name in an open-addressing table of 2**19 slots (little-endian unsigned
+# 32-bit; a hash sits at its low 19 bits or, that slot taken, in the next free one; 0 = empty), then one slot more:
+# 1 when the hash 0 is a known name's. Half full: a look-up reads one or two slots, most often in one cache line.
+KNOWN_SLOT_BITS: Final = 19
+
+
+def known_slots(hashes: Iterable[int]) -> array.array[int]:
+    """The table of names_known.bin holding these hashes (build_name_model.py, build_known_slots.py): inserted in
+    ascending order, so the same hashes make the same bytes."""
+    size = 1 << KNOWN_SLOT_BITS
+    mask = size - 1
+    slots = array.array("I", bytes(4 * (size + 1)))
+    for h in sorted(set(hashes)):
+        if not h:
+            slots[size] = 1
+            continue
+        i = h & mask
+        while slots[i]:
+            i = (i + 1) & mask
+        slots[i] = h
+    return slots
 
 
 @functools.cache
-def _known_hashes() -> tuple[array.array[int], array.array[int]]:
-    """CRC-32 of every word the sources hold as a given name or a surname, sorted (names_known.bin, 1 MB), and
-    where each bucket of them starts: a membership test in one binary search within a bucket, in a few cache
-    lines rather than over the megabyte, without building 270,000 strings or ints at load (4,097 searches)."""
+def _known_hashes() -> array.array[int]:
+    """names_known.bin's table (see KNOWN_SLOT_BITS), read as it is: a membership test in one or two array reads,
+    without building 270,000 ints at load (a set of them takes 30-40 ms)."""
     table = array.array("I")
     table.frombytes((WORDLISTS / "names_known.bin").read_bytes())
     if sys.byteorder == "big":
         table.byteswap()  # the file is little-endian
-    starts = array.array("I", (bisect.bisect_left(table, b << _BUCKET_SHIFT) for b in range(1 << 12)))
-    starts.append(len(table))
-    return table, starts
+    if len(table) != (1 << KNOWN_SLOT_BITS) + 1:
+        raise ValueError(f"names_known.bin holds {len(table)} slots, not 2**{KNOWN_SLOT_BITS} + 1")
+    return table
+
+
+_KNOWN_MASK: Final = (1 << KNOWN_SLOT_BITS) - 1
 
 
 def is_known(word: str) -> bool:
     """Whether some source holds the word as a name (a chance CRC match, about 1 word in 17,000, only ever
     spares a name from the vulgar and pun rules)."""
-    table, starts = _known_hashes()  # a binary search: a set of the hashes takes 30-40 ms to build
+    table = _known_hashes()
     h = zlib.crc32(word.encode())
-    b = h >> _BUCKET_SHIFT
-    i = bisect.bisect_left(table, h, starts[b], starts[b + 1])
-    return i < len(table) and table[i] == h
+    i = h & _KNOWN_MASK
+    while True:  # (the table is half empty: the probe ends)
+        held = table[i]
+        if held == h:
+            return bool(h) or bool(table[-1])
+        if not held:
+            return False
+        i = (i + 1) & _KNOWN_MASK
 
 
 @functools.cache
