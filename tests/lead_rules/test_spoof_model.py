@@ -304,7 +304,8 @@ def _judged_names(m: spoof_model.NameModel) -> list[tuple[str, ...]]:
                                                   strict=False)]
     names += [("a", "b"), ("n", "a", "n", "a"), ("j", "smith"), ("jo", "king"), ("o", "brien"), ("ella", "vator"),
               ("penny", "less"), ("lee", "king"), ("azz", "hat"), ("phuk", "you"), ("hija", "puta"), ("tbd", "tbd"),
-              ("nincompoop", "smith"), ("rose", "bush"), ("", "smith"), ("x1", "y2"), ("mc", "donald", "x")]
+              ("nincompoop", "smith"), ("rose", "bush"), ("", "smith"), ("x1", "y2"), ("mc", "donald", "x"),
+              ("", "a"), ("a", "", "b"), ("", "ab"), ("ab", "")]
     return names
 
 

@@ -400,7 +400,7 @@ class Matcher:
         got = self._seeds.get(seed_key) if remember else None
         if got is None:
             seed_levels = [posting_levels(tk, ids[k], base) for k in seeds]
-            cand = seed_levels[0][0] if len(seeds) == 1 else np.unique(np.concatenate([s for s, _ in seed_levels]))
+            cand = seed_levels[0][0] if len(seeds) == 1 else _union_sorted([s for s, _ in seed_levels])
             got = (seed_levels, cand)
             if remember:
                 _kept(self._seeds, seed_key, got, _SEED_CACHE)
@@ -523,6 +523,8 @@ class Matcher:
         if not kept:
             return None
         levels = [h.levels for h in kept if h.levels is not None]
+        if on is not None and not may_miss:
+            return self._combine_on(levels, on, kept, dropped, missing, fuzzy)
         if on is not None:
             levels = [lv[on] for lv in levels]
         if may_miss:
@@ -553,6 +555,24 @@ class Matcher:
         if on is not None:
             idx = on[idx]
         return self._result(idx, sums, misses, kept, dropped, missing, fuzzy)
+
+    def _combine_on(self, levels: list[I8], on: npt.NDArray[np.int64], kept: list[WordHit], dropped: list[Word],
+                    missing: list[Word], fuzzy: bool) -> StreetMatch | None:
+        """`_combine`'s strict AND on the streets `on` (sorted local ids) only: each word's levels read on the streets
+        the words before it left standing, not on all of `on` (a typed number's streets: up to ~230k at 100M points,
+        one gather per word), the same streets, in the same order, with the same sums."""
+        first = levels[0][on]
+        idx = np.flatnonzero(first > 0)
+        sums = first[idx].astype(np.int32)
+        for lv in levels[1:]:
+            if len(idx) == 0:
+                break
+            got = lv[on[idx]]
+            keep = got > 0
+            idx, sums = idx[keep], sums[keep] + got[keep]
+        if len(idx) == 0:
+            return None
+        return self._result(on[idx], sums, None, kept, dropped, missing, fuzzy)
 
     def _result(self, idx: npt.NDArray[np.int64], sums: npt.NDArray[np.int32], misses: npt.NDArray[np.int32] | None,
                 kept: list[WordHit], dropped: list[Word], missing: list[Word], fuzzy: bool) -> StreetMatch:
@@ -601,6 +621,17 @@ def _few_streets(cand: npt.NDArray[np.int64], levels: list[I8], need: int, may_m
 
 _IdsKey = tuple[tuple[int, ...], int, int, tuple[int, ...]]
 _Seeded = tuple[list[tuple[npt.NDArray[np.int64], I8]], npt.NDArray[np.int64]]  # seeds' (streets, levels), candidates
+
+
+def _union_sorted(parts: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """The distinct values of sorted arrays, ascending (`np.unique` of their concatenation): a stable sort of a few
+    sorted runs is a merge (numpy's timsort), ~20x cheaper than `np.unique`'s hashing at 30k streets (2.6 ms)."""
+    out = np.concatenate(parts)
+    out.sort(kind="stable")
+    new = np.ones(len(out), dtype=bool)
+    new[1:] = out[1:] != out[:-1]
+    got: npt.NDArray[np.int64] = out[new]
+    return got
 
 
 def _among_sorted(cand: npt.NDArray[np.int64], on: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

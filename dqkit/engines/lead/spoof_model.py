@@ -586,11 +586,14 @@ def judge(words: Sequence[str]) -> Reason | None:
     if n < 2 or n > 4:
         return None
     m = model()
-    if max(map(len, words)) == 1:
+    together = "".join(words)
+    if len(together) <= n and max(map(len, words)) == 1:  # (a longer name has a word of 2+ letters)
         return Reason(LETTERS_ONLY, " ".join(words), f"{n} single letters")
     get, may_read = m.info.get, m.may_read.match
-    bits = [get(w, 0) for w in words]
+    bits = list(map(get, words, _ZEROS))
+    ored = 0
     for w, v in zip(words, bits, strict=True):  # the sound-alike rule (_vulgar_word)
+        ored |= v
         if len(w) < 3:
             continue
         if not v & SEEN:
@@ -610,10 +613,6 @@ def judge(words: Sequence[str]) -> Reason | None:
             return hit
     first, last = words[0], words[-1]
     a, b = bits[0], bits[-1]
-    ored = 0
-    for v in bits:
-        ored |= v
-    together = "".join(words)
     if (a & VULGAR_HEAD or not first or ored & VULGAR) and (together in m.vulgar_phrases or together in
                                                           m.vulgar_words or ored & VULGAR):
         hit = _listed_vulgar(m, words)
@@ -647,6 +646,9 @@ def judge(words: Sequence[str]) -> Reason | None:
         if hit is not None:
             return hit
     return sounds_as(first, last) if a & SOUND_FIRST and b & SOUND_LAST else None
+
+
+_ZEROS: Final = (0, 0, 0, 0)  # judge's default of each word's bits (map stops at the shorter)
 
 
 def _english_margin(bits: Sequence[int]) -> int:
