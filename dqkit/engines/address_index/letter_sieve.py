@@ -15,6 +15,7 @@ folded).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,7 +40,7 @@ def letter_mask(s: str) -> int:
     return m
 
 
-def _masks(words: list[str], drop_separators: bool) -> tuple[U32, npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+def _masks(words: Sequence[str], drop_separators: bool) -> tuple[U32, npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
     """(masks, not ASCII, letters counted) of each word, in one pass of numpy over the joined bytes."""
     n = len(words)
     data = "".join(words).encode()
@@ -86,7 +87,7 @@ class LetterSieve:
     first: int
 
     @classmethod
-    def of(cls, words: list[str], first: int) -> LetterSieve:
+    def of(cls, words: Sequence[str], first: int) -> LetterSieve:
         masks, wide, nbytes = _masks(words, drop_separators=False)
         held = np.empty(len(words), dtype=object)
         held[:] = words

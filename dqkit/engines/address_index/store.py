@@ -6,10 +6,11 @@ import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -28,6 +29,7 @@ from dqkit.engines.usaddr.street import Street
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+_STREETS_MAX: Final = 32768  # rows `ReferenceIndex.street` keeps (~24 MB at 100M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +50,11 @@ class DatasetInfo:
         return self.addr_hi - self.addr_lo
 
 
-@dataclass(frozen=True, slots=True)
-class StreetRow:
+class StreetRow(msgspec.Struct, frozen=True, gc=False):
+    """One street of the index. Untracked by the cyclic garbage collector (it holds only strings and integers, so
+    it can be in no cycle): the rows validate keeps (`ReferenceIndex.street`, up to 32,768) are then never visited
+    by a full collection, whose pause grew with every street a process had met."""
+
     id: int
     dataset: int
     predir: str
@@ -109,9 +114,11 @@ class TokenIndex:
         self.letter_levels: npt.NDArray[np.int8] | None = c.arrays.get(p + "letter_levels")
 
     @cached_property
-    def words(self) -> list[str]:
-        """The vocabulary as a Python list (decoded once, on the first fuzzy lookup)."""
-        return self.vocab.all()
+    def words(self) -> tuple[str, ...]:
+        """The vocabulary as a Python tuple (decoded once, on the first fuzzy lookup). A tuple of strings, not a
+        list: the cyclic garbage collector stops tracking it after its first pass, where it would otherwise visit
+        its ~125,000 strings (100M index) in every full collection, a pause that grows as validate's caches do."""
+        return tuple(self.vocab.all())
 
     @cached_property
     def first_char_ranges(self) -> dict[str, tuple[int, int]]:
@@ -188,6 +195,7 @@ class ReferenceIndex:
             for i, d in enumerate(meta["datasets"])
         ]
         self._tokens: dict[int, TokenIndex] = {}
+        self._streets: dict[int, StreetRow] = {}  # `street`: at most _STREETS_MAX rows
         self._us = next((d for d in self.datasets if d.iso2 == "US"), None)
         self._points_cache: dict[tuple[str, str], tuple[AddressPoint, ...]] = {}
         # validate asks the same postcodes many times a query (search, standardizer, note): looked up once
@@ -222,16 +230,21 @@ class ReferenceIndex:
 
     # -- rows ----------------------------------------------------------------------------------------------
     # ~760 bytes an entry (100M index): 32,768 rows hold ~24 MB a process (65,536 held 48 MB, a serve worker's
-    # after ~60k keystrokes); a row read again costs ~11 us
-    @lru_cache(maxsize=32768)  # noqa: B019 - the index lives as long as the process uses it
+    # after ~60k keystrokes); a row read again costs ~11 us. A plain dict of untracked rows, emptied when full (an
+    # lru_cache's entries were all visited by every full garbage collection: its keys are tuples holding the index)
     def street(self, s: int) -> StreetRow:
-        st = self.strings
-        return StreetRow(
-            id=s, dataset=int(self.s_ds[s]), predir=st[int(self.s_predir[s])], name=st[int(self.s_name[s])],
-            suffix=st[int(self.s_suffix[s])], postdir=st[int(self.s_postdir[s])], text=st[int(self.s_text[s])],
-            city=st[int(self.s_city[s])], region=st[int(self.s_region[s])],
-            postcode=st[int(self.s_postcode[s])], lo=int(self.s_lo[s]), hi=int(self.s_hi[s]),
-        )
+        got = self._streets.get(s)
+        if got is None:
+            if len(self._streets) >= _STREETS_MAX:
+                self._streets.clear()
+            st = self.strings
+            got = self._streets[s] = StreetRow(
+                id=s, dataset=int(self.s_ds[s]), predir=st[int(self.s_predir[s])], name=st[int(self.s_name[s])],
+                suffix=st[int(self.s_suffix[s])], postdir=st[int(self.s_postdir[s])], text=st[int(self.s_text[s])],
+                city=st[int(self.s_city[s])], region=st[int(self.s_region[s])],
+                postcode=st[int(self.s_postcode[s])], lo=int(self.s_lo[s]), hi=int(self.s_hi[s]),
+            )
+        return got
 
     def address(self, a: int) -> AddressRow:
         st = self.strings
