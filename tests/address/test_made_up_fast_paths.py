@@ -8,6 +8,7 @@ every street name in its dataset's vocabulary. A city's ZIPs' distinct street na
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,3 +156,26 @@ def test_near_names_from_the_name_sections_answer_as_the_byte_sieves(state: tupl
     assert read["slices"] == before  # the byte sieves only
     for t, f, s in zip(texts, fast, slow, strict=True):
         assert f == s, t
+
+
+def test_near_names_from_the_name_sections_when_us_is_not_the_first_dataset(ref_files: dict[str, Path],
+                                                                           tmp_path: Path) -> None:
+    """The name sections are the US dataset's own (indexed from its first street): with other countries before it
+    in the index, and ZIPs the index lacks asked among those it holds, the names are those of the byte sieves."""
+    from dqkit.engines.address_index.letter_sieve import near_names
+    from dqkit.engines.usaddr.match import name_key
+
+    engine = AddressEngine.from_files([ref_files["ca"], ref_files["gb"], ref_files["us"]], out=tmp_path / "i.dqidx")
+    ix = engine.index
+    us = next(d for d in ix.datasets if d.iso2 == "US")
+    assert us.street_lo > 0 and ix._name_lacks is not None  # CA and GB come first
+    zips = ["00000", "19106", "62701", "99999", "62704", "01103", "62702"]
+    keys = [name_key(ix.street(s).name) for s in range(us.street_lo, us.street_hi)]
+    keys += [k[:-1] + "Q" for k in keys] + ["QUODARFEN", "", "ÉLAN"]
+    for lists in ([zips[0]], zips, zips[1:3], [zips[3], zips[1]]):
+        for k in keys:
+            for limit in (0, 1, 2):
+                want = near_names(ix.strings, ix._sieves(lists), k, limit)
+                assert ix.street_name_candidates(lists, k, limit) == want, (lists, k, limit)
+    got = engine.validate(SearchRequest.of("1200 Quodarfen St, Springfield, IL 62701"))
+    assert got.result.confidence == "Verified place"

@@ -193,7 +193,8 @@ class ReferenceIndex:
         # validate asks the same postcodes many times a query (search, standardizer, note): looked up once
         self._postcode_cache: dict[tuple[int, int, str], tuple[int, int]] = {}
         self._names_cache: dict[str, tuple[str, ...]] = {}
-        self._name_sieves: dict[str, NameSieve] = {}  # zip5 -> its street names' letters (street_name_sieves)
+        self._name_sieves: dict[str, NameSieve] = {}  # zip5 -> its street names' letters (an index without the
+        # name sections below: `street_name_candidates`)
         # derived (`derived.py`): each US street's name letters, as the sieves read them; None in an older index
         us = f"d{self._us.ordinal}." if self._us is not None else ""
         self._name_lacks: npt.NDArray[np.uint32] | None = c.arrays.get(us + "name_lacks") if us else None
@@ -393,7 +394,8 @@ class ReferenceIndex:
         if last is not None and last[0] == zips:
             return last[1]
         base = self._us.street_lo
-        spans = [(lo - base, hi - base) for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
+        spans = [(lo - base, hi - base) if hi > lo else (0, 0)
+                 for lo, hi in (self.streets_in_postcode(self._us, z) for z in zips)]
         got = ZipLetters(self.s_name[base:self._us.street_hi], lacks, size, spans)
         self._zip_letters = (zips, got)
         return got
