@@ -15,7 +15,7 @@ import pytest
 
 from dqkit.contract.address import SearchRequest
 from dqkit.datagen import demo_reference
-from dqkit.engines.address import AddressEngine
+from dqkit.engines.address import AddressEngine, matching
 from dqkit.engines.address import search as search_mod
 
 LETTERS = "abcdemnorsw"
@@ -42,6 +42,8 @@ VARIANTS = {
     # a tier's addresses found from the streets of the number's addresses, not from the runs of street ids
     "tiers listed from the number's streets": {"_TIER_ADDRS": 1 << 30, "_HELD_READ": 1 << 30},
     "tiers listed from the number's streets or walked": {"_TIER_ADDRS": 64, "_HELD_READ": 1 << 30},
+    # a letter whose levels the index stores (derived.letter_levels): the number's addresses ranked at once
+    "a letter's stored levels, the number's addresses ranked": {"_STORED_ADDRS": 1 << 40},
 }
 
 
@@ -53,7 +55,8 @@ def test_one_word_tiers_same_answers(seed: int, tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(search_mod, "_TIER_STREETS", 0)  # this small state: every one-word query takes the path
     monkeypatch.setattr(search_mod, "_TIER_POSTINGS", 0)
     monkeypatch.setattr(search_mod, "_BEST_CHUNK", 64)  # a chunk of the busiest streets at a time
-    ways = {"settled": 0, "listed": 0, "ranked": 0}
+    monkeypatch.setattr(search_mod, "_STORED_ADDRS", 0)  # letters tier by tier too, but in the variant naming it
+    ways = {"settled": 0, "listed": 0, "ranked": 0, "stored": 0}
     orig_one = search_mod.Searcher._one_word_number
     orig_listed, orig_ranked = search_mod.Searcher._tier_addresses, search_mod.Searcher._held_ranked
 
@@ -67,15 +70,18 @@ def test_one_word_tiers_same_answers(seed: int, tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(search_mod.Searcher, "_one_word_number", counting("settled", orig_one))
     monkeypatch.setattr(search_mod.Searcher, "_tier_addresses", counting("listed", orig_listed))
     monkeypatch.setattr(search_mod.Searcher, "_held_ranked", counting("ranked", orig_ranked))
+    orig_stored = matching.Matcher.stored_levels
+    monkeypatch.setattr(matching.Matcher, "stored_levels", lambda self, *a: counting("stored", orig_stored)(self, *a))
     fast = {}
     for name, thresholds in VARIANTS.items():
         with monkeypatch.context() as mp:
             for attr, value in thresholds.items():
                 mp.setattr(search_mod, attr, value)
-            ways.update(settled=0, listed=0, ranked=0)
+            ways.update(settled=0, listed=0, ranked=0, stored=0)
             fast[name] = [repr(eng.search(SearchRequest.of(q))) for q in queries]
             assert ways["settled"] >= len(queries) // 4, (name, ways)
             assert ways["ranked"] > 0 if "ranked" in name else ways["listed"] > 0, (name, ways)
+            assert (ways["stored"] >= 40) if "stored" in name else ways["stored"] == 0, (name, ways)
     monkeypatch.setattr(search_mod.Searcher, "_one_word_number", lambda *a: None)
     full = [repr(eng.search(SearchRequest.of(q))) for q in queries]
     for name, answers in fast.items():

@@ -226,6 +226,10 @@ class Matcher:
         hit.levels = lv
         return hit
 
+    def stored_levels(self, w: Word, ids: WordIds) -> I8 | None:
+        """`w`'s levels on every street when the index stores them (a letter being typed), else None."""
+        return self._letter_levels(w, ids)
+
     def _letter_levels(self, w: Word, ids: WordIds) -> I8 | None:
         """The levels of a one-letter word being typed, stored in the index (`derived.letter_levels`: the same
         marks from the same postings, one row of the section); None when the index has no such row or the word
