@@ -35,12 +35,16 @@ import numpy.typing as npt
 from dqkit.engines.address_index.container import ArrayFile, Container, ContainerWriter
 from dqkit.engines.address_index.letter_sieve import name_letters
 from dqkit.engines.address_index.strings import StringTable
+from dqkit.engines.address_index.words import (
+    LEVEL_EXACT_LOCALITY,
+    LEVEL_EXACT_STREET,
+    LEVEL_PREFIX_LOCALITY,
+    LEVEL_PREFIX_STREET,
+)
 
 PRIOR_CAP: Final = (1 << 20) - 1  # a street's prior (its addresses) is capped here: 20 bits of the ranking key
 CHUNK: Final = 1 << 22  # entries computed (and copied) at a time: bounded memory whatever the index size
 LETTERS: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the rows of `letter_levels`, in this order
-# a word's levels (matching.py's, repeated: this module is below the engine): exact / prefix, street / locality field
-_EXACT_STREET, _EXACT_LOCALITY, _PREFIX_STREET, _PREFIX_LOCALITY = 6, 5, 4, 3
 _Get = Callable[[str], npt.NDArray[Any]]  # an array of the index by name (a memory map or an array in memory)
 _Chunks = Iterator[npt.NDArray[Any]]
 
@@ -74,11 +78,11 @@ def letter_levels(get: _Get, ds: int, streets: tuple[int, int]) -> _Chunks:
         plo = bisect.bisect_left(vocab, c)
         phi = bisect.bisect_left(vocab, c + "\U0010ffff", plo)
         if phi > plo:
-            lv[pl[pl_ptr[plo]:pl_ptr[phi]] - lo] = _PREFIX_LOCALITY
-            lv[ps[ps_ptr[plo]:ps_ptr[phi]] - lo] = _PREFIX_STREET
+            lv[pl[pl_ptr[plo]:pl_ptr[phi]] - lo] = LEVEL_PREFIX_LOCALITY
+            lv[ps[ps_ptr[plo]:ps_ptr[phi]] - lo] = LEVEL_PREFIX_STREET
             if vocab[plo] == c:
-                lv[pl[pl_ptr[plo]:pl_ptr[plo + 1]] - lo] = _EXACT_LOCALITY
-                lv[ps[ps_ptr[plo]:ps_ptr[plo + 1]] - lo] = _EXACT_STREET
+                lv[pl[pl_ptr[plo]:pl_ptr[plo + 1]] - lo] = LEVEL_EXACT_LOCALITY
+                lv[ps[ps_ptr[plo]:ps_ptr[plo + 1]] - lo] = LEVEL_EXACT_STREET
         yield lv
 
 

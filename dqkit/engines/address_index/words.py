@@ -21,6 +21,14 @@ from dqkit.engines.address_index.tokens import street_word_forms, tokens
 
 FIELD_STREET: Final = 1
 FIELD_LOCALITY: Final = 2
+# a query word's level on a street, by how it matched and which posting list holds the street (the type-down
+# matcher's marks, and the stored rows of `derived.letter_levels`): a better level is a higher number
+LEVEL_EXACT_STREET: Final = 6
+LEVEL_EXACT_LOCALITY: Final = 5
+LEVEL_PREFIX_STREET: Final = 4
+LEVEL_PREFIX_LOCALITY: Final = 3
+LEVEL_FUZZY_STREET: Final = 2
+LEVEL_FUZZY_LOCALITY: Final = 1
 
 
 def locality_tokens(iso2: str, city: str, region: str, postcode: str) -> list[str]:
